@@ -1,0 +1,109 @@
+package kiln
+
+import (
+	"slices"
+	"time"
+)
+
+// BuildStatus is where a build is in its lifecycle.
+type BuildStatus string
+
+const (
+	StatusPending    BuildStatus = "pending"
+	StatusRunning    BuildStatus = "running"
+	StatusComplete   BuildStatus = "complete"
+	StatusFailed     BuildStatus = "failed"
+	StatusSuperseded BuildStatus = "superseded"
+)
+
+// BuildStatuses lists every build status.
+var BuildStatuses = []BuildStatus{StatusPending, StatusRunning, StatusComplete, StatusFailed, StatusSuperseded}
+
+func (s BuildStatus) Valid() bool { return slices.Contains(BuildStatuses, s) }
+
+// Terminal reports whether a build in this status has ended for good.
+func (s BuildStatus) Terminal() bool {
+	return s == StatusComplete || s == StatusFailed || s == StatusSuperseded
+}
+
+// transitions lists the allowed moves: pending → running → complete | failed; pending | running →
+// superseded; pending → failed. Terminal states never change.
+var transitions = map[BuildStatus][]BuildStatus{
+	StatusPending: {StatusRunning, StatusFailed, StatusSuperseded},
+	StatusRunning: {StatusComplete, StatusFailed, StatusSuperseded},
+}
+
+// CanTransition reports whether a build may move from one status to another.
+func CanTransition(from, to BuildStatus) bool { return slices.Contains(transitions[from], to) }
+
+// Build is one run of a build setting. Builds outlive their setting and project.
+type Build struct {
+	ID               string
+	OrganizationID   string
+	ProjectID        string
+	BuildSettingID   string
+	Status           BuildStatus
+	Platform         Platform
+	BuildType        BuildType
+	Branch           string
+	Commit           string
+	CommitMessage    string
+	Changelist       string
+	UEVersion        string
+	TriggeredBy      string
+	FailureReason    string
+	AutoDeployStatus AutoDeployStatus
+	AutoDeployError  string
+	CreatedAt        time.Time
+	StartedAt        *time.Time
+	FinishedAt       *time.Time
+}
+
+// DurationMs is finishedAt − startedAt in milliseconds (queue time is not build time), or nil
+// while the build has not finished or never started.
+func (b *Build) DurationMs() *int64 {
+	if b.StartedAt == nil || b.FinishedAt == nil {
+		return nil
+	}
+	d := b.FinishedAt.Sub(*b.StartedAt).Milliseconds()
+	return &d
+}
+
+// Transition moves the build to status `to` at time `at`, setting startedAt or finishedAt and the
+// failure reason. It refuses moves the lifecycle does not allow with invalid_state; the store then
+// writes the result only if the stored status is still the one the move started from.
+func (b *Build) Transition(to BuildStatus, at time.Time, failureReason string) error {
+	if !CanTransition(b.Status, to) {
+		return Errorf(EInvalidState, "build %s is %s and cannot become %s", b.ID, b.Status, to)
+	}
+	at = at.UTC()
+	b.Status = to
+	switch {
+	case to == StatusRunning:
+		b.StartedAt = &at
+	case to.Terminal():
+		b.FinishedAt = &at
+		if to == StatusFailed {
+			b.FailureReason = failureReason
+		}
+	}
+	return nil
+}
+
+// Artifact is the packaged result of a complete build.
+type Artifact struct {
+	BuildID        string
+	OrganizationID string
+	ProjectID      string
+	BuildSettingID string
+	Platform       Platform
+	BuildType      BuildType
+	UEVersion      string
+	Branch         string
+	Commit         string
+	// Key locates the tarball in the artifact store.
+	Key         string
+	SizeBytes   int64
+	ChecksumMD5 string
+	CreatedAt   time.Time
+}

@@ -1,0 +1,126 @@
+package kiln
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// BuildSetting is a reusable preset of what gets built for a project.
+type BuildSetting struct {
+	ID               string
+	OrganizationID   string
+	ProjectID        string
+	Platform         Platform
+	BuildType        BuildType
+	Branch           string
+	StreamPath       string
+	UEVersion        string
+	UprojectPath     string
+	Trigger          Trigger
+	Schedule         string
+	NotifyOnComplete bool
+	AutoDeploy       bool
+	UploadBuildURL   string
+	// UploadBuildAuthHeader is the sealed (encrypted) Authorization value for uploadBuildUrl; it is
+	// never returned by the API.
+	UploadBuildAuthHeader []byte
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// MaxBranchLength bounds branch names (git refuses longer refs on most hosts).
+const MaxBranchLength = 255
+
+// Validate checks the setting against the rules of decisions.md for a project of the given kind.
+// Whether the engine version is provided by a build host is checked by the caller.
+func (s *BuildSetting) Validate(source SourceControl) error {
+	errs := FieldErrors{}
+	if !s.Platform.Valid() {
+		errs.Add("platform", "must be one of "+strings.Join(enumNames(Platforms), ", "))
+	}
+	if !s.BuildType.Valid() {
+		errs.Add("buildType", "must be one of "+strings.Join(enumNames(BuildTypes), ", "))
+	}
+	if !ValidUEVersion(s.UEVersion) {
+		errs.Add("ueVersion", "must be a dotted engine version such as 5.3 or 5.3.2")
+	}
+	if !s.Trigger.Valid() {
+		errs.Add("trigger", "must be one of "+strings.Join(enumNames(Triggers), ", "))
+	}
+	switch source {
+	case SourceGitHub:
+		if !ValidBranch(s.Branch) {
+			errs.Add("branch", "is required for GitHub projects and must be a valid branch name")
+		}
+		if s.StreamPath != "" {
+			errs.Add("streamPath", "applies to Perforce projects only")
+		}
+	case SourcePerforce:
+		if !ValidDepotPath(s.StreamPath) {
+			errs.Add("streamPath", "is required for Perforce projects: //<depot>/<stream> or //<depot>/<stream>/<line>")
+		}
+		if s.Branch != "" {
+			errs.Add("branch", "applies to GitHub projects only")
+		}
+	}
+	if s.Trigger == TriggerScheduled {
+		if s.Schedule == "" {
+			errs.Add("schedule", "is required when trigger is scheduled")
+		} else if _, err := ParseSchedule(s.Schedule); err != nil {
+			errs.Add("schedule", "must be a 5-field cron expression in UTC, e.g. \"0 3 * * *\"")
+		}
+	} else if s.Schedule != "" {
+		errs.Add("schedule", "applies only when trigger is scheduled")
+	}
+	if s.UprojectPath != "" && !ValidUprojectPath(s.UprojectPath) {
+		errs.Add("uprojectPath", "must be a relative path ending in .uproject")
+	}
+	if s.UploadBuildURL != "" {
+		if u, err := url.Parse(s.UploadBuildURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			errs.Add("uploadBuildUrl", "must be an absolute http or https URL without credentials")
+		}
+	}
+	if s.AutoDeploy && s.UploadBuildURL == "" {
+		errs.Add("uploadBuildUrl", "is required when autoDeploy is true")
+	}
+	return errs.Err()
+}
+
+// ParseSchedule parses a standard 5-field cron expression.
+func ParseSchedule(expr string) (cron.Schedule, error) {
+	if len(strings.Fields(expr)) != 5 {
+		return nil, Errorf(EValidation, "a schedule has 5 fields")
+	}
+	return cron.ParseStandard(expr)
+}
+
+// ValidBranch reports whether s is usable as a git branch name.
+func ValidBranch(s string) bool {
+	if s == "" || len(s) > MaxBranchLength || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "/") ||
+		strings.HasSuffix(s, "/") || strings.HasSuffix(s, ".lock") || strings.HasSuffix(s, ".") ||
+		strings.Contains(s, "..") || strings.Contains(s, "//") || strings.Contains(s, "@{") {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidUprojectPath reports whether s is a clean relative path to a .uproject file.
+func ValidUprojectPath(s string) bool {
+	if !strings.HasSuffix(s, ".uproject") || strings.HasPrefix(s, "/") || strings.Contains(s, "\\") || len(s) > 1024 {
+		return false
+	}
+	for _, part := range strings.Split(s, "/") {
+		if part == "" || part == "." || part == ".." || strings.HasPrefix(part, "-") {
+			return false
+		}
+	}
+	return true
+}

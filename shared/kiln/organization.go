@@ -1,0 +1,103 @@
+package kiln
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Organization owns everything else: members, projects, build settings, builds.
+type Organization struct {
+	ID                     string
+	Name                   string
+	Slug                   string
+	Plan                   Plan
+	DefaultProjectSettings ProjectDefaults
+	Integrations           Integrations
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+}
+
+// ProjectDefaults are the values a new build setting of the organization takes for the fields its
+// creator leaves out. Empty fields are unset.
+type ProjectDefaults struct {
+	Platform         Platform
+	BuildType        BuildType
+	UEVersion        string
+	Trigger          Trigger
+	NotifyOnComplete *bool
+}
+
+// Validate checks the defaults that are set; prefix names the field in errors.
+func (d ProjectDefaults) Validate(prefix string, errs FieldErrors) {
+	if d.Platform != "" && !d.Platform.Valid() {
+		errs.Add(prefix+".platform", "must be one of "+strings.Join(enumNames(Platforms), ", "))
+	}
+	if d.BuildType != "" && !d.BuildType.Valid() {
+		errs.Add(prefix+".buildType", "must be one of "+strings.Join(enumNames(BuildTypes), ", "))
+	}
+	if d.UEVersion != "" && !ValidUEVersion(d.UEVersion) {
+		errs.Add(prefix+".ueVersion", "must be a dotted engine version such as 5.3 or 5.3.2")
+	}
+	if d.Trigger != "" && !d.Trigger.Valid() {
+		errs.Add(prefix+".trigger", "must be one of "+strings.Join(enumNames(Triggers), ", "))
+	}
+}
+
+// Integrations holds the organization's links to source control.
+type Integrations struct {
+	// GitHubInstallationID is the linked GitHub App installation, or empty.
+	GitHubInstallationID string
+}
+
+// MaxNameLength bounds organization, project and user names (in characters).
+const MaxNameLength = 100
+
+// ValidateName checks a display name: not blank, no control characters, at most MaxNameLength.
+func ValidateName(field, name string, errs FieldErrors) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		errs.Add(field, "must not be empty")
+	case utf8.RuneCountInString(name) > MaxNameLength:
+		errs.Add(field, "must be at most 100 characters")
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		errs.Add(field, "must not contain control characters")
+	}
+}
+
+// Validate checks the organization's editable fields.
+func (o *Organization) Validate() error {
+	errs := FieldErrors{}
+	ValidateName("name", o.Name, errs)
+	if !o.Plan.Valid() {
+		errs.Add("plan", "must be one of free, pro, enterprise")
+	}
+	o.DefaultProjectSettings.Validate("defaultProjectSettings", errs)
+	return errs.Err()
+}
+
+// Slugify makes a URL-friendly slug from a name: lower-case letters and digits joined by single
+// dashes. A name with nothing usable gives "org".
+func Slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "org"
+	}
+	return b.String()
+}

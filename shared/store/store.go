@@ -1,0 +1,119 @@
+// Package store defines how kiln keeps its state. The interface follows DynamoDB's access
+// patterns: every item lives under its organization (except the token lookup by hash), every list
+// is a query on one partition in sort-key order with a cursor that is the last key returned, and
+// status changes are conditional writes. Implementations: sqlitestore (one machine) and
+// dynamostore (AWS). storetest holds the contract suite both pass.
+package store
+
+import (
+	"context"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Page asks for one page of a list, newest first.
+type Page struct {
+	// Limit is the most items to return; 1 to MaxLimit.
+	Limit int
+	// After is the id of the last item of the previous page, or empty for the first page.
+	After string
+}
+
+// MaxLimit is the largest page a store returns.
+const MaxLimit = 100
+
+// Store is all of kiln's state. Methods return *kiln.Error with code not_found for a missing item
+// (including one of another organization), conflict for a create whose unique key is taken, and
+// invalid_state for a conditional build update whose condition failed. List methods return the
+// items and the id to pass as Page.After for the next page ("" when there are no more).
+type Store interface {
+	Organizations
+	Members
+	Tokens
+	Projects
+	BuildSettings
+	Builds
+	Close() error
+}
+
+// Organizations keeps organizations.
+type Organizations interface {
+	// CreateOrganization creates an organization together with its first member and that member's
+	// token, in one atomic write. The slug must be free (conflict otherwise).
+	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
+	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
+	// UpdateOrganization replaces the organization's editable fields (name, plan, settings,
+	// integrations, updatedAt). The slug never changes.
+	UpdateOrganization(ctx context.Context, org *kiln.Organization) error
+}
+
+// Members keeps users and their memberships; a user belongs to one organization.
+type Members interface {
+	// CreateMember adds a user to an organization together with a first token. The email
+	// (compared case-insensitively) must be new in the organization (conflict otherwise).
+	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
+	GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error)
+	ListMembers(ctx context.Context, orgID string, p Page) ([]*kiln.Member, string, error)
+}
+
+// Tokens keeps API tokens.
+type Tokens interface {
+	CreateToken(ctx context.Context, t *kiln.Token) error
+	// GetTokenByHash finds a token by the SHA-256 of its secret: the one lookup not scoped to an
+	// organization, because the token is what tells the organization.
+	GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error)
+	// ListTokens lists a user's tokens, newest first.
+	ListTokens(ctx context.Context, orgID, userID string, p Page) ([]*kiln.Token, string, error)
+	// DeleteToken revokes a user's token.
+	DeleteToken(ctx context.Context, orgID, userID, tokenID string) error
+}
+
+// ProjectFilter narrows a project list.
+type ProjectFilter struct {
+	SourceControl kiln.SourceControl // empty: all
+}
+
+// Projects keeps projects.
+type Projects interface {
+	CreateProject(ctx context.Context, p *kiln.Project) error
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
+	ListProjects(ctx context.Context, orgID string, f ProjectFilter, p Page) ([]*kiln.Project, string, error)
+	// UpdateProject replaces a project's mutable fields (name, description, uproject,
+	// lastBuildAt, lastBuildStatus, updatedAt).
+	UpdateProject(ctx context.Context, p *kiln.Project) error
+	// DeleteProject deletes the project and its build settings; its builds stay.
+	DeleteProject(ctx context.Context, orgID, id string) error
+}
+
+// BuildSettings keeps build settings, each under its project.
+type BuildSettings interface {
+	// CreateBuildSetting adds a setting to an existing project (not_found otherwise).
+	CreateBuildSetting(ctx context.Context, s *kiln.BuildSetting) error
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	// ListBuildSettings lists all of a project's settings, oldest first (a project has few).
+	ListBuildSettings(ctx context.Context, orgID, projectID string) ([]*kiln.BuildSetting, error)
+	UpdateBuildSetting(ctx context.Context, s *kiln.BuildSetting) error
+	DeleteBuildSetting(ctx context.Context, orgID, projectID, id string) error
+}
+
+// BuildFilter narrows a build list; empty fields match everything. ProjectID, BuildSettingID and
+// Status each select an index; the other fields filter within it.
+type BuildFilter struct {
+	ProjectID      string
+	BuildSettingID string
+	Status         kiln.BuildStatus
+	Platform       kiln.Platform
+	BuildType      kiln.BuildType
+	Branch         string
+}
+
+// Builds keeps builds.
+type Builds interface {
+	CreateBuild(ctx context.Context, b *kiln.Build) error
+	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+	ListBuilds(ctx context.Context, orgID string, f BuildFilter, p Page) ([]*kiln.Build, string, error)
+	// UpdateBuild writes b only if the stored build's status is still expected; otherwise it
+	// returns invalid_state and writes nothing. Of many concurrent updates from the same status,
+	// exactly one succeeds.
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+}
