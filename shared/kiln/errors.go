@@ -36,6 +36,8 @@ type Error struct {
 	Message string
 	// Fields names the request fields at fault (validation_failed) and what is wrong with each.
 	Fields map[string]string
+	// Candidates lists the paths found, for multiple_uprojects.
+	Candidates []string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }

@@ -14,17 +14,17 @@ type Project struct {
 	Description    string
 	SourceControl  SourceControl
 	// RepoLink is owner/repository for GitHub projects, the stream path for Perforce ones.
-	RepoLink       string
-	InstallationID string
-	DefaultBranch  string
-	Depot          string
-	StreamPath     string
-	UprojectPath   string
-	Uproject       *UprojectInfo
-	LastBuildAt    *time.Time
+	RepoLink        string
+	InstallationID  string
+	DefaultBranch   string
+	Depot           string
+	StreamPath      string
+	UprojectPath    string
+	Uproject        *UprojectInfo
+	LastBuildAt     *time.Time
 	LastBuildStatus BuildStatus
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // UprojectInfo is what kiln read from a project's .uproject file.

@@ -1,0 +1,89 @@
+// Command kiln runs the kiln build service on one machine (`kiln serve`) and administers it
+// (`kiln admin`).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+const usage = `kiln: a build service for Unreal Engine games.
+
+Usage:
+  kiln serve [flags]      run the service on this machine (kiln serve -h lists the settings)
+  kiln admin bootstrap --data DIR --org NAME --email EMAIL --name NAME
+                          create an organization with an owner; prints {"token","organizationId","userId"}
+  kiln admin user --data DIR --org-id ID --email EMAIL --name NAME --role ROLE
+                          add a member (owner, admin, member, viewer); prints {"token","userId"}
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "kiln:", describe(err))
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "admin":
+		return admin(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := app.LoadConfig(args, os.Getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	svc, err := app.Start(ctx, cfg, stdout, logger)
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-svc.Done():
+		return err
+	case <-ctx.Done():
+		return svc.Shutdown(context.Background())
+	}
+}
+
+// describe shows a validation error with its fields.
+func describe(err error) string {
+	var ke *kiln.Error
+	if errors.As(err, &ke) && len(ke.Fields) > 0 {
+		s := ke.Message
+		for f, p := range ke.Fields {
+			s += fmt.Sprintf("\n  %s: %s", f, p)
+		}
+		return s
+	}
+	return err.Error()
+}

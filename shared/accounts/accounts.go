@@ -1,0 +1,121 @@
+// Package accounts creates organizations and their members, each with a first API token. Both
+// `kiln serve` (the "Local" organization on first start) and `kiln admin` use it.
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Store is what accounts needs from the store.
+type Store interface {
+	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
+	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
+	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
+}
+
+// NewOrganization describes an organization to create with its first owner.
+type NewOrganization struct {
+	Name       string
+	Slug       string // optional; made from Name when empty
+	OwnerEmail string
+	OwnerName  string
+}
+
+// Created is a new member with the secret of its first token, which is shown once.
+type Created struct {
+	Organization *kiln.Organization
+	Member       *kiln.Member
+	Token        string
+}
+
+// maxSlugAttempts bounds how many suffixes are tried when a slug is taken.
+const maxSlugAttempts = 20
+
+// CreateOrganization creates an organization, its owner and the owner's token in one write. When
+// the slug is taken and was not asked for explicitly, it tries name-2, name-3, ...
+func CreateOrganization(ctx context.Context, s Store, in NewOrganization, now time.Time) (*Created, error) {
+	now = now.UTC().Truncate(time.Millisecond)
+	org := &kiln.Organization{
+		ID: kiln.NewID(), Name: strings.TrimSpace(in.Name), Plan: kiln.PlanFree,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	owner := &kiln.Member{
+		OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: now,
+		User: kiln.User{ID: kiln.NewID(), Email: strings.TrimSpace(in.OwnerEmail), Name: strings.TrimSpace(in.OwnerName), CreatedAt: now},
+	}
+	errs := kiln.FieldErrors{}
+	if err := org.Validate(); err != nil {
+		mergeFields(errs, err, "org")
+	}
+	if err := owner.Validate(); err != nil {
+		mergeFields(errs, err, "")
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	secret, tok := auth.NewToken(org.ID, owner.User.ID, "bootstrap", now, 0)
+	base := in.Slug
+	if base == "" {
+		base = kiln.Slugify(org.Name)
+	}
+	for i := 1; i <= maxSlugAttempts; i++ {
+		org.Slug = base
+		if i > 1 {
+			org.Slug = base + "-" + strconv.Itoa(i)
+		}
+		err := s.CreateOrganization(ctx, org, owner, tok)
+		if err == nil {
+			return &Created{Organization: org, Member: owner, Token: secret}, nil
+		}
+		if !kiln.IsCode(err, kiln.EConflict) || in.Slug != "" {
+			return nil, fmt.Errorf("create organization: %w", err)
+		}
+	}
+	return nil, kiln.Errorf(kiln.EConflict, "no free slug for %q", org.Name)
+}
+
+// AddMember adds a user with a role to an existing organization, with a first token.
+func AddMember(ctx context.Context, s Store, orgID, email, name string, role kiln.Role, now time.Time) (*Created, error) {
+	now = now.UTC().Truncate(time.Millisecond)
+	org, err := s.GetOrganization(ctx, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("add member: %w", err)
+	}
+	m := &kiln.Member{
+		OrganizationID: org.ID, Role: role, CreatedAt: now,
+		User: kiln.User{ID: kiln.NewID(), Email: strings.TrimSpace(email), Name: strings.TrimSpace(name), CreatedAt: now},
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	secret, tok := auth.NewToken(org.ID, m.User.ID, "first", now, 0)
+	if err := s.CreateMember(ctx, m, tok); err != nil {
+		return nil, fmt.Errorf("add member: %w", err)
+	}
+	return &Created{Organization: org, Member: m, Token: secret}, nil
+}
+
+// mergeFields copies a validation error's fields into errs, renaming "name" to prefix+"Name".
+func mergeFields(errs kiln.FieldErrors, err error, prefix string) {
+	var ke *kiln.Error
+	if e, ok := err.(*kiln.Error); ok {
+		ke = e
+	}
+	if ke == nil {
+		errs.Add("_", err.Error())
+		return
+	}
+	for f, p := range ke.Fields {
+		if prefix != "" && f == "name" {
+			f = prefix + "Name"
+		}
+		errs.Add(f, p)
+	}
+}

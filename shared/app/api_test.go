@@ -1,0 +1,229 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPatchOrganizationRefusesBadInputAndChangesNothing(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	orgID := field(t, ts.do(t, "GET", "/auth/me", ts.token, nil).Body, "organization", "id")
+	path := "/organizations/" + orgID
+	before := ts.do(t, "GET", path, ts.token, nil).Raw
+
+	tests := []struct {
+		name      string
+		body      any
+		status    int
+		code      string
+		wantField string
+	}{
+		{"not JSON", "{name: Local", 400, "bad_request", ""},
+		{"empty body", "", 400, "bad_request", ""},
+		{"array", `[{"name":"x"}]`, 400, "bad_request", ""},
+		{"two objects", `{"name":"a"}{"name":"b"}`, 400, "bad_request", ""},
+		{"wrong type", `{"name": 5}`, 400, "bad_request", "name"},
+		{"unknown field", `{"name":"x","organizationId":"abc"}`, 400, "validation_failed", "organizationId"},
+		{"slug is not editable", `{"slug":"mine"}`, 400, "validation_failed", "slug"},
+		{"blank name", `{"name":"   "}`, 400, "validation_failed", "name"},
+		{"null name", `{"name":null}`, 400, "validation_failed", "name"},
+		{"long name", `{"name":"` + strings.Repeat("n", 101) + `"}`, 400, "validation_failed", "name"},
+		{"bad platform", `{"defaultProjectSettings":{"platform":"PS5"}}`, 400, "validation_failed", "defaultProjectSettings.platform"},
+		{"bad engine version", `{"defaultProjectSettings":{"ueVersion":"five"}}`, 400, "validation_failed", "defaultProjectSettings.ueVersion"},
+		{"unknown default", `{"defaultProjectSettings":{"colour":"red"}}`, 400, "validation_failed", "colour"},
+		{"valid name with bad default", `{"name":"New","defaultProjectSettings":{"trigger":"hourly"}}`, 400, "validation_failed", "defaultProjectSettings.trigger"},
+		{"integration not configured", `{"integrationSettings":{"github":{"installationId":"1"}}}`, 400, "validation_failed", "integrationSettings"},
+		{"too large", `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, 413, "payload_too_large", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ts.do(t, "PATCH", path, ts.token, tt.body)
+			wantError(t, r, tt.status, tt.code)
+			if tt.wantField != "" {
+				fields, _ := r.Body["fields"].(map[string]any)
+				if _, ok := fields[tt.wantField]; !ok {
+					t.Errorf("fields %v do not name %s", fields, tt.wantField)
+				}
+			}
+			if after := ts.do(t, "GET", path, ts.token, nil).Raw; after != before {
+				t.Errorf("organization changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+func TestPatchOrganizationMergesDefaults(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	orgID := field(t, ts.do(t, "GET", "/auth/me", ts.token, nil).Body, "organization", "id")
+	path := "/organizations/" + orgID
+	r := ts.do(t, "PATCH", path, ts.token, `{"name":"Studio","defaultProjectSettings":{"platform":"Linux","ueVersion":"5.3","notifyOnComplete":true}}`)
+	if r.Status != 200 {
+		t.Fatalf("PATCH: %d %s", r.Status, r.Raw)
+	}
+	r = ts.do(t, "PATCH", path, ts.token, `{"defaultProjectSettings":{"platform":null,"buildType":"Shipping"}}`)
+	d, _ := r.Body["defaultProjectSettings"].(map[string]any)
+	if r.Status != 200 || d["platform"] != nil || d["buildType"] != "Shipping" || d["ueVersion"] != "5.3" || d["notifyOnComplete"] != true || field(t, r.Body, "name") != "Studio" {
+		t.Fatalf("merged defaults wrong: %s", r.Raw)
+	}
+	got := ts.do(t, "GET", path, ts.token, nil)
+	if got.Raw != r.Raw {
+		t.Fatalf("GET differs from PATCH answer:\n%s\n%s", got.Raw, r.Raw)
+	}
+	for _, k := range []string{"integrationSettings", "perforce", "createdAt", "updatedAt", "plan", "slug"} {
+		if _, ok := got.Body[k]; !ok {
+			t.Errorf("organization lacks %s: %s", k, got.Raw)
+		}
+	}
+	if r := ts.do(t, "DELETE", path+"/integrations/github", ts.token, nil); r.Status != 204 || r.Raw != "" {
+		t.Fatalf("unlink: %d %q", r.Status, r.Raw)
+	}
+}
+
+func TestBadTokensAreRefused(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	created := ts.do(t, "POST", "/auth/tokens", ts.token, `{"name":"ci"}`)
+	revoked := field(t, created.Body, "token")
+	if r := ts.do(t, "DELETE", "/auth/tokens/"+field(t, created.Body, "id"), ts.token, nil); r.Status != 204 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
+	}
+	expiring := field(t, ts.do(t, "POST", "/auth/tokens", ts.token, `{"expiresInDays":1}`).Body, "token")
+	tests := []struct{ name, header string }{
+		{"no header", ""},
+		{"not bearer", "Basic " + ts.token},
+		{"malformed", "Bearer kiln_short"},
+		{"unknown", "Bearer kiln_" + strings.Repeat("A", 40)},
+		{"revoked", "Bearer " + revoked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.URL()+"/auth/me", nil)
+			if tt.header != "" {
+				req.Header.Set("Authorization", tt.header)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("got %d (WWW-Authenticate %q), want 401", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	wantError(t, ts.do(t, "GET", "/auth/me", revoked, nil), 401, "invalid_token")
+	if r := ts.do(t, "GET", "/auth/me", expiring, nil); r.Status != 200 {
+		t.Fatalf("a token that expires tomorrow works today: %d", r.Status)
+	}
+}
+
+func TestTokensAreShownOnceAndPage(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	var ids []string
+	for i := 0; i < 3; i++ {
+		r := ts.do(t, "POST", "/auth/tokens", ts.token, map[string]any{"name": "t" + string(rune('a'+i))})
+		if r.Status != 201 || !tokenRe.MatchString(field(t, r.Body, "token")) {
+			t.Fatalf("create token: %d %s", r.Status, r.Raw)
+		}
+		ids = append(ids, field(t, r.Body, "id"))
+	}
+	seen := map[string]bool{}
+	cursor := ""
+	for pages := 0; ; pages++ {
+		r := ts.do(t, "GET", "/auth/tokens?limit=2"+cursor, ts.token, nil)
+		if r.Status != 200 || strings.Contains(r.Raw, `"token"`) || tokenRe.MatchString(r.Raw) {
+			t.Fatalf("list: %d %s", r.Status, r.Raw)
+		}
+		for _, it := range r.Body["items"].([]any) {
+			id := it.(map[string]any)["id"].(string)
+			if seen[id] {
+				t.Fatalf("token %s listed twice", id)
+			}
+			seen[id] = true
+		}
+		next, _ := r.Body["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = "&cursor=" + next
+		if pages > 3 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != 4 { // three made here and the bootstrap token
+		t.Fatalf("listed %d tokens, want 4", len(seen))
+	}
+	first := ts.do(t, "GET", "/auth/tokens?limit=1", ts.token, nil)
+	next := first.Body["nextCursor"].(string)
+	for _, bad := range []string{"?limit=0", "?limit=-1", "?limit=abc", "?cursor=garbage", "?cursor=" + next[:len(next)-2] + "AA"} {
+		wantError(t, ts.do(t, "GET", "/auth/tokens"+bad, ts.token, nil), 400, "validation_failed")
+	}
+	if r := ts.do(t, "GET", "/auth/tokens?limit=1000", ts.token, nil); r.Status != 200 || len(r.Body["items"].([]any)) != 4 {
+		t.Fatalf("large limit is not clamped: %d %s", r.Status, r.Raw)
+	}
+	// A cursor is bound to its caller: another user of the same organization cannot use it.
+	other := addUser(t, ts, orgOf(t, ts), "viewer")
+	wantError(t, ts.do(t, "GET", "/auth/tokens?cursor="+next, other, nil), 400, "validation_failed")
+	wantError(t, ts.do(t, "DELETE", "/auth/tokens/"+ids[0], other, nil), 404, "not_found")
+	wantError(t, ts.do(t, "DELETE", "/auth/tokens/not-an-id", ts.token, nil), 404, "not_found")
+}
+
+func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	wantError(t, ts.do(t, "GET", "/no/such/thing", ts.token, nil), 404, "not_found")
+	r := ts.do(t, "POST", "/auth/me", ts.token, `{}`)
+	wantError(t, r, 405, "method_not_allowed")
+	if r.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("Allow %q", r.Header.Get("Allow"))
+	}
+}
+
+func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
+	ts := startService(t, cfg)
+	orgID := field(t, ts.do(t, "GET", "/auth/me", ts.token, nil).Body, "organization", "id")
+	var last response
+	for i := 0; i < 3; i++ {
+		last = ts.do(t, "GET", "/auth/me", ts.token, nil)
+	}
+	wantError(t, last, 429, "rate_limited")
+	if ra := last.Header.Get("Retry-After"); ra != "1" && ra != "2" {
+		t.Errorf("Retry-After %q", ra)
+	}
+	// Another token has its own budget.
+	other := addUser(t, ts, orgID, "member")
+	if r := ts.do(t, "GET", "/auth/me", other, nil); r.Status != 200 {
+		t.Errorf("another token was limited too: %d", r.Status)
+	}
+}
+
+func TestAccessLogCarriesRequestIDAndNoSecrets(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	r := ts.do(t, "GET", "/auth/me", ts.token, nil)
+	id := r.Header.Get("X-Request-Id")
+	logs := ts.logs.String()
+	if !strings.Contains(logs, `"request_id":"`+id+`"`) || !strings.Contains(logs, `"org_id":"`) || !strings.Contains(logs, `"status":200`) {
+		t.Fatalf("no access log line for %s:\n%s", id, logs)
+	}
+	if strings.Contains(logs, ts.token) {
+		t.Fatal("the token appears in the logs")
+	}
+}
+
+func orgOf(t *testing.T, ts *testService) string {
+	t.Helper()
+	return field(t, ts.do(t, "GET", "/auth/me", ts.token, nil).Body, "organization", "id")
+}
+
+func addUser(t *testing.T, ts *testService, orgID, role string) string {
+	t.Helper()
+	var out strings.Builder
+	if err := AdminAddUser(context.Background(), ts.cfg.Data, orgID, fmt.Sprintf("%s-%d@studio.example", role, time.Now().UnixNano()), "User", role, &out); err != nil {
+		t.Fatal(err)
+	}
+	return tokenRe.FindString(out.String())
+}

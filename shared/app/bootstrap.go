@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// localBootstrapMarker records that the "Local" organization was made, so it is made only once.
+const localBootstrapMarker = "bootstrap.done"
+
+// EnsureLocalOrganization makes the organization "Local" (slug "local") with an owner on the
+// first start of a data directory, and prints the owner's token once. If a crash came between
+// the write and the marker, the slug is already taken and nothing new is made.
+func EnsureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, baseURL string, out io.Writer) error {
+	marker := filepath.Join(dataDir, localBootstrapMarker)
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check bootstrap marker: %w", err)
+	}
+	created, err := accounts.CreateOrganization(ctx, s, accounts.NewOrganization{
+		Name: "Local", Slug: "local", OwnerEmail: "owner@kiln.local", OwnerName: "Owner",
+	}, time.Now())
+	switch {
+	case kiln.IsCode(err, kiln.EConflict):
+		// Made before; the token was printed then.
+	case err != nil:
+		return fmt.Errorf("create the Local organization: %w", err)
+	default:
+		fmt.Fprintf(out, "\nkiln: created organization %q (%s) with owner %s.\n", created.Organization.Name, created.Organization.ID, created.Member.User.Email)
+		fmt.Fprintf(out, "kiln: the owner's API token (shown only this once; keep it):\n\n    %s\n\n", created.Token)
+		fmt.Fprintf(out, "Try it:  curl -H 'Authorization: Bearer %s' %s/auth/me\n\n", created.Token, baseURL)
+	}
+	if err := os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write bootstrap marker: %w", err)
+	}
+	return nil
+}

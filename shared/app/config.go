@@ -1,0 +1,175 @@
+// Package app is kiln's composition root: it reads the operator's configuration and builds the
+// service from it. `kiln serve`, `kiln admin` and the Lambda mains only call it.
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the operator interface of `kiln serve` (decisions.md): environment variables, each
+// overridable by a flag of the same name in lower case (--addr, --public_url or --public-url).
+type Config struct {
+	Addr                string
+	Data                string
+	PublicURL           string
+	Engines             string
+	Workers             int
+	GitHubAPIURL        string
+	GitHubAppID         string
+	GitHubAppKey        string
+	GitHubWebhookSecret string
+	GitHubClientID      string
+	GitHubClientSecret  string
+	GitHubWebURL        string
+	P4                  string
+	OutboundAllow       []netip.Prefix
+	DeliveryAttempts    int
+	DeliveryBackoff     time.Duration
+	// RateLimit is requests per second per token (burst: four times that); 0 turns it off.
+	RateLimit float64
+}
+
+// setting is one row of the operator table.
+type setting struct {
+	env, def, usage string
+	apply           func(c *Config, v string) error
+}
+
+var settings = []setting{
+	{"KILN_ADDR", "127.0.0.1:8080", "listen address", func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return errors.New("must be host:port")
+		}
+		c.Addr = v
+		return nil
+	}},
+	{"KILN_DATA", "./.kiln", "directory for all state: database, artifacts, logs, workspaces, keys", str(func(c *Config) *string { return &c.Data })},
+	{"KILN_PUBLIC_URL", "", "base of the signed download URLs (default http://$KILN_ADDR)", func(c *Config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return errors.New("must be an absolute http or https URL")
+			}
+		}
+		c.PublicURL = strings.TrimRight(v, "/")
+		return nil
+	}},
+	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh)", str(func(c *Config) *string { return &c.Engines })},
+	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
+	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},
+	{"KILN_GITHUB_APP_ID", "", "the GitHub App's id", str(func(c *Config) *string { return &c.GitHubAppID })},
+	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},
+	{"KILN_GITHUB_WEBHOOK_SECRET", "", "secret of GitHub webhook signatures (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubWebhookSecret })},
+	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id", str(func(c *Config) *string { return &c.GitHubClientID })},
+	{"KILN_GITHUB_CLIENT_SECRET", "", "the GitHub App's OAuth client secret (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubClientSecret })},
+	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL", httpURL(func(c *Config) *string { return &c.GitHubWebURL })},
+	{"KILN_P4", "p4", "the Perforce command-line client", str(func(c *Config) *string { return &c.P4 })},
+	{"KILN_OUTBOUND_ALLOW", "", "comma-separated CIDR ranges customer-supplied addresses may reach although not public", func(c *Config, v string) error {
+		c.OutboundAllow = nil
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			p, err := netip.ParsePrefix(part)
+			if err != nil {
+				return fmt.Errorf("%q is not a CIDR range", part)
+			}
+			c.OutboundAllow = append(c.OutboundAllow, p.Masked())
+		}
+		return nil
+	}},
+	{"KILN_DELIVERY_ATTEMPTS", "5", "delivery attempts before autoDeployStatus is failed", positiveInt(func(c *Config) *int { return &c.DeliveryAttempts })},
+	{"KILN_DELIVERY_BACKOFF", "2s", "first retry delay (doubles each time)", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 2s")
+		}
+		c.DeliveryBackoff = d
+		return nil
+	}},
+	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return errors.New("must be a number of requests per second, 0 or more")
+		}
+		c.RateLimit = f
+		return nil
+	}},
+}
+
+// LoadConfig reads the configuration from the environment, then from flags in args. Every value
+// is checked; the error names the setting at fault.
+func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (Config, error) {
+	var c Config
+	values := map[string]string{}
+	fs := flag.NewFlagSet("kiln serve", flag.ContinueOnError)
+	fs.SetOutput(usageOut)
+	for _, s := range settings {
+		v := s.def
+		if e := getenv(s.env); e != "" {
+			v = e
+		}
+		values[s.env] = v
+		name := strings.ToLower(strings.TrimPrefix(s.env, "KILN_"))
+		set := func(v string) error { values[s.env] = v; return nil }
+		fs.Func(name, s.usage+" ($"+s.env+")", set)
+		if dashed := strings.ReplaceAll(name, "_", "-"); dashed != name {
+			fs.Func(dashed, "same as --"+name, set)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, s := range settings {
+		if err := s.apply(&c, values[s.env]); err != nil {
+			return c, fmt.Errorf("%s: %w", s.env, err)
+		}
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	if c.Data == "" {
+		return c, errors.New("KILN_DATA: must not be empty")
+	}
+	return c, nil
+}
+
+func str(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+func positiveInt(field func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("must be a whole number, 1 or more")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func httpURL(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("must be an absolute http or https URL")
+		}
+		if !strings.HasSuffix(v, "/") {
+			v += "/"
+		}
+		*field(c) = v
+		return nil
+	}
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines to log into.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testService is a real `kiln serve` on a loopback port with a temp data dir.
+type testService struct {
+	*Service
+	cfg   Config
+	out   *syncBuffer
+	logs  *syncBuffer
+	token string // the Local owner's token, when this start printed one
+}
+
+var tokenRe = regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`)
+
+func testConfig(t *testing.T, dataDir string) Config {
+	t.Helper()
+	cfg, err := LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", dataDir, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func startService(t *testing.T, cfg Config) *testService {
+	t.Helper()
+	ts := &testService{cfg: cfg, out: &syncBuffer{}, logs: &syncBuffer{}}
+	logger := slog.New(slog.NewJSONHandler(ts.logs, nil))
+	svc, err := Start(context.Background(), cfg, ts.out, logger)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	ts.Service = svc
+	ts.token = tokenRe.FindString(ts.out.String())
+	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	return ts
+}
+
+// response is a decoded API answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+func (ts *testService) do(t *testing.T, method, path, token string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, ts.URL()+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := response{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, path, err, raw)
+		}
+	}
+	return r
+}
+
+// wantError checks an error answer: status, code, and the envelope with the request id.
+func wantError(t *testing.T, r response, status int, code string) {
+	t.Helper()
+	if r.Status != status || r.Body["error"] != code {
+		t.Fatalf("got %d %v, want %d %s\n%s", r.Status, r.Body["error"], status, code, r.Raw)
+	}
+	if msg, _ := r.Body["message"].(string); msg == "" {
+		t.Errorf("error without a message: %s", r.Raw)
+	}
+	id, _ := r.Body["requestId"].(string)
+	if !strings.HasPrefix(id, "req_") || r.Header.Get("X-Request-Id") != id {
+		t.Errorf("requestId %q does not match X-Request-Id %q", id, r.Header.Get("X-Request-Id"))
+	}
+}
+
+// field digs a string out of a decoded body by path.
+func field(t *testing.T, body map[string]any, path ...string) string {
+	t.Helper()
+	var cur any = body
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			t.Fatalf("no %v in %v", path, body)
+		}
+		cur = m[p]
+	}
+	s, _ := cur.(string)
+	return s
+}

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/httpapi"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+)
+
+// Paths under KILN_DATA.
+const (
+	databaseFile  = "kiln.db"
+	masterKeyFile = "keys/master.key"
+)
+
+// Local is kiln's state on one machine, as `kiln serve` and `kiln admin` open it.
+type Local struct {
+	Store store.Store
+	Keys  *keyring.Keyring
+}
+
+// OpenLocal opens (creating when needed) the state under dataDir. `kiln serve` and `kiln admin`
+// may have it open at the same time.
+func OpenLocal(ctx context.Context, dataDir string) (*Local, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	keys, err := keyring.LoadOrCreate(filepath.Join(dataDir, masterKeyFile))
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, databaseFile))
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return &Local{Store: st, Keys: keys}, nil
+}
+
+// Close releases the state.
+func (l *Local) Close() error { return l.Store.Close() }
+
+// Service is a running `kiln serve`.
+type Service struct {
+	local    *Local
+	server   *http.Server
+	listener net.Listener
+	logger   *slog.Logger
+	done     chan error
+}
+
+// shutdownGrace is how long in-flight requests get to finish on SIGTERM.
+const shutdownGrace = 20 * time.Second
+
+// Start opens the state, creates the "Local" organization on first start (printing its owner's
+// token to out), and serves the API on cfg.Addr in the background.
+func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) (*Service, error) {
+	local, err := OpenLocal(ctx, cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		local.Close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if err := EnsureLocalOrganization(ctx, local.Store, cfg.Data, "http://"+ln.Addr().String(), out); err != nil {
+		ln.Close()
+		local.Close()
+		return nil, err
+	}
+	api := httpapi.New(httpapi.Config{
+		Store:     local.Store,
+		Keys:      local.Keys,
+		Logger:    logger,
+		RateLimit: httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+	})
+	s := &Service{
+		local:    local,
+		listener: ln,
+		logger:   logger,
+		done:     make(chan error, 1),
+		server: &http.Server{
+			Handler:           api,
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		},
+	}
+	go func() {
+		err := s.server.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	logger.Info("kiln serving", slog.String("addr", ln.Addr().String()), slog.String("data", cfg.Data))
+	return s, nil
+}
+
+// URL is the base URL the service listens on.
+func (s *Service) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Done reports the server's end: nil after a shutdown, an error if serving failed.
+func (s *Service) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting requests, lets those in flight finish (up to a grace period), and
+// closes the state.
+func (s *Service) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+	defer cancel()
+	err := s.server.Shutdown(ctx)
+	if cerr := s.local.Close(); err == nil {
+		err = cerr
+	}
+	s.logger.Info("kiln stopped")
+	return err
+}

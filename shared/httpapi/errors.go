@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// statusOf maps every error code to its HTTP status: the one table of decisions.md.
+var statusOf = map[string]int{
+	kiln.EBadRequest:                http.StatusBadRequest,
+	kiln.EValidation:                http.StatusBadRequest,
+	kiln.EEngineNotFound:            http.StatusBadRequest,
+	kiln.EPerforceAuthFailed:        http.StatusBadRequest,
+	kiln.EGitHubInstallationInvalid: http.StatusBadRequest,
+	kiln.EInvalidToken:              http.StatusUnauthorized,
+	kiln.EInsufficientScope:         http.StatusForbidden,
+	kiln.ENotFound:                  http.StatusNotFound,
+	kiln.EUprojectNotFound:          http.StatusNotFound,
+	eMethodNotAllowed:               http.StatusMethodNotAllowed,
+	kiln.EMultipleUprojects:         http.StatusConflict,
+	kiln.EGitHubNotConnected:        http.StatusConflict,
+	kiln.EPerforceNotConfigured:     http.StatusConflict,
+	kiln.ERepoNotAccessible:         http.StatusConflict,
+	kiln.EGitHubInstallationInUse:   http.StatusConflict,
+	kiln.EInvalidState:              http.StatusConflict,
+	kiln.EConflict:                  http.StatusConflict,
+	kiln.EPayloadTooLarge:           http.StatusRequestEntityTooLarge,
+	kiln.ERateLimited:               http.StatusTooManyRequests,
+	kiln.EInternal:                  http.StatusInternalServerError,
+}
+
+// eMethodNotAllowed is the code of a 405; it belongs to HTTP, not to the domain.
+const eMethodNotAllowed = "method_not_allowed"
+
+// errorBody is the error envelope of every failed request.
+type errorBody struct {
+	Error      string            `json:"error"`
+	Message    string            `json:"message"`
+	RequestID  string            `json:"requestId"`
+	Fields     map[string]string `json:"fields,omitempty"`
+	Candidates []string          `json:"candidates,omitempty"`
+}
+
+// writeError answers with the envelope for err. Errors that carry no code are logged and answered
+// as internal with a neutral message, so nothing internal leaks.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	body := errorBody{RequestID: requestIDOf(r.Context())}
+	var ke *kiln.Error
+	switch {
+	case errors.As(err, &ke) && statusOf[ke.Code] != 0 && ke.Code != kiln.EInternal:
+		body.Error, body.Message, body.Fields, body.Candidates = ke.Code, ke.Message, ke.Fields, ke.Candidates
+	default:
+		loggerOf(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()))
+		body.Error, body.Message = kiln.EInternal, "something went wrong on our side; quote the request id if you contact support"
+	}
+	status := statusOf[body.Error]
+	switch status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="kiln"`)
+	}
+	writeJSON(w, status, body)
+}

@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+type projectDefaultsBody struct {
+	Platform         *string `json:"platform"`
+	BuildType        *string `json:"buildType"`
+	UEVersion        *string `json:"ueVersion"`
+	Trigger          *string `json:"trigger"`
+	NotifyOnComplete *bool   `json:"notifyOnComplete"`
+}
+
+type githubIntegrationBody struct {
+	InstallationID string `json:"installationId"`
+}
+
+type integrationsBody struct {
+	GitHub *githubIntegrationBody `json:"github"`
+}
+
+type organizationBody struct {
+	orgSummaryBody
+	DefaultProjectSettings projectDefaultsBody `json:"defaultProjectSettings"`
+	IntegrationSettings    integrationsBody    `json:"integrationSettings"`
+	// Perforce is null until the organization saves Perforce credentials.
+	Perforce  *struct{} `json:"perforce"`
+	CreatedAt string    `json:"createdAt"`
+	UpdatedAt string    `json:"updatedAt"`
+}
+
+func renderOrganization(o *kiln.Organization) organizationBody {
+	d := o.DefaultProjectSettings
+	body := organizationBody{
+		orgSummaryBody: orgSummary(o),
+		DefaultProjectSettings: projectDefaultsBody{
+			Platform: nullable(string(d.Platform)), BuildType: nullable(string(d.BuildType)),
+			UEVersion: nullable(d.UEVersion), Trigger: nullable(string(d.Trigger)),
+			NotifyOnComplete: d.NotifyOnComplete,
+		},
+		CreatedAt: timestamp(o.CreatedAt),
+		UpdatedAt: timestamp(o.UpdatedAt),
+	}
+	if id := o.Integrations.GitHubInstallationID; id != "" {
+		body.IntegrationSettings.GitHub = &githubIntegrationBody{InstallationID: id}
+	}
+	return body
+}
+
+// ownOrganization returns the caller's organization if the path names it; any other id is
+// not_found, whether or not it exists.
+func ownOrganization(r *http.Request, p *auth.Principal) (*kiln.Organization, error) {
+	if r.PathValue("id") != p.Organization.ID {
+		return nil, kiln.NotFound("organization")
+	}
+	return p.Organization, nil
+}
+
+// getOrganization answers GET /organizations/:id.
+func (s *Server) getOrganization(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderOrganization(org))
+	return nil
+}
+
+type projectDefaultsPatch struct {
+	Platform         Optional[string] `json:"platform"`
+	BuildType        Optional[string] `json:"buildType"`
+	UEVersion        Optional[string] `json:"ueVersion"`
+	Trigger          Optional[string] `json:"trigger"`
+	NotifyOnComplete Optional[bool]   `json:"notifyOnComplete"`
+}
+
+type organizationPatch struct {
+	Name                   Optional[string]               `json:"name"`
+	DefaultProjectSettings Optional[projectDefaultsPatch] `json:"defaultProjectSettings"`
+	IntegrationSettings    Optional[map[string]any]       `json:"integrationSettings"`
+}
+
+// patchOrganization answers PATCH /organizations/:id: name and defaultProjectSettings (each
+// default: a value sets it, null clears it, absent leaves it).
+func (s *Server) patchOrganization(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	var patch organizationPatch
+	if err := decodeBody(w, r, &patch, false); err != nil {
+		return err
+	}
+	updated := *org
+	errs := kiln.FieldErrors{}
+	if patch.Name.Set {
+		if patch.Name.Null {
+			errs.Add("name", "must not be null")
+		}
+		updated.Name = strings.TrimSpace(patch.Name.Value)
+	}
+	if d := patch.DefaultProjectSettings; d.Set {
+		if d.Null {
+			updated.DefaultProjectSettings = kiln.ProjectDefaults{}
+		} else {
+			applyDefaultsPatch(&updated.DefaultProjectSettings, d.Value)
+		}
+	}
+	if patch.IntegrationSettings.Set {
+		// Linking GitHub needs a GitHub App configured on the server and arrives with that
+		// integration; until then the field is refused rather than silently ignored.
+		errs.Add("integrationSettings", "GitHub linking is not configured on this server (it needs the GitHub App settings KILN_GITHUB_APP_ID and KILN_GITHUB_APP_KEY)")
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := updated.Validate(); err != nil {
+		return err
+	}
+	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderOrganization(&updated))
+	return nil
+}
+
+func applyDefaultsPatch(d *kiln.ProjectDefaults, p projectDefaultsPatch) {
+	if p.Platform.Set {
+		d.Platform = kiln.Platform(p.Platform.Value)
+	}
+	if p.BuildType.Set {
+		d.BuildType = kiln.BuildType(p.BuildType.Value)
+	}
+	if p.UEVersion.Set {
+		d.UEVersion = p.UEVersion.Value
+	}
+	if p.Trigger.Set {
+		d.Trigger = kiln.Trigger(p.Trigger.Value)
+	}
+	if p.NotifyOnComplete.Set {
+		if p.NotifyOnComplete.Null {
+			d.NotifyOnComplete = nil
+		} else {
+			v := p.NotifyOnComplete.Value
+			d.NotifyOnComplete = &v
+		}
+	}
+}
+
+// unlinkGitHub answers DELETE /organizations/:id/integrations/github.
+func (s *Server) unlinkGitHub(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	updated := *org
+	updated.Integrations.GitHubInstallationID = ""
+	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,37 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// DefaultLimit is the page size when a list request gives none.
+const DefaultLimit = 25
+
+// parsePage reads limit and cursor. The query names the list and its filters; a cursor is only
+// accepted for the same organization and query it was issued for.
+func (s *Server) parsePage(r *http.Request, orgID, query string) (store.Page, error) {
+	p := store.Page{Limit: DefaultLimit}
+	q := r.URL.Query()
+	if v, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n <= 0 {
+			return p, &kiln.Error{Code: kiln.EValidation, Message: "limit must be a positive whole number",
+				Fields: map[string]string{"limit": "must be a positive whole number (at most 100)"}}
+		}
+		p.Limit = min(n, store.MaxLimit)
+	}
+	if c := q.Get("cursor"); c != "" {
+		after, err := s.cursors.decode(orgID, query, c)
+		if err != nil {
+			return p, err
+		}
+		p.After = after
+	}
+	return p, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

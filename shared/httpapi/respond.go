@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// timeFormat is RFC 3339 in UTC with milliseconds, as decisions.md asks.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+// timestamp renders a time for the API.
+func timestamp(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// optionalTimestamp renders a time that may be unset as a string or null.
+func optionalTimestamp(t *time.Time) *string {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+// nullable turns an empty string into null.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client went away; nothing more to do
+}
+
+// listBody is the shape of every list response.
+type listBody[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+}

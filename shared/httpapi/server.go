@@ -1,0 +1,149 @@
+// Package httpapi is kiln's HTTP API on net/http: one router that `kiln serve` listens with and
+// that the API Lambdas wrap. Conventions (error envelope, request ids, limits) follow
+// decisions.md and are described in docs/api.md.
+package httpapi
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// Config is what the API is built from.
+type Config struct {
+	Store     store.Store
+	Keys      *keyring.Keyring
+	Logger    *slog.Logger
+	RateLimit RateLimit
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the API's http.Handler.
+type Server struct {
+	store   store.Store
+	auth    *auth.Authenticator
+	cursors cursors
+	limits  *limiters
+	logger  *slog.Logger
+	now     func() time.Time
+	mux     *http.ServeMux
+	handler http.Handler
+}
+
+// New builds the API.
+func New(cfg Config) *Server {
+	s := &Server{
+		store:   cfg.Store,
+		cursors: cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
+		limits:  newLimiters(cfg.RateLimit),
+		logger:  cfg.Logger,
+		now:     cfg.Now,
+		mux:     http.NewServeMux(),
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.auth = &auth.Authenticator{Store: cfg.Store, Now: s.now}
+	s.routes()
+	s.handler = s.withRequestContext(s.mux)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// methods maps HTTP methods to the handlers of one path.
+type methods map[string]http.Handler
+
+// handle registers the handlers of a path, and a 405 with Allow for every other method.
+func (s *Server) handle(path string, ms methods) {
+	allowed := make([]string, 0, len(ms)+1)
+	for m, h := range ms {
+		s.mux.Handle(m+" "+path, h)
+		allowed = append(allowed, m)
+		if m == http.MethodGet {
+			allowed = append(allowed, http.MethodHead)
+		}
+	}
+	slices.Sort(allowed)
+	allow := strings.Join(allowed, ", ")
+	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, r, kiln.Errorf(eMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, allow))
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, kiln.Errorf(kiln.ENotFound, "no such endpoint: %s", r.URL.Path))
+}
+
+// apiHandler is an authenticated handler; a returned error is written as the envelope.
+type apiHandler func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error
+
+// authed resolves the bearer token, applies the caller's rate limit, and checks that the caller's
+// role allows the action, before calling h.
+func (s *Server) authed(action kiln.Action, h apiHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := s.now()
+		p, err := s.authenticate(r)
+		if err != nil {
+			// Failed attempts are limited per client address, so guessing is slow.
+			if !s.rateLimit(w, r, "addr:"+clientAddr(r), now) {
+				return
+			}
+			writeError(w, r, err)
+			return
+		}
+		stateOf(r.Context()).principal = p
+		if !s.rateLimit(w, r, "token:"+p.Token.ID, now) {
+			return
+		}
+		if err := p.Require(action); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if err := h(w, r, p); err != nil {
+			writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) authenticate(r *http.Request) (*auth.Principal, error) {
+	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, auth.ErrInvalidToken()
+	}
+	return s.auth.Resolve(r.Context(), strings.TrimSpace(secret))
+}
+
+// rateLimit takes a request from key's budget; when it is spent it answers 429 with Retry-After
+// and returns false.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, key string, now time.Time) bool {
+	ok, wait := s.limits.allow(key, now)
+	if ok {
+		return true
+	}
+	secs := retryAfterSeconds(wait)
+	w.Header().Set("Retry-After", itoa(secs))
+	writeError(w, r, kiln.Errorf(kiln.ERateLimited, "too many requests; retry after %d s", secs))
+	return false
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

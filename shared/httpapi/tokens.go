@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// tokenBody describes a token; the secret appears only in the response that creates it.
+type tokenBody struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	Hint       string  `json:"hint"`
+	Token      string  `json:"token,omitempty"`
+	CreatedAt  string  `json:"createdAt"`
+	ExpiresAt  *string `json:"expiresAt"`
+	LastUsedAt *string `json:"lastUsedAt"`
+}
+
+func renderToken(t *kiln.Token) tokenBody {
+	return tokenBody{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedAt: timestamp(t.CreatedAt),
+		ExpiresAt: optionalTimestamp(t.ExpiresAt), LastUsedAt: optionalTimestamp(t.LastUsedAt)}
+}
+
+type createTokenRequest struct {
+	Name          *string `json:"name"`
+	ExpiresInDays *int    `json:"expiresInDays"`
+}
+
+// maxTokenDays bounds a token's lifetime when one is asked for.
+const maxTokenDays = 3650
+
+// createToken answers POST /auth/tokens: a new token for the caller, shown once.
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	var req createTokenRequest
+	if err := decodeBody(w, r, &req, true); err != nil {
+		return err
+	}
+	errs := kiln.FieldErrors{}
+	name := "api"
+	if req.Name != nil {
+		name = strings.TrimSpace(*req.Name)
+		kiln.ValidateName("name", name, errs)
+	}
+	var ttl time.Duration
+	if req.ExpiresInDays != nil {
+		if d := *req.ExpiresInDays; d < 1 || d > maxTokenDays {
+			errs.Add("expiresInDays", "must be between 1 and 3650")
+		} else {
+			ttl = time.Duration(d) * 24 * time.Hour
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	secret, tok := auth.NewToken(p.Organization.ID, p.Member.User.ID, name, s.now(), ttl)
+	if err := s.store.CreateToken(r.Context(), tok); err != nil {
+		return err
+	}
+	body := renderToken(tok)
+	body.Token = secret
+	writeJSON(w, http.StatusCreated, body)
+	return nil
+}
+
+// listTokens answers GET /auth/tokens: the caller's own tokens, without secrets.
+func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	query := "tokens:" + p.Member.User.ID
+	page, err := s.parsePage(r, p.Organization.ID, query)
+	if err != nil {
+		return err
+	}
+	toks, next, err := s.store.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, page)
+	if err != nil {
+		return err
+	}
+	body := listBody[tokenBody]{Items: make([]tokenBody, 0, len(toks)),
+		NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	for _, t := range toks {
+		body.Items = append(body.Items, renderToken(t))
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// deleteToken answers DELETE /auth/tokens/:id: revokes one of the caller's tokens.
+func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	id := r.PathValue("id")
+	if !kiln.ValidID(id) {
+		return kiln.NotFound("token")
+	}
+	if err := s.store.DeleteToken(r.Context(), p.Organization.ID, p.Member.User.ID, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
