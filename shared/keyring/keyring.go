@@ -123,3 +123,21 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// minSecretLength is the shortest secret string accepted by FromSecretString.
+const minSecretLength = 32
+
+// FromSecretString makes a keyring from a secret held as text, as AWS Secrets Manager generates
+// it: a base64 master key is used as it is; any other string of at least 32 characters is hashed
+// into one.
+func FromSecretString(s string) (*Keyring, error) {
+	s = strings.TrimSpace(s)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil && len(b) == MasterKeySize {
+		return New(b)
+	}
+	if len(s) < minSecretLength {
+		return nil, fmt.Errorf("keyring: the master secret must be at least %d characters", minSecretLength)
+	}
+	sum := sha256.Sum256([]byte(s))
+	return New(sum[:])
+}

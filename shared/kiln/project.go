@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -59,8 +60,19 @@ var (
 // ValidRepoFullName reports whether s is a GitHub owner/repository name.
 func ValidRepoFullName(s string) bool { return repoFullNameRe.MatchString(s) && s[len(s)-1] != '.' }
 
-// ValidDepotPath reports whether s is //<depot>/<stream> or //<depot>/<stream>/<line>.
-func ValidDepotPath(s string) bool { return depotPathRe.MatchString(s) }
+// ValidDepotPath reports whether s is //<depot>/<stream> or //<depot>/<stream>/<line>, with no
+// Perforce wildcard ("...") and no part made only of dots.
+func ValidDepotPath(s string) bool {
+	if !depotPathRe.MatchString(s) || strings.Contains(s, "...") {
+		return false
+	}
+	for _, part := range strings.Split(s[2:], "/") {
+		if strings.Trim(part, ".") == "" {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidUEVersion reports whether s is a dotted engine version: 5, 5.3 or 5.3.2.
 func ValidUEVersion(s string) bool { return ueVersionRe.MatchString(s) }

@@ -1,0 +1,47 @@
+# kiln — see README.md. `make run` starts the service on this machine; `make test` runs every test.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin
+LAMBDAS := $(notdir $(wildcard functions/*))
+
+.PHONY: run test test-short bench build lambdas deps fmt vet check clean
+
+## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
+run: build
+	$(BIN)/kiln serve
+
+## test: every test, including the store contract suite on SQLite and on DynamoDB Local
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+## test-short: the tests without installing anything first
+test-short:
+	$(GO) test ./...
+
+## bench: benchmarks (figures as ratios against a baseline measured in the same run)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## build: the kiln binary, and the Lambda binaries (Linux arm64)
+build:
+	$(GO) build -o $(BIN)/kiln ./cmd/kiln
+
+lambdas:
+	@for fn in $(LAMBDAS); do \
+		echo "build functions/$$fn"; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o $(BIN)/lambda/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+
+## deps: what the tests need beyond Go modules (DynamoDB Local, cached in .cache/)
+deps:
+	@scripts/install-dynamodb-local.sh >/dev/null
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BIN) cdk.out

@@ -1,0 +1,83 @@
+package auth
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+func TestNewTokenKeepsOnlyTheHash(t *testing.T) {
+	now := time.Now()
+	secret, tok := NewToken("org", "user", "ci", now, 24*time.Hour)
+	if !WellFormed(secret) || !strings.HasPrefix(secret, "kiln_") || len(secret) != 45 {
+		t.Fatalf("token %q is not well formed", secret)
+	}
+	if tok.Hash != HashToken(secret) || strings.Contains(tok.Hash, secret[5:]) || len(tok.Hash) != 64 {
+		t.Fatalf("hash %q", tok.Hash)
+	}
+	if !strings.HasPrefix(secret, tok.Hint) || len(tok.Hint) >= len(secret)/2 {
+		t.Fatalf("hint %q gives away too much", tok.Hint)
+	}
+	if tok.ExpiresAt == nil || !tok.Expired(now.Add(25*time.Hour)) || tok.Expired(now) {
+		t.Fatal("expiry wrong")
+	}
+	other, _ := NewToken("org", "user", "ci", now, 0)
+	if other == secret {
+		t.Fatal("two tokens are the same")
+	}
+}
+
+type fakeStore struct {
+	tokens  map[string]*kiln.Token
+	members map[string]*kiln.Member
+	orgs    map[string]*kiln.Organization
+}
+
+func (f *fakeStore) GetTokenByHash(_ context.Context, h string) (*kiln.Token, error) {
+	if t, ok := f.tokens[h]; ok {
+		return t, nil
+	}
+	return nil, kiln.NotFound("token")
+}
+
+func (f *fakeStore) GetMember(_ context.Context, org, user string) (*kiln.Member, error) {
+	if m, ok := f.members[org+"/"+user]; ok {
+		return m, nil
+	}
+	return nil, kiln.NotFound("member")
+}
+
+func (f *fakeStore) GetOrganization(_ context.Context, id string) (*kiln.Organization, error) {
+	if o, ok := f.orgs[id]; ok {
+		return o, nil
+	}
+	return nil, kiln.NotFound("organization")
+}
+
+func TestResolve(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	good, tok := NewToken("o1", "u1", "a", now, 0)
+	expired, etok := NewToken("o1", "u1", "b", now.Add(-48*time.Hour), time.Hour)
+	orphan, otok := NewToken("o1", "gone", "c", now, 0)
+	st := &fakeStore{
+		tokens:  map[string]*kiln.Token{tok.Hash: tok, etok.Hash: etok, otok.Hash: otok},
+		members: map[string]*kiln.Member{"o1/u1": {OrganizationID: "o1", Role: kiln.RoleViewer, User: kiln.User{ID: "u1"}}},
+		orgs:    map[string]*kiln.Organization{"o1": {ID: "o1"}},
+	}
+	a := &Authenticator{Store: st, Now: func() time.Time { return now }}
+	p, err := a.Resolve(context.Background(), good)
+	if err != nil || p.Organization.ID != "o1" || p.Member.Role != kiln.RoleViewer || p.UserRef() != "user:u1" {
+		t.Fatalf("resolve good: %+v %v", p, err)
+	}
+	if err := p.Require(kiln.ActWrite); !kiln.IsCode(err, kiln.EInsufficientScope) {
+		t.Errorf("viewer may write: %v", err)
+	}
+	for name, secret := range map[string]string{"expired": expired, "member gone": orphan, "unknown": "kiln_" + strings.Repeat("x", 40), "malformed": "abc"} {
+		if _, err := a.Resolve(context.Background(), secret); !kiln.IsCode(err, kiln.EInvalidToken) {
+			t.Errorf("%s: %v, want invalid_token", name, err)
+		}
+	}
+}

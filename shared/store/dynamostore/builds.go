@@ -1,0 +1,166 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// buildItem is a build: PK "ORG#<org>", SK "BUILD#<id>"; in GSI1 under "ORG#<org>#PROJECT#<p>",
+// in GSI2 under "ORG#<org>#SETTING#<s>" and in GSI3 under "ORG#<org>#STATUS#<status>", each with
+// sort key "BUILD#<id>". GSI3's key follows the status, so every write recomputes it.
+type buildItem struct {
+	itemKeys
+	ID               string `dynamo:"id"`
+	OrganizationID   string `dynamo:"organizationId"`
+	ProjectID        string `dynamo:"projectId,omitempty"`
+	BuildSettingID   string `dynamo:"buildSettingId,omitempty"`
+	Status           string `dynamo:"status"`
+	Platform         string `dynamo:"platform,omitempty"`
+	BuildType        string `dynamo:"buildType,omitempty"`
+	Branch           string `dynamo:"branch,omitempty"`
+	Commit           string `dynamo:"commit,omitempty"`
+	CommitMessage    string `dynamo:"commitMessage,omitempty"`
+	Changelist       string `dynamo:"changelist,omitempty"`
+	UEVersion        string `dynamo:"ueVersion,omitempty"`
+	TriggeredBy      string `dynamo:"triggeredBy,omitempty"`
+	FailureReason    string `dynamo:"failureReason,omitempty"`
+	AutoDeployStatus string `dynamo:"autoDeployStatus,omitempty"`
+	AutoDeployError  string `dynamo:"autoDeployError,omitempty"`
+	CreatedAt        int64  `dynamo:"createdAt"`
+	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
+	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
+}
+
+func newBuildItem(b *kiln.Build) *buildItem {
+	keys := itemKeys{
+		PK: orgPK(b.OrganizationID), SK: buildSK(b.ID), Type: typeBuild,
+		GSI3PK: statusBuildsPK(b.OrganizationID, b.Status), GSI3SK: buildSK(b.ID),
+	}
+	if b.ProjectID != "" {
+		keys.GSI1PK, keys.GSI1SK = projectBuildsPK(b.OrganizationID, b.ProjectID), buildSK(b.ID)
+	}
+	if b.BuildSettingID != "" {
+		keys.GSI2PK, keys.GSI2SK = settingBuildsPK(b.OrganizationID, b.BuildSettingID), buildSK(b.ID)
+	}
+	return &buildItem{
+		itemKeys: keys,
+		ID:       b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
+		Status: string(b.Status), Platform: string(b.Platform), BuildType: string(b.BuildType),
+		Branch: b.Branch, Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
+		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
+		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
+		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
+	}
+}
+
+func (it *buildItem) build() *kiln.Build {
+	return &kiln.Build{
+		ID: it.ID, OrganizationID: it.OrganizationID, ProjectID: it.ProjectID, BuildSettingID: it.BuildSettingID,
+		Status: kiln.BuildStatus(it.Status), Platform: kiln.Platform(it.Platform), BuildType: kiln.BuildType(it.BuildType),
+		Branch: it.Branch, Commit: it.Commit, CommitMessage: it.CommitMessage, Changelist: it.Changelist,
+		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
+		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
+		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
+	}
+}
+
+// CreateBuild puts the build only if its key is free.
+func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
+	err := s.table.Put(newBuildItem(b)).If(notExists, attrPK).Run(ctx)
+	if isCondFailed(err) {
+		return kiln.Errorf(kiln.EConflict, "build %s already exists", b.ID)
+	}
+	return wrap("create build", err)
+}
+
+func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
+	var it buildItem
+	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, buildSK(id)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("build")
+	}
+	if err != nil {
+		return nil, wrap("get build", err)
+	}
+	return it.build(), nil
+}
+
+// ListBuilds queries one partition, newest first: GSI2 by build setting, else GSI1 by project,
+// else GSI3 by status, else the organization's "BUILD#" range. The remaining filter fields are a
+// FilterExpression on that query.
+func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error) {
+	q := buildsQuery(orgID, f, p.After)
+	items, next, err := queryPage(ctx, s, q, limit(p), func(it *buildItem) string { return it.ID })
+	if err != nil {
+		return nil, "", wrap("list builds", err)
+	}
+	out := make([]*kiln.Build, len(items))
+	for i, it := range items {
+		out[i] = it.build()
+	}
+	return out, next, nil
+}
+
+// buildsQuery picks the partition for f and rebuilds the ExclusiveStartKey from the cursor.
+func buildsQuery(orgID string, f store.BuildFilter, after string) listQuery {
+	pk, sk := orgPK(orgID), buildSK(after)
+	q := listQuery{pkAttr: attrPK, skAttr: attrSK, pk: pk, skPrefix: prefixBuild}
+	var filters []eqFilter
+	add := func(attr, value string) {
+		if value != "" {
+			filters = append(filters, eqFilter{attr, value})
+		}
+	}
+	switch {
+	case f.BuildSettingID != "":
+		q.index, q.pkAttr, q.skAttr = indexGSI2, attrGSI2PK, attrGSI2SK
+		q.pk = settingBuildsPK(orgID, f.BuildSettingID)
+		add("projectId", f.ProjectID)
+		add("status", string(f.Status))
+	case f.ProjectID != "":
+		q.index, q.pkAttr, q.skAttr = indexGSI1, attrGSI1PK, attrGSI1SK
+		q.pk = projectBuildsPK(orgID, f.ProjectID)
+		add("status", string(f.Status))
+	case f.Status != "":
+		q.index, q.pkAttr, q.skAttr = indexGSI3, attrGSI3PK, attrGSI3SK
+		q.pk = statusBuildsPK(orgID, f.Status)
+	}
+	add("platform", string(f.Platform))
+	add("buildType", string(f.BuildType))
+	add("branch", f.Branch)
+	q.filters = filters
+	if q.index == "" {
+		q.start = startKey(after, attrPK, pk, attrSK, sk)
+	} else {
+		q.start = startKey(after, attrPK, pk, attrSK, sk, q.pkAttr, q.pk, q.skAttr, sk)
+	}
+	return q
+}
+
+// UpdateBuild puts the whole build, with its status-dependent GSI3 key recomputed, on the
+// condition that the item exists and its status is still expected. When the condition fails,
+// the old item returned with the failure tells invalid_state (it exists) from not_found.
+func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
+	err := s.table.Put(newBuildItem(b)).
+		If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected)).
+		IncludeItemInCondCheckFail(true).
+		Run(ctx)
+	var ce *types.ConditionalCheckFailedException
+	if errors.As(err, &ce) {
+		if len(ce.Item) == 0 {
+			return kiln.NotFound("build")
+		}
+		var old buildItem
+		if err := dynamo.UnmarshalItem(ce.Item, &old); err != nil {
+			return wrap("update build", err)
+		}
+		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, old.Status, expected)
+	}
+	return wrap("update build", err)
+}

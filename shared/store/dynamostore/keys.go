@@ -1,0 +1,91 @@
+package dynamostore
+
+import (
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Attribute names of the table's and the indexes' keys.
+const (
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1PK"
+	attrGSI1SK = "GSI1SK"
+	attrGSI2PK = "GSI2PK"
+	attrGSI2SK = "GSI2SK"
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
+)
+
+// Index names.
+const (
+	// indexGSI1 holds builds by project ("ORG#o#PROJECT#p" / "BUILD#b") and projects by source
+	// control ("ORG#o#SOURCE#github" / "PROJECT#p").
+	indexGSI1 = "GSI1"
+	// indexGSI2 holds builds by build setting ("ORG#o#SETTING#s" / "BUILD#b").
+	indexGSI2 = "GSI2"
+	// indexGSI3 holds builds by status ("ORG#o#STATUS#pending" / "BUILD#b").
+	indexGSI3 = "GSI3"
+)
+
+// Item types, stored in the attribute "type" so that a partition can be read by a person.
+const (
+	typeOrganization = "organization"
+	typeSlug         = "slug"
+	typeMember       = "member"
+	typeEmail        = "email"
+	typeToken        = "token"
+	typeTokenHash    = "tokenhash"
+	typeProject      = "project"
+	typeBuildSetting = "buildsetting"
+	typeBuild        = "build"
+)
+
+// Sort key prefixes of the items in an organization's partition.
+const (
+	prefixMember  = "MEMBER#"
+	prefixEmail   = "EMAIL#"
+	prefixToken   = "TOKEN#"
+	prefixProject = "PROJECT#"
+	prefixSetting = "SETTING#"
+	prefixBuild   = "BUILD#"
+)
+
+func orgPK(orgID string) string { return "ORG#" + orgID }
+
+// orgSK is the sort key of the organization item itself.
+const orgSK = "ORG"
+
+func slugKey(slug string) string                   { return "SLUG#" + slug }
+func memberSK(userID string) string                { return prefixMember + userID }
+func emailSK(email string) string                  { return prefixEmail + kiln.NormalizeEmail(email) }
+func tokenPrefix(userID string) string             { return prefixToken + userID + "#" }
+func tokenSK(userID, tokenID string) string        { return tokenPrefix(userID) + tokenID }
+func tokenHashKey(hash string) string              { return "TOKENHASH#" + hash }
+func projectSK(projectID string) string            { return prefixProject + projectID }
+func settingPrefix(projectID string) string        { return prefixSetting + projectID + "#" }
+func settingSK(projectID, settingID string) string { return settingPrefix(projectID) + settingID }
+func buildSK(buildID string) string                { return prefixBuild + buildID }
+
+// GSI partition keys.
+func sourcePK(orgID string, sc kiln.SourceControl) string {
+	return orgPK(orgID) + "#SOURCE#" + string(sc)
+}
+func projectBuildsPK(orgID, projectID string) string { return orgPK(orgID) + "#PROJECT#" + projectID }
+func settingBuildsPK(orgID, settingID string) string { return orgPK(orgID) + "#SETTING#" + settingID }
+func statusBuildsPK(orgID string, s kiln.BuildStatus) string {
+	return orgPK(orgID) + "#STATUS#" + string(s)
+}
+
+// itemKeys are the key attributes every item carries; the GSI attributes are set only on the items
+// an index holds (sparse indexes), and are omitted when empty.
+type itemKeys struct {
+	PK     string `dynamo:"PK"`
+	SK     string `dynamo:"SK"`
+	GSI1PK string `dynamo:"GSI1PK,omitempty"`
+	GSI1SK string `dynamo:"GSI1SK,omitempty"`
+	GSI2PK string `dynamo:"GSI2PK,omitempty"`
+	GSI2SK string `dynamo:"GSI2SK,omitempty"`
+	GSI3PK string `dynamo:"GSI3PK,omitempty"`
+	GSI3SK string `dynamo:"GSI3SK,omitempty"`
+	Type   string `dynamo:"type"`
+}

@@ -1,0 +1,125 @@
+package dynamostore
+
+import (
+	"context"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// orgItem is an organization: PK "ORG#<id>", SK "ORG".
+type orgItem struct {
+	itemKeys
+	ID                   string       `dynamo:"id"`
+	Name                 string       `dynamo:"name"`
+	Slug                 string       `dynamo:"slug"`
+	Plan                 string       `dynamo:"plan"`
+	Defaults             defaultsAttr `dynamo:"defaultProjectSettings,omitempty"`
+	GitHubInstallationID string       `dynamo:"githubInstallationId,omitempty"`
+	CreatedAt            int64        `dynamo:"createdAt"`
+	UpdatedAt            int64        `dynamo:"updatedAt"`
+}
+
+// defaultsAttr is an organization's default project settings, a map attribute.
+type defaultsAttr struct {
+	Platform         string `dynamo:"platform,omitempty"`
+	BuildType        string `dynamo:"buildType,omitempty"`
+	UEVersion        string `dynamo:"ueVersion,omitempty"`
+	Trigger          string `dynamo:"trigger,omitempty"`
+	NotifyOnComplete *bool  `dynamo:"notifyOnComplete,omitempty"`
+}
+
+// orgMutable are the attributes UpdateOrganization replaces.
+var orgMutable = []string{"name", "plan", "defaultProjectSettings", "githubInstallationId", "updatedAt"}
+
+// slugItem reserves a slug across all organizations: PK = SK = "SLUG#<slug>".
+type slugItem struct {
+	itemKeys
+	OrganizationID string `dynamo:"organizationId"`
+}
+
+func newOrgItem(o *kiln.Organization) *orgItem {
+	d := o.DefaultProjectSettings
+	return &orgItem{
+		itemKeys: itemKeys{PK: orgPK(o.ID), SK: orgSK, Type: typeOrganization},
+		ID:       o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan),
+		Defaults: defaultsAttr{
+			Platform: string(d.Platform), BuildType: string(d.BuildType), UEVersion: d.UEVersion,
+			Trigger: string(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
+		},
+		GitHubInstallationID: o.Integrations.GitHubInstallationID,
+		CreatedAt:            toMS(o.CreatedAt),
+		UpdatedAt:            toMS(o.UpdatedAt),
+	}
+}
+
+func (it *orgItem) organization() *kiln.Organization {
+	d := it.Defaults
+	return &kiln.Organization{
+		ID: it.ID, Name: it.Name, Slug: it.Slug, Plan: kiln.Plan(it.Plan),
+		DefaultProjectSettings: kiln.ProjectDefaults{
+			Platform: kiln.Platform(d.Platform), BuildType: kiln.BuildType(d.BuildType), UEVersion: d.UEVersion,
+			Trigger: kiln.Trigger(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
+		},
+		Integrations: kiln.Integrations{GitHubInstallationID: it.GitHubInstallationID},
+		CreatedAt:    fromMS(it.CreatedAt),
+		UpdatedAt:    fromMS(it.UpdatedAt),
+	}
+}
+
+// CreateOrganization writes, in one transaction and each only if absent: the organization, its
+// slug reservation, the owner's member and email items, and the owner's token with its hash item.
+func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error {
+	puts := []*dynamo.Put{
+		s.table.Put(newOrgItem(org)).If(notExists, attrPK),
+		s.table.Put(&slugItem{
+			itemKeys:       itemKeys{PK: slugKey(org.Slug), SK: slugKey(org.Slug), Type: typeSlug},
+			OrganizationID: org.ID,
+		}).If(notExists, attrPK),
+	}
+	var kinds []string // what a failed condition at each position means
+	kinds = append(kinds, "organization id", "slug")
+	if owner != nil {
+		m := *owner
+		m.OrganizationID = org.ID
+		puts = append(puts, s.memberPuts(&m)...)
+		kinds = append(kinds, "member", "email")
+	}
+	if token != nil {
+		t := *token
+		t.OrganizationID = org.ID
+		puts = append(puts, s.tokenPuts(&t)...)
+		kinds = append(kinds, "token", "token hash")
+	}
+	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		for _, p := range puts {
+			tx.Put(p)
+		}
+	})
+	if at := txFailedAt(err); at != nil {
+		return kiln.Errorf(kiln.EConflict, "%s is already taken", kinds[at[0]])
+	}
+	return wrap("create organization", err)
+}
+
+func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organization, error) {
+	var it orgItem
+	err := s.table.Get(attrPK, orgPK(id)).Range(attrSK, dynamo.Equal, orgSK).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("organization")
+	}
+	if err != nil {
+		return nil, wrap("get organization", err)
+	}
+	return it.organization(), nil
+}
+
+// UpdateOrganization sets the editable attributes on the existing item; slug and createdAt stay.
+func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) error {
+	err := s.updateFields(ctx, orgPK(org.ID), orgSK, newOrgItem(org), orgMutable)
+	if isCondFailed(err) {
+		return kiln.NotFound("organization")
+	}
+	return wrap("update organization", err)
+}

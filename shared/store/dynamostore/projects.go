@@ -1,0 +1,175 @@
+package dynamostore
+
+import (
+	"context"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// projectItem is a project: PK "ORG#<org>", SK "PROJECT#<id>"; in GSI1 under
+// "ORG#<org>#SOURCE#<github|perforce>" / "PROJECT#<id>" for the list by source control.
+type projectItem struct {
+	itemKeys
+	ID              string        `dynamo:"id"`
+	OrganizationID  string        `dynamo:"organizationId"`
+	Name            string        `dynamo:"name"`
+	Description     string        `dynamo:"description,omitempty"`
+	SourceControl   string        `dynamo:"sourceControl"`
+	RepoLink        string        `dynamo:"repoLink,omitempty"`
+	InstallationID  string        `dynamo:"installationId,omitempty"`
+	DefaultBranch   string        `dynamo:"defaultBranch,omitempty"`
+	Depot           string        `dynamo:"depot,omitempty"`
+	StreamPath      string        `dynamo:"streamPath,omitempty"`
+	UprojectPath    string        `dynamo:"uprojectPath,omitempty"`
+	Uproject        *uprojectAttr `dynamo:"uproject,omitempty"`
+	LastBuildAt     *int64        `dynamo:"lastBuildAt,omitempty"`
+	LastBuildStatus string        `dynamo:"lastBuildStatus,omitempty"`
+	CreatedAt       int64         `dynamo:"createdAt"`
+	UpdatedAt       int64         `dynamo:"updatedAt"`
+}
+
+// uprojectAttr is the detected .uproject file, a map attribute.
+type uprojectAttr struct {
+	Path          string                `dynamo:"path,allowempty"`
+	ProjectName   string                `dynamo:"projectName,allowempty"`
+	EngineVersion string                `dynamo:"engineVersion,allowempty"`
+	Modules       []kiln.UprojectModule `dynamo:"modules"`
+	Plugins       []kiln.UprojectPlugin `dynamo:"plugins"`
+}
+
+// projectMutable are the attributes UpdateProject replaces.
+var projectMutable = []string{"name", "description", "uproject", "lastBuildAt", "lastBuildStatus", "updatedAt"}
+
+func newProjectItem(p *kiln.Project) *projectItem {
+	it := &projectItem{
+		itemKeys: itemKeys{
+			PK: orgPK(p.OrganizationID), SK: projectSK(p.ID), Type: typeProject,
+			GSI1PK: sourcePK(p.OrganizationID, p.SourceControl), GSI1SK: projectSK(p.ID),
+		},
+		ID: p.ID, OrganizationID: p.OrganizationID, Name: p.Name, Description: p.Description,
+		SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, InstallationID: p.InstallationID,
+		DefaultBranch: p.DefaultBranch, Depot: p.Depot, StreamPath: p.StreamPath,
+		UprojectPath: p.UprojectPath, LastBuildAt: toMSPtr(p.LastBuildAt),
+		LastBuildStatus: string(p.LastBuildStatus),
+		CreatedAt:       toMS(p.CreatedAt), UpdatedAt: toMS(p.UpdatedAt),
+	}
+	if u := p.Uproject; u != nil {
+		it.Uproject = &uprojectAttr{
+			Path: u.Path, ProjectName: u.ProjectName, EngineVersion: u.EngineVersion,
+			Modules: u.Modules, Plugins: u.Plugins,
+		}
+	}
+	return it
+}
+
+func (it *projectItem) project() *kiln.Project {
+	p := &kiln.Project{
+		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Description: it.Description,
+		SourceControl: kiln.SourceControl(it.SourceControl), RepoLink: it.RepoLink,
+		InstallationID: it.InstallationID, DefaultBranch: it.DefaultBranch, Depot: it.Depot,
+		StreamPath: it.StreamPath, UprojectPath: it.UprojectPath, LastBuildAt: fromMSPtr(it.LastBuildAt),
+		LastBuildStatus: kiln.BuildStatus(it.LastBuildStatus),
+		CreatedAt:       fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
+	}
+	if u := it.Uproject; u != nil {
+		p.Uproject = &kiln.UprojectInfo{
+			Path: u.Path, ProjectName: u.ProjectName, EngineVersion: u.EngineVersion,
+			Modules: u.Modules, Plugins: u.Plugins,
+		}
+	}
+	return p
+}
+
+// CreateProject puts the project only if its key is free.
+func (s *Store) CreateProject(ctx context.Context, p *kiln.Project) error {
+	err := s.table.Put(newProjectItem(p)).If(notExists, attrPK).Run(ctx)
+	if isCondFailed(err) {
+		return kiln.Errorf(kiln.EConflict, "project %s already exists", p.ID)
+	}
+	return wrap("create project", err)
+}
+
+func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
+	var it projectItem
+	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, projectSK(id)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("project")
+	}
+	if err != nil {
+		return nil, wrap("get project", err)
+	}
+	return it.project(), nil
+}
+
+// ListProjects queries the organization's partition for SK begins_with "PROJECT#", or, filtered by
+// source control, GSI1's partition "ORG#<org>#SOURCE#<sc>"; newest first.
+func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
+	q := listQuery{
+		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixProject,
+		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, projectSK(p.After)),
+	}
+	if f.SourceControl != "" {
+		q = listQuery{
+			index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
+			pk: sourcePK(orgID, f.SourceControl), skPrefix: prefixProject,
+			start: startKey(p.After, attrPK, orgPK(orgID), attrSK, projectSK(p.After),
+				attrGSI1PK, sourcePK(orgID, f.SourceControl), attrGSI1SK, projectSK(p.After)),
+		}
+	}
+	items, next, err := queryPage(ctx, s, q, limit(p), func(it *projectItem) string { return it.ID })
+	if err != nil {
+		return nil, "", wrap("list projects", err)
+	}
+	out := make([]*kiln.Project, len(items))
+	for i, it := range items {
+		out[i] = it.project()
+	}
+	return out, next, nil
+}
+
+// UpdateProject sets the mutable attributes on the existing item.
+func (s *Store) UpdateProject(ctx context.Context, p *kiln.Project) error {
+	err := s.updateFields(ctx, orgPK(p.OrganizationID), projectSK(p.ID), newProjectItem(p), projectMutable)
+	if isCondFailed(err) {
+		return kiln.NotFound("project")
+	}
+	return wrap("update project", err)
+}
+
+// DeleteProject queries the project's settings, then deletes the project (only if it exists) and
+// its settings in one transaction. Settings beyond what one transaction holds are deleted first,
+// in earlier transactions; the project goes last, so a failure leaves it in place to retry.
+func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
+	if _, err := s.GetProject(ctx, orgID, id); err != nil {
+		return err
+	}
+	settings, _, err := queryPage(ctx, s, settingsQuery(orgID, id), 0, func(it *itemKeys) string { return "" })
+	if err != nil {
+		return wrap("delete project", err)
+	}
+	for len(settings) >= maxTxItems {
+		batch := settings[:maxTxItems]
+		settings = settings[maxTxItems:]
+		err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+			for _, k := range batch {
+				tx.Delete(s.table.Delete(attrPK, k.PK).Range(attrSK, k.SK))
+			}
+		})
+		if err != nil {
+			return wrap("delete project settings", err)
+		}
+	}
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, projectSK(id)).If(exists, attrPK))
+		for _, k := range settings {
+			tx.Delete(s.table.Delete(attrPK, k.PK).Range(attrSK, k.SK))
+		}
+	})
+	if at := txFailedAt(err); at != nil {
+		return kiln.NotFound("project")
+	}
+	return wrap("delete project", err)
+}

@@ -1,0 +1,125 @@
+package dynamostore
+
+import (
+	"context"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// tokenItem is an API token, stored twice with the same attributes: under its user in the
+// organization's partition (PK "ORG#<org>", SK "TOKEN#<userId>#<tokenId>") and in its own
+// partition for the lookup by hash (PK = SK = "TOKENHASH#<sha256>").
+type tokenItem struct {
+	itemKeys
+	ID             string `dynamo:"id"`
+	OrganizationID string `dynamo:"organizationId"`
+	UserID         string `dynamo:"userId"`
+	Name           string `dynamo:"name"`
+	Hash           string `dynamo:"hash"`
+	Hint           string `dynamo:"hint"`
+	CreatedAt      int64  `dynamo:"createdAt"`
+	ExpiresAt      *int64 `dynamo:"expiresAt,omitempty"`
+	LastUsedAt     *int64 `dynamo:"lastUsedAt,omitempty"`
+}
+
+func newTokenItem(t *kiln.Token, keys itemKeys) *tokenItem {
+	return &tokenItem{
+		itemKeys: keys,
+		ID:       t.ID, OrganizationID: t.OrganizationID, UserID: t.UserID, Name: t.Name,
+		Hash: t.Hash, Hint: t.Hint,
+		CreatedAt: toMS(t.CreatedAt), ExpiresAt: toMSPtr(t.ExpiresAt), LastUsedAt: toMSPtr(t.LastUsedAt),
+	}
+}
+
+func (it *tokenItem) token() *kiln.Token {
+	return &kiln.Token{
+		ID: it.ID, OrganizationID: it.OrganizationID, UserID: it.UserID, Name: it.Name,
+		Hash: it.Hash, Hint: it.Hint,
+		CreatedAt: fromMS(it.CreatedAt), ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
+	}
+}
+
+// tokenPuts are the token item and its hash item, each written only if absent.
+func (s *Store) tokenPuts(t *kiln.Token) []*dynamo.Put {
+	return []*dynamo.Put{
+		s.table.Put(newTokenItem(t, itemKeys{
+			PK: orgPK(t.OrganizationID), SK: tokenSK(t.UserID, t.ID), Type: typeToken,
+		})).If(notExists, attrPK),
+		s.table.Put(newTokenItem(t, itemKeys{
+			PK: tokenHashKey(t.Hash), SK: tokenHashKey(t.Hash), Type: typeTokenHash,
+		})).If(notExists, attrPK),
+	}
+}
+
+// CreateToken writes, in one transaction: a check that the member exists, then the token and
+// its hash item, each only if absent.
+func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
+	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Check(s.table.Check(attrPK, orgPK(t.OrganizationID)).Range(attrSK, memberSK(t.UserID)).IfExists())
+		for _, p := range s.tokenPuts(t) {
+			tx.Put(p)
+		}
+	})
+	if at := txFailedAt(err); at != nil {
+		if at[0] == 0 {
+			return kiln.NotFound("member")
+		}
+		return kiln.Errorf(kiln.EConflict, "token already exists")
+	}
+	return wrap("create token", err)
+}
+
+// GetTokenByHash is one GetItem on "TOKENHASH#<hash>".
+func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
+	var it tokenItem
+	err := s.table.Get(attrPK, tokenHashKey(hash)).Range(attrSK, dynamo.Equal, tokenHashKey(hash)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("token")
+	}
+	if err != nil {
+		return nil, wrap("get token by hash", err)
+	}
+	return it.token(), nil
+}
+
+// ListTokens queries the organization's partition for SK begins_with "TOKEN#<userId>#", newest
+// first.
+func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
+	q := listQuery{
+		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: tokenPrefix(userID),
+		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, tokenSK(userID, p.After)),
+	}
+	items, next, err := queryPage(ctx, s, q, limit(p), func(it *tokenItem) string { return it.ID })
+	if err != nil {
+		return nil, "", wrap("list tokens", err)
+	}
+	out := make([]*kiln.Token, len(items))
+	for i, it := range items {
+		out[i] = it.token()
+	}
+	return out, next, nil
+}
+
+// DeleteToken reads the token (for its hash), then deletes the token item (if it still exists)
+// and its hash item in one transaction.
+func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) error {
+	var it tokenItem
+	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, tokenSK(userID, tokenID)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return kiln.NotFound("token")
+	}
+	if err != nil {
+		return wrap("delete token", err)
+	}
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))
+		tx.Delete(s.table.Delete(attrPK, tokenHashKey(it.Hash)).Range(attrSK, tokenHashKey(it.Hash)))
+	})
+	if txFailedAt(err) != nil {
+		return kiln.NotFound("token")
+	}
+	return wrap("delete token", err)
+}
