@@ -1,0 +1,72 @@
+package app
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfigDefaults(t *testing.T) {
+	c, err := LoadConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.Data != "./.kiln" || c.PublicURL != "http://127.0.0.1:8080" ||
+		c.Engines != "./engines" || c.Workers != 1 || c.GitHubAPIURL != "https://api.github.com/" ||
+		c.GitHubWebURL != "https://github.com/" || c.P4 != "p4" || c.DeliveryAttempts != 5 ||
+		c.DeliveryBackoff != 2*time.Second || len(c.OutboundAllow) != 0 {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestLoadConfigFlagsOverrideEnvironment(t *testing.T) {
+	env := map[string]string{
+		"KILN_ADDR":             "0.0.0.0:9000",
+		"KILN_WORKERS":          "4",
+		"KILN_OUTBOUND_ALLOW":   "10.0.0.0/8, 192.168.1.7/32",
+		"KILN_GITHUB_API_URL":   "https://ghe.example/api/v3",
+		"KILN_DELIVERY_BACKOFF": "500ms",
+	}
+	c, err := LoadConfig([]string{"--addr", "127.0.0.1:9001", "--public-url", "https://kiln.example/"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:9001" || c.PublicURL != "https://kiln.example" || c.Workers != 4 ||
+		c.GitHubAPIURL != "https://ghe.example/api/v3/" || c.DeliveryBackoff != 500*time.Millisecond {
+		t.Fatalf("merged: %+v", c)
+	}
+	if len(c.OutboundAllow) != 2 || c.OutboundAllow[1].String() != "192.168.1.7/32" {
+		t.Fatalf("outbound allow: %v", c.OutboundAllow)
+	}
+}
+
+func TestLoadConfigRefusesBadValues(t *testing.T) {
+	tests := []struct {
+		env, value string
+	}{
+		{"KILN_ADDR", "8080"},
+		{"KILN_WORKERS", "0"},
+		{"KILN_WORKERS", "many"},
+		{"KILN_PUBLIC_URL", "kiln.example"},
+		{"KILN_GITHUB_API_URL", "ftp://x"},
+		{"KILN_OUTBOUND_ALLOW", "10.0.0.0/33"},
+		{"KILN_DELIVERY_ATTEMPTS", "-1"},
+		{"KILN_DELIVERY_BACKOFF", "soon"},
+		{"KILN_RATE_LIMIT", "-3"},
+	}
+	for _, tt := range tests {
+		_, err := LoadConfig(nil, func(k string) string {
+			if k == tt.env {
+				return tt.value
+			}
+			return ""
+		}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.env) {
+			t.Errorf("%s=%q: error %v does not name the setting", tt.env, tt.value, err)
+		}
+	}
+	if _, err := LoadConfig([]string{"--no-such-flag"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Error("an unknown flag was accepted")
+	}
+}
