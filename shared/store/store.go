@@ -13,7 +13,7 @@ import (
 
 // Page asks for one page of a list, newest first.
 type Page struct {
-	// Limit is the most items to return; 1 to MaxLimit.
+	// Limit is the most items to return; outside 1..MaxLimit it is read as MaxLimit.
 	Limit int
 	// After is the id of the last item of the previous page, or empty for the first page.
 	After string

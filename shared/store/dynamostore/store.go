@@ -28,12 +28,9 @@ func New(db *dynamo.DB, table string) *Store {
 // Close releases nothing: the DynamoDB client holds no connections that need closing.
 func (s *Store) Close() error { return nil }
 
-// limit clamps a page size to 1..store.MaxLimit.
+// limit reads a page size as store.Page says: outside 1..MaxLimit it is MaxLimit.
 func limit(p store.Page) int {
-	switch {
-	case p.Limit < 1:
-		return 1
-	case p.Limit > store.MaxLimit:
+	if p.Limit < 1 || p.Limit > store.MaxLimit {
 		return store.MaxLimit
 	}
 	return p.Limit

@@ -1,0 +1,90 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
+	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
+	created_at, started_at, finished_at`
+
+func scanBuild(r scanner) (*kiln.Build, error) {
+	var b kiln.Build
+	var created int64
+	var started, finished sql.NullInt64
+	if err := r.Scan(&b.OrganizationID, &b.ID, &b.ProjectID, &b.BuildSettingID, &b.Status, &b.Platform,
+		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
+		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &created, &started, &finished); err != nil {
+		return nil, err
+	}
+	b.CreatedAt, b.StartedAt, b.FinishedAt = fromMS(created), fromOptMS(started), fromOptMS(finished)
+	return &b, nil
+}
+
+func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
+		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
+		b.AutoDeployStatus, b.AutoDeployError, ms(b.CreatedAt), optMS(b.StartedAt), optMS(b.FinishedAt))
+	if err != nil {
+		return writeErr("create build", err, "the build already exists")
+	}
+	return nil
+}
+
+func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
+	b, err := scanBuild(s.db.QueryRowContext(ctx, `SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, orgID, id))
+	if err != nil {
+		return nil, readErr("get build", err, "build")
+	}
+	return b, nil
+}
+
+func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error) {
+	var q query
+	q.where("org_id = ?", orgID)
+	whereIf(&q, "project_id = ?", f.ProjectID)
+	whereIf(&q, "build_setting_id = ?", f.BuildSettingID)
+	whereIf(&q, "status = ?", f.Status)
+	whereIf(&q, "platform = ?", f.Platform)
+	whereIf(&q, "build_type = ?", f.BuildType)
+	whereIf(&q, "branch = ?", f.Branch)
+	return list(ctx, s, "list builds", buildCols, "builds", "id", q, p, scanBuild,
+		func(b *kiln.Build) string { return b.ID })
+}
+
+// UpdateBuild writes b only if the stored build's status is still expected.
+func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE builds
+			SET status = ?, platform = ?, build_type = ?, branch = ?, commit_sha = ?, commit_message = ?,
+				changelist = ?, ue_version = ?, triggered_by = ?, failure_reason = ?, auto_deploy_status = ?,
+				auto_deploy_error = ?, started_at = ?, finished_at = ?
+			WHERE org_id = ? AND id = ? AND status = ?`,
+			b.Status, b.Platform, b.BuildType, b.Branch, b.Commit, b.CommitMessage, b.Changelist, b.UEVersion,
+			b.TriggeredBy, b.FailureReason, b.AutoDeployStatus, b.AutoDeployError, optMS(b.StartedAt),
+			optMS(b.FinishedAt), b.OrganizationID, b.ID, expected)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: update build: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqlitestore: update build: %w", err)
+		}
+		if n == 1 {
+			return nil
+		}
+		var status kiln.BuildStatus
+		err = tx.QueryRowContext(ctx, `SELECT status FROM builds WHERE org_id = ? AND id = ?`, b.OrganizationID, b.ID).Scan(&status)
+		if err != nil {
+			return readErr("update build", err, "build")
+		}
+		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, status, expected)
+	})
+}

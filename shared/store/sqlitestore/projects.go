@@ -1,0 +1,149 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// uprojectJSON is how UprojectInfo is kept in projects.uproject.
+type uprojectJSON struct {
+	Path          string       `json:"path"`
+	ProjectName   string       `json:"projectName"`
+	EngineVersion string       `json:"engineVersion"`
+	Modules       []moduleJSON `json:"modules,omitempty"`
+	Plugins       []pluginJSON `json:"plugins,omitempty"`
+}
+
+type moduleJSON struct {
+	Name         string `json:"name"`
+	Type         string `json:"type"`
+	LoadingPhase string `json:"loadingPhase"`
+}
+
+type pluginJSON struct {
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+}
+
+func encodeUproject(u *kiln.UprojectInfo) (any, error) {
+	if u == nil {
+		return nil, nil
+	}
+	j := uprojectJSON{Path: u.Path, ProjectName: u.ProjectName, EngineVersion: u.EngineVersion}
+	for _, m := range u.Modules {
+		j.Modules = append(j.Modules, moduleJSON(m))
+	}
+	for _, p := range u.Plugins {
+		j.Plugins = append(j.Plugins, pluginJSON(p))
+	}
+	b, err := json.Marshal(j)
+	return string(b), err
+}
+
+func decodeUproject(v sql.NullString) (*kiln.UprojectInfo, error) {
+	if !v.Valid {
+		return nil, nil
+	}
+	var j uprojectJSON
+	if err := json.Unmarshal([]byte(v.String), &j); err != nil {
+		return nil, fmt.Errorf("decode uproject: %w", err)
+	}
+	u := &kiln.UprojectInfo{Path: j.Path, ProjectName: j.ProjectName, EngineVersion: j.EngineVersion}
+	for _, m := range j.Modules {
+		u.Modules = append(u.Modules, kiln.UprojectModule(m))
+	}
+	for _, p := range j.Plugins {
+		u.Plugins = append(u.Plugins, kiln.UprojectPlugin(p))
+	}
+	return u, nil
+}
+
+const projectCols = `org_id, id, name, description, source_control, repo_link, installation_id, default_branch,
+	depot, stream_path, uproject_path, uproject, last_build_at, last_build_status, created_at, updated_at`
+
+func scanProject(r scanner) (*kiln.Project, error) {
+	var p kiln.Project
+	var uproject sql.NullString
+	var lastBuild sql.NullInt64
+	var created, updated int64
+	if err := r.Scan(&p.OrganizationID, &p.ID, &p.Name, &p.Description, &p.SourceControl, &p.RepoLink,
+		&p.InstallationID, &p.DefaultBranch, &p.Depot, &p.StreamPath, &p.UprojectPath, &uproject, &lastBuild,
+		&p.LastBuildStatus, &created, &updated); err != nil {
+		return nil, err
+	}
+	u, err := decodeUproject(uproject)
+	if err != nil {
+		return nil, err
+	}
+	p.Uproject, p.LastBuildAt = u, fromOptMS(lastBuild)
+	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
+	return &p, nil
+}
+
+func (s *Store) CreateProject(ctx context.Context, p *kiln.Project) error {
+	uproject, err := encodeUproject(p.Uproject)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: create project: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO projects (`+projectCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.OrganizationID, p.ID, p.Name, p.Description, p.SourceControl, p.RepoLink, p.InstallationID,
+		p.DefaultBranch, p.Depot, p.StreamPath, p.UprojectPath, uproject, optMS(p.LastBuildAt),
+		p.LastBuildStatus, ms(p.CreatedAt), ms(p.UpdatedAt))
+	if err != nil {
+		return writeErr("create project", err, "the project already exists")
+	}
+	return nil
+}
+
+func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
+	p, err := scanProject(s.db.QueryRowContext(ctx,
+		`SELECT `+projectCols+` FROM projects WHERE org_id = ? AND id = ?`, orgID, id))
+	if err != nil {
+		return nil, readErr("get project", err, "project")
+	}
+	return p, nil
+}
+
+func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
+	var q query
+	q.where("org_id = ?", orgID)
+	whereIf(&q, "source_control = ?", f.SourceControl)
+	return list(ctx, s, "list projects", projectCols, "projects", "id", q, p, scanProject,
+		func(p *kiln.Project) string { return p.ID })
+}
+
+func (s *Store) UpdateProject(ctx context.Context, p *kiln.Project) error {
+	uproject, err := encodeUproject(p.Uproject)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: update project: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE projects
+		SET name = ?, description = ?, uproject = ?, last_build_at = ?, last_build_status = ?, updated_at = ?
+		WHERE org_id = ? AND id = ?`,
+		p.Name, p.Description, uproject, optMS(p.LastBuildAt), p.LastBuildStatus, ms(p.UpdatedAt),
+		p.OrganizationID, p.ID)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: update project: %w", err)
+	}
+	return mustChange("update project", res, "project")
+}
+
+// DeleteProject deletes the project and its build settings; its builds stay.
+func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM build_settings WHERE org_id = ? AND project_id = ?`, orgID, id); err != nil {
+			return fmt.Errorf("sqlitestore: delete project's build settings: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE org_id = ? AND id = ?`, orgID, id)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: delete project: %w", err)
+		}
+		return mustChange("delete project", res, "project")
+	})
+}

@@ -1,0 +1,138 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storetest"
+)
+
+func open(t *testing.T, path string) *sqlitestore.Store {
+	t.Helper()
+	s, err := sqlitestore.Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return open(t, filepath.Join(t.TempDir(), "kiln.db"))
+	})
+}
+
+// newOrg makes an organization with its owner and token, all fresh.
+func newOrg(name string) (*kiln.Organization, *kiln.Member, *kiln.Token) {
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	org := &kiln.Organization{ID: kiln.NewID(), Name: name, Plan: kiln.PlanFree, CreatedAt: at, UpdatedAt: at}
+	org.Slug = kiln.Slugify(name) + "-" + org.ID
+	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
+		User: kiln.User{ID: kiln.NewID(), Email: "owner@example.com", Name: "Owner", CreatedAt: at}}
+	tk := &kiln.Token{ID: kiln.NewID(), OrganizationID: org.ID, UserID: owner.User.ID, Name: "first",
+		Hash: "hash-" + kiln.NewID(), Hint: "kiln_abc", CreatedAt: at}
+	return org, owner, tk
+}
+
+// TestTwoProcesses opens the same file twice, as kiln serve and kiln admin would, and writes
+// through both at once.
+func TestTwoProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	stores := []*sqlitestore.Store{open(t, path), open(t, path)}
+	ctx := t.Context()
+	org, owner, tk := newOrg("Shared")
+	if err := stores[0].CreateOrganization(ctx, org, owner, tk); err != nil {
+		t.Fatalf("CreateOrganization: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for i, s := range stores {
+		for g := range 8 {
+			wg.Go(func() {
+				for n := range 20 {
+					if err := writeSome(ctx, s, org.ID, fmt.Sprintf("%d-%d-%d", i, g, n)); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("write: %v", err)
+	}
+	for _, s := range stores {
+		items, _, err := s.ListMembers(ctx, org.ID, store.Page{Limit: store.MaxLimit})
+		if err != nil {
+			t.Fatalf("ListMembers: %v", err)
+		}
+		if len(items) != store.MaxLimit {
+			t.Fatalf("ListMembers: %d members, want a full page of %d", len(items), store.MaxLimit)
+		}
+	}
+}
+
+// writeSome adds a member (a transaction), a token, a build and moves the build to running.
+func writeSome(ctx context.Context, s *sqlitestore.Store, orgID, tag string) error {
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	m := &kiln.Member{OrganizationID: orgID, Role: kiln.RoleMember, CreatedAt: at,
+		User: kiln.User{ID: kiln.NewID(), Email: "m" + tag + "@example.com", Name: "M", CreatedAt: at}}
+	tk := &kiln.Token{ID: kiln.NewID(), OrganizationID: orgID, UserID: m.User.ID, Hash: "h" + kiln.NewID(), CreatedAt: at}
+	if err := s.CreateMember(ctx, m, tk); err != nil {
+		return fmt.Errorf("CreateMember: %w", err)
+	}
+	extra := *tk
+	extra.ID, extra.Hash = kiln.NewID(), "h"+kiln.NewID()
+	if err := s.CreateToken(ctx, &extra); err != nil {
+		return fmt.Errorf("CreateToken: %w", err)
+	}
+	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: orgID, ProjectID: "p", BuildSettingID: "s",
+		Status: kiln.StatusPending, CreatedAt: at}
+	if err := s.CreateBuild(ctx, b); err != nil {
+		return fmt.Errorf("CreateBuild: %w", err)
+	}
+	if err := b.Transition(kiln.StatusRunning, at, ""); err != nil {
+		return err
+	}
+	if err := s.UpdateBuild(ctx, b, kiln.StatusPending); err != nil {
+		return fmt.Errorf("UpdateBuild: %w", err)
+	}
+	return nil
+}
+
+func TestReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	ctx := t.Context()
+	s, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	org, owner, tk := newOrg("Durable")
+	if err := s.CreateOrganization(ctx, org, owner, tk); err != nil {
+		t.Fatalf("CreateOrganization: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = open(t, path) // migrations run again and find nothing to do
+	got, err := s.GetOrganization(ctx, org.ID)
+	if err != nil {
+		t.Fatalf("GetOrganization after reopen: %v", err)
+	}
+	if got.Slug != org.Slug || !got.CreatedAt.Equal(org.CreatedAt) {
+		t.Fatalf("organization after reopen: %+v, want %+v", got, org)
+	}
+	if _, err := s.GetTokenByHash(ctx, tk.Hash); err != nil {
+		t.Fatalf("GetTokenByHash after reopen: %v", err)
+	}
+}

@@ -1,0 +1,65 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+const tokenCols = `org_id, id, user_id, name, hash, hint, created_at, expires_at, last_used_at`
+
+func scanToken(r scanner) (*kiln.Token, error) {
+	var t kiln.Token
+	var created int64
+	var expires, lastUsed sql.NullInt64
+	if err := r.Scan(&t.OrganizationID, &t.ID, &t.UserID, &t.Name, &t.Hash, &t.Hint, &created, &expires, &lastUsed); err != nil {
+		return nil, err
+	}
+	t.CreatedAt, t.ExpiresAt, t.LastUsedAt = fromMS(created), fromOptMS(expires), fromOptMS(lastUsed)
+	return &t, nil
+}
+
+// execer is a *sql.DB or *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func insertToken(ctx context.Context, db execer, t *kiln.Token) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.OrganizationID, t.ID, t.UserID, t.Name, t.Hash, t.Hint, ms(t.CreatedAt), optMS(t.ExpiresAt), optMS(t.LastUsedAt))
+	if err != nil {
+		return writeErr("create token", err, "the token already exists")
+	}
+	return nil
+}
+
+func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
+	return insertToken(ctx, s.db, t)
+}
+
+func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
+	if err != nil {
+		return nil, readErr("get token", err, "token")
+	}
+	return t, nil
+}
+
+func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
+	var q query
+	q.where("org_id = ?", orgID)
+	q.where("user_id = ?", userID)
+	return list(ctx, s, "list tokens", tokenCols, "tokens", "id", q, p, scanToken,
+		func(t *kiln.Token) string { return t.ID })
+}
+
+func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?`, orgID, userID, tokenID)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: delete token: %w", err)
+	}
+	return mustChange("delete token", res, "token")
+}
