@@ -11,18 +11,17 @@ import (
 
 // tokenBody describes a token; the secret appears only in the response that creates it.
 type tokenBody struct {
-	ID         string  `json:"id"`
-	Name       string  `json:"name"`
-	Hint       string  `json:"hint"`
-	Token      string  `json:"token,omitempty"`
-	CreatedAt  string  `json:"createdAt"`
-	ExpiresAt  *string `json:"expiresAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Hint      string  `json:"hint"`
+	Token     string  `json:"token,omitempty"`
+	CreatedAt string  `json:"createdAt"`
+	ExpiresAt *string `json:"expiresAt"`
 }
 
 func renderToken(t *kiln.Token) tokenBody {
 	return tokenBody{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedAt: timestamp(t.CreatedAt),
-		ExpiresAt: optionalTimestamp(t.ExpiresAt), LastUsedAt: optionalTimestamp(t.LastUsedAt)}
+		ExpiresAt: optionalTimestamp(t.ExpiresAt)}
 }
 
 type createTokenRequest struct {
