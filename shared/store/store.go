@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -23,8 +24,9 @@ type Page struct {
 const MaxLimit = 100
 
 // Store is all of kiln's state. Methods return *kiln.Error with code not_found for a missing item
-// (including one of another organization), conflict for a create whose unique key is taken, and
-// invalid_state for a conditional build update whose condition failed. List methods return the
+// (including one of another organization), conflict for a create whose unique key is taken,
+// invalid_state for a conditional build update whose condition failed, and
+// github_installation_in_use for an installation linked elsewhere. List methods return the
 // items and the id to pass as Page.After for the next page ("" when there are no more).
 type Store interface {
 	Organizations
@@ -33,18 +35,31 @@ type Store interface {
 	Projects
 	BuildSettings
 	Builds
+	Artifacts
 	Close() error
 }
 
 // Organizations keeps organizations.
 type Organizations interface {
 	// CreateOrganization creates an organization together with its first member and that member's
-	// token, in one atomic write. The slug must be free (conflict otherwise).
+	// token, in one atomic write. The slug must be free (conflict otherwise). A new organization
+	// starts with no integrations, whatever org.Integrations holds.
 	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
-	// UpdateOrganization replaces the organization's editable fields (name, plan, settings,
-	// integrations, updatedAt). The slug never changes.
+	// UpdateOrganization replaces the organization's editable fields (name, plan, default
+	// project settings, updatedAt). The slug never changes, and neither do the integrations: only
+	// LinkGitHubInstallation and UnlinkGitHubInstallation change those.
 	UpdateOrganization(ctx context.Context, org *kiln.Organization) error
+	// LinkGitHubInstallation links a GitHub App installation to the organization, replacing the
+	// one it had. An installation belongs to at most one organization: one linked elsewhere gives
+	// github_installation_in_use and nothing changes. Linking the same installation again is a
+	// no-op. Returns the updated organization.
+	LinkGitHubInstallation(ctx context.Context, orgID, installationID string, at time.Time) (*kiln.Organization, error)
+	// UnlinkGitHubInstallation removes the organization's installation, if any, and frees it for
+	// other organizations.
+	UnlinkGitHubInstallation(ctx context.Context, orgID string, at time.Time) (*kiln.Organization, error)
+	// GetOrganizationByInstallation finds the organization an installation is linked to.
+	GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error)
 }
 
 // Members keeps users and their memberships; a user belongs to one organization.
@@ -105,6 +120,25 @@ type BuildFilter struct {
 	Platform       kiln.Platform
 	BuildType      kiln.BuildType
 	Branch         string
+}
+
+// ArtifactFilter narrows an artifact list; empty fields match everything.
+type ArtifactFilter struct {
+	BuildSettingID string
+	Branch         string
+	Commit         string
+}
+
+// Artifacts keeps the records of packaged builds (the files live in an artifact store), one per
+// build, keyed by the build id.
+type Artifacts interface {
+	// CreateArtifact records a build's artifact; a second one for the same build is conflict.
+	CreateArtifact(ctx context.Context, a *kiln.Artifact) error
+	GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.Artifact, error)
+	// ListArtifacts lists a project's artifacts, newest build first, also after the project was
+	// deleted.
+	ListArtifacts(ctx context.Context, orgID, projectID string, f ArtifactFilter, p Page) ([]*kiln.Artifact, string, error)
+	DeleteArtifact(ctx context.Context, orgID, buildID string) error
 }
 
 // Builds keeps builds.

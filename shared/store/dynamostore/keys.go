@@ -18,8 +18,9 @@ const (
 
 // Index names.
 const (
-	// indexGSI1 holds builds by project ("ORG#o#PROJECT#p" / "BUILD#b") and projects by source
-	// control ("ORG#o#SOURCE#github" / "PROJECT#p").
+	// indexGSI1 holds builds by project ("ORG#o#PROJECT#p" / "BUILD#b"), artifacts by project
+	// ("ORG#o#PROJECT#p#ARTIFACTS" / "ARTIFACT#b") and projects by source control
+	// ("ORG#o#SOURCE#github" / "PROJECT#p").
 	indexGSI1 = "GSI1"
 	// indexGSI2 holds builds by build setting ("ORG#o#SETTING#s" / "BUILD#b").
 	indexGSI2 = "GSI2"
@@ -38,16 +39,19 @@ const (
 	typeProject      = "project"
 	typeBuildSetting = "buildsetting"
 	typeBuild        = "build"
+	typeInstallation = "installation"
+	typeArtifact     = "artifact"
 )
 
 // Sort key prefixes of the items in an organization's partition.
 const (
-	prefixMember  = "MEMBER#"
-	prefixEmail   = "EMAIL#"
-	prefixToken   = "TOKEN#"
-	prefixProject = "PROJECT#"
-	prefixSetting = "SETTING#"
-	prefixBuild   = "BUILD#"
+	prefixMember   = "MEMBER#"
+	prefixEmail    = "EMAIL#"
+	prefixToken    = "TOKEN#"
+	prefixProject  = "PROJECT#"
+	prefixSetting  = "SETTING#"
+	prefixBuild    = "BUILD#"
+	prefixArtifact = "ARTIFACT#"
 )
 
 func orgPK(orgID string) string { return "ORG#" + orgID }
@@ -65,12 +69,22 @@ func projectSK(projectID string) string            { return prefixProject + proj
 func settingPrefix(projectID string) string        { return prefixSetting + projectID + "#" }
 func settingSK(projectID, settingID string) string { return settingPrefix(projectID) + settingID }
 func buildSK(buildID string) string                { return prefixBuild + buildID }
+func artifactSK(buildID string) string             { return prefixArtifact + buildID }
+
+// installationPK is the partition of the item that holds which organization a GitHub App
+// installation is linked to (its sort key is installationSK).
+func installationPK(installationID string) string { return "INSTALLATION#" + installationID }
+
+const installationSK = "INSTALLATION"
 
 // GSI partition keys.
 func sourcePK(orgID string, sc kiln.SourceControl) string {
 	return orgPK(orgID) + "#SOURCE#" + string(sc)
 }
 func projectBuildsPK(orgID, projectID string) string { return orgPK(orgID) + "#PROJECT#" + projectID }
+func projectArtifactsPK(orgID, projectID string) string {
+	return projectBuildsPK(orgID, projectID) + "#ARTIFACTS"
+}
 func settingBuildsPK(orgID, settingID string) string { return orgPK(orgID) + "#SETTING#" + settingID }
 func statusBuildsPK(orgID string, s kiln.BuildStatus) string {
 	return orgPK(orgID) + "#STATUS#" + string(s)

@@ -30,8 +30,10 @@ type defaultsAttr struct {
 	NotifyOnComplete *bool  `dynamo:"notifyOnComplete,omitempty"`
 }
 
-// orgMutable are the attributes UpdateOrganization replaces.
-var orgMutable = []string{"name", "plan", "defaultProjectSettings", "githubInstallationId", "updatedAt"}
+// orgMutable are the attributes UpdateOrganization replaces. githubInstallationId is not one:
+// only LinkGitHubInstallation and UnlinkGitHubInstallation write it, together with the
+// installation's own item.
+var orgMutable = []string{"name", "plan", "defaultProjectSettings", "updatedAt"}
 
 // slugItem reserves a slug across all organizations: PK = SK = "SLUG#<slug>".
 type slugItem struct {
@@ -48,9 +50,10 @@ func newOrgItem(o *kiln.Organization) *orgItem {
 			Platform: string(d.Platform), BuildType: string(d.BuildType), UEVersion: d.UEVersion,
 			Trigger: string(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
 		},
-		GitHubInstallationID: o.Integrations.GitHubInstallationID,
-		CreatedAt:            toMS(o.CreatedAt),
-		UpdatedAt:            toMS(o.UpdatedAt),
+		// No GitHubInstallationID: a new organization has none, and UpdateOrganization does not
+		// write it (see orgMutable).
+		CreatedAt: toMS(o.CreatedAt),
+		UpdatedAt: toMS(o.UpdatedAt),
 	}
 }
 
@@ -70,6 +73,7 @@ func (it *orgItem) organization() *kiln.Organization {
 
 // CreateOrganization writes, in one transaction and each only if absent: the organization, its
 // slug reservation, the owner's member and email items, and the owner's token with its hash item.
+// The organization starts without integrations; LinkGitHubInstallation links one.
 func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error {
 	puts := []*dynamo.Put{
 		s.table.Put(newOrgItem(org)).If(notExists, attrPK),

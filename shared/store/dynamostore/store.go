@@ -1,7 +1,8 @@
 // Package dynamostore keeps kiln's state in one DynamoDB table (single-table design; see
-// docs/dynamodb.md). Every item lives in its organization's partition "ORG#<id>", except the two
-// global uniqueness and lookup items "SLUG#<slug>" and "TOKENHASH#<sha256>". Lists are queries on one
-// partition of the table or of a GSI; multi-item writes are transactions with condition checks.
+// docs/dynamodb.md). Every item lives in its organization's partition "ORG#<id>", except the
+// global uniqueness and lookup items "SLUG#<slug>", "TOKENHASH#<sha256>" and
+// "INSTALLATION#<githubInstallationId>". Lists are queries on one partition of the table or of a
+// GSI; multi-item writes are transactions with condition checks.
 package dynamostore
 
 import (

@@ -28,10 +28,12 @@ const orgCols = `id, name, slug, plan, defaults, github_installation_id, created
 func scanOrg(r scanner) (*kiln.Organization, error) {
 	var o kiln.Organization
 	var defaults string
+	var installation sql.NullString
 	var created, updated int64
-	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &o.Integrations.GitHubInstallationID, &created, &updated); err != nil {
+	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &installation, &created, &updated); err != nil {
 		return nil, err
 	}
+	o.Integrations.GitHubInstallationID = installation.String
 	var d defaultsJSON
 	if err := json.Unmarshal([]byte(defaults), &d); err != nil {
 		return nil, fmt.Errorf("decode default project settings: %w", err)
@@ -41,15 +43,16 @@ func scanOrg(r scanner) (*kiln.Organization, error) {
 	return &o, nil
 }
 
+// CreateOrganization stores a new organization without integrations: only
+// LinkGitHubInstallation links one, so that an installation is never linked twice.
 func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error {
 	defaults, err := encodeDefaults(org.DefaultProjectSettings)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: create organization: %w", err)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			org.ID, org.Name, org.Slug, org.Plan, defaults, org.Integrations.GitHubInstallationID,
-			ms(org.CreatedAt), ms(org.UpdatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)`,
+			org.ID, org.Name, org.Slug, org.Plan, defaults, ms(org.CreatedAt), ms(org.UpdatedAt))
 		if err != nil {
 			return writeErr("create organization", err, fmt.Sprintf("an organization with slug %q already exists", org.Slug))
 		}
@@ -68,15 +71,16 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organizat
 	return o, nil
 }
 
+// UpdateOrganization replaces name, plan, defaults and updatedAt; slug and integrations stay.
 func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) error {
 	defaults, err := encodeDefaults(org.DefaultProjectSettings)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE organizations
-		SET name = ?, plan = ?, defaults = ?, github_installation_id = ?, updated_at = ?
+		SET name = ?, plan = ?, defaults = ?, updated_at = ?
 		WHERE id = ?`,
-		org.Name, org.Plan, defaults, org.Integrations.GitHubInstallationID, ms(org.UpdatedAt), org.ID)
+		org.Name, org.Plan, defaults, ms(org.UpdatedAt), org.ID)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}

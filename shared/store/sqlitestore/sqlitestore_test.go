@@ -2,7 +2,9 @@ package sqlitestore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -134,5 +136,57 @@ func TestReopen(t *testing.T) {
 	}
 	if _, err := s.GetTokenByHash(ctx, tk.Hash); err != nil {
 		t.Fatalf("GetTokenByHash after reopen: %v", err)
+	}
+}
+
+// TestMigrateInstallations opens a database made at schema version 1, where an installation could
+// be linked to several organizations and "none" was the empty string, and checks what migration 2
+// makes of it.
+func TestMigrateInstallations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	ctx := t.Context()
+	schema, err := os.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, string(schema)+"; PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	// Ids in creation order; "A" and "C" share installation 7, "B" and "D" have none.
+	for i, inst := range []string{"7", "", "7", ""} {
+		_, err := db.ExecContext(ctx, `INSERT INTO organizations VALUES (?, 'Studio', ?, 'free', '{}', ?, 1, 2)`,
+			string(rune('A'+i)), fmt.Sprintf("slug-%d", i), inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := open(t, path)
+	want := map[string]string{"A": "7", "B": "", "C": "", "D": ""}
+	for id, inst := range want {
+		o, err := s.GetOrganization(ctx, id)
+		if err != nil {
+			t.Fatalf("GetOrganization %s: %v", id, err)
+		}
+		if o.Integrations.GitHubInstallationID != inst || !o.UpdatedAt.Equal(time.UnixMilli(2)) {
+			t.Fatalf("organization %s after migration: %+v, want installation %q", id, o, inst)
+		}
+	}
+	if o, err := s.GetOrganizationByInstallation(ctx, "7"); err != nil || o.ID != "A" {
+		t.Fatalf("GetOrganizationByInstallation(7) = %+v, %v; want A", o, err)
+	}
+	// Organizations without an installation do not collide in the unique index.
+	if _, err := s.LinkGitHubInstallation(ctx, "B", "8", time.Now()); err != nil {
+		t.Fatalf("LinkGitHubInstallation: %v", err)
+	}
+	if _, err := s.LinkGitHubInstallation(ctx, "C", "7", time.Now()); !kiln.IsCode(err, kiln.EGitHubInstallationInUse) {
+		t.Fatalf("LinkGitHubInstallation of A's installation to C: %v", err)
 	}
 }

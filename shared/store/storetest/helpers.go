@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Projects", func(t *testing.T) { testProjects(t, open) })
 	t.Run("BuildSettings", func(t *testing.T) { testBuildSettings(t, open) })
 	t.Run("Builds", func(t *testing.T) { testBuilds(t, open) })
+	t.Run("GitHubInstallations", func(t *testing.T) { testGitHubInstallations(t, open) })
+	t.Run("Artifacts", func(t *testing.T) { testArtifacts(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Races", func(t *testing.T) { testRaces(t, open) })
 }

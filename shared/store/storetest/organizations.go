@@ -50,14 +50,13 @@ func testOrganizations(t *testing.T, open func(t *testing.T) store.Store) {
 		cases := []struct {
 			name     string
 			defaults kiln.ProjectDefaults
-			install  string
 		}{
-			{"EmptyDefaults", kiln.ProjectDefaults{}, ""},
+			{"EmptyDefaults", kiln.ProjectDefaults{}},
 			{"NotifyTrue", kiln.ProjectDefaults{
 				Platform: kiln.PlatformWin64, BuildType: kiln.BuildTypeShipping, UEVersion: "5.3.2",
 				Trigger: kiln.TriggerPush, NotifyOnComplete: ptr(true),
-			}, "12345678"},
-			{"NotifyFalse", kiln.ProjectDefaults{BuildType: kiln.BuildTypeServer, NotifyOnComplete: ptr(false)}, "42"},
+			}},
+			{"NotifyFalse", kiln.ProjectDefaults{BuildType: kiln.BuildTypeServer, NotifyOnComplete: ptr(false)}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -67,7 +66,6 @@ func testOrganizations(t *testing.T, open func(t *testing.T) store.Store) {
 				want.Name = "Renamed Studio"
 				want.Plan = kiln.PlanEnterprise
 				want.DefaultProjectSettings = c.defaults
-				want.Integrations = kiln.Integrations{GitHubInstallationID: c.install}
 				want.UpdatedAt = f.org.UpdatedAt.Add(time.Minute)
 
 				update := want
@@ -80,15 +78,14 @@ func testOrganizations(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
-	t.Run("UpdateThenClearIntegration", func(t *testing.T) {
+	t.Run("UpdateThenClearDefaults", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
 		f := createOrganization(t, s)
-		f.org.Integrations.GitHubInstallationID = "987"
 		f.org.DefaultProjectSettings.NotifyOnComplete = ptr(true)
-		wantOK(t, s.UpdateOrganization(ctx, f.org), "UpdateOrganization link")
-		f.org.Integrations.GitHubInstallationID = ""
-		f.org.DefaultProjectSettings.NotifyOnComplete = nil
-		wantOK(t, s.UpdateOrganization(ctx, f.org), "UpdateOrganization unlink")
+		f.org.DefaultProjectSettings.UEVersion = "5.4"
+		wantOK(t, s.UpdateOrganization(ctx, f.org), "UpdateOrganization setting defaults")
+		f.org.DefaultProjectSettings = kiln.ProjectDefaults{}
+		wantOK(t, s.UpdateOrganization(ctx, f.org), "UpdateOrganization clearing defaults")
 		got, err := s.GetOrganization(ctx, f.org.ID)
 		wantOK(t, err, "GetOrganization")
 		wantEqual(t, "organization", got, f.org)

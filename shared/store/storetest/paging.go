@@ -50,6 +50,31 @@ func buildList(name string, fl func(*kiln.BuildSetting) store.BuildFilter) paged
 	}}
 }
 
+// artifactList is an artifact list of one project under filter fl; every added artifact matches,
+// and each comes with one that does not (another project's, or one the filter leaves out).
+func artifactList(name string, fl store.ArtifactFilter) pagedList {
+	return pagedList{name, func(t *testing.T, s store.Store) (func() string, []string, lister[string]) {
+		f := createOrganization(t, s)
+		p := createProject(t, s, f.org.ID, kiln.SourceGitHub)
+		set := createSetting(t, s, p)
+		noise := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		branch, commit := "main", "abc123"
+		if fl.Branch != "" {
+			branch, commit = fl.Branch, fl.Commit
+		}
+		add := func() string {
+			createArtifact(t, s, noise, branch, commit)
+			if fl.Branch != "" {
+				createArtifact(t, s, set, branch, "other-commit")
+			}
+			return createArtifact(t, s, set, branch, commit).BuildID
+		}
+		return add, nil, idsOf(func(pg store.Page) ([]*kiln.Artifact, string, error) {
+			return s.ListArtifacts(t.Context(), f.org.ID, p.ID, fl, pg)
+		}, artifactID)
+	}}
+}
+
 var pagedLists = []pagedList{
 	{"Members", func(t *testing.T, s store.Store) (func() string, []string, lister[string]) {
 		f := createOrganization(t, s)
@@ -103,6 +128,8 @@ var pagedLists = []pagedList{
 	buildList("BuildsByPlatformAndBranch", func(set *kiln.BuildSetting) store.BuildFilter {
 		return store.BuildFilter{Platform: set.Platform, Branch: set.Branch}
 	}),
+	artifactList("Artifacts", store.ArtifactFilter{}),
+	artifactList("ArtifactsByBranchAndCommit", store.ArtifactFilter{Branch: "release/2.0", Commit: "feed42"}),
 }
 
 func testPaging(t *testing.T, open func(t *testing.T) store.Store) {
