@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -27,6 +28,8 @@ type AWSConfig struct {
 	MasterKeySecretARN string
 	// RateLimit is requests per second per token within one Lambda instance (KILN_RATE_LIMIT).
 	RateLimit float64
+	// Engines are the engine versions the build hosts provide (KILN_ENGINE_VERSIONS, e.g. "5.3,5.4").
+	Engines engines.Versions
 }
 
 // LoadAWSConfig reads and checks the Lambda's environment.
@@ -38,6 +41,11 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if c.MasterKeySecretARN == "" {
 		return c, errors.New("KILN_MASTER_KEY_SECRET_ARN is not set")
 	}
+	versions, err := engines.ParseVersions(getenv("KILN_ENGINE_VERSIONS"))
+	if err != nil {
+		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
+	}
+	c.Engines = versions
 	if v := getenv("KILN_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -71,5 +79,6 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		Keys:      keys,
 		Logger:    logger,
 		RateLimit: httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		Engines:   cfg.Engines,
 	}), nil
 }

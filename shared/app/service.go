@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -65,6 +66,10 @@ const shutdownGrace = 20 * time.Second
 // Start opens the state, creates the "Local" organization on first start (printing its owner's
 // token to out), and serves the API on cfg.Addr in the background.
 func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) (*Service, error) {
+	gh, err := newGitHubApp(cfg)
+	if err != nil {
+		return nil, err
+	}
 	local, err := OpenLocal(ctx, cfg.Data)
 	if err != nil {
 		return nil, err
@@ -79,12 +84,18 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		local.Close()
 		return nil, err
 	}
-	api := httpapi.New(httpapi.Config{
-		Store:     local.Store,
-		Keys:      local.Keys,
-		Logger:    logger,
-		RateLimit: httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-	})
+	apiCfg := httpapi.Config{
+		Store:       local.Store,
+		Keys:        local.Keys,
+		Logger:      logger,
+		RateLimit:   httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		Engines:     engines.Dir{Path: cfg.Engines},
+		GitHubOAuth: cfg.GitHubClientID != "",
+	}
+	if gh != nil {
+		apiCfg.GitHub = gh
+	}
+	api := httpapi.New(apiCfg)
 	s := &Service{
 		local:    local,
 		listener: ln,

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -30,6 +31,7 @@ var statusOf = map[string]int{
 	kiln.EPayloadTooLarge:           http.StatusRequestEntityTooLarge,
 	kiln.ERateLimited:               http.StatusTooManyRequests,
 	kiln.EInternal:                  http.StatusInternalServerError,
+	github.EGitHubUnavailable:       http.StatusBadGateway,
 }
 
 // eMethodNotAllowed is the code of a 405; it belongs to HTTP, not to the domain.

@@ -83,7 +83,7 @@ type projectDefaultsPatch struct {
 type organizationPatch struct {
 	Name                   Optional[string]               `json:"name"`
 	DefaultProjectSettings Optional[projectDefaultsPatch] `json:"defaultProjectSettings"`
-	IntegrationSettings    Optional[map[string]any]       `json:"integrationSettings"`
+	IntegrationSettings    Optional[integrationsPatch]    `json:"integrationSettings"`
 }
 
 // patchOrganization answers PATCH /organizations/:id: name and defaultProjectSettings (each
@@ -112,20 +112,36 @@ func (s *Server) patchOrganization(w http.ResponseWriter, r *http.Request, p *au
 			applyDefaultsPatch(&updated.DefaultProjectSettings, d.Value)
 		}
 	}
-	if patch.IntegrationSettings.Set {
-		// Linking GitHub needs a GitHub App configured on the server and arrives with that
-		// integration; until then the field is refused rather than silently ignored.
-		errs.Add("integrationSettings", "GitHub linking is not configured on this server (it needs the GitHub App settings KILN_GITHUB_APP_ID and KILN_GITHUB_APP_KEY)")
-	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
 	if err := updated.Validate(); err != nil {
 		return err
 	}
-	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+	link, err := s.checkGitHubLink(r.Context(), patch.IntegrationSettings, errs)
+	if err != nil {
 		return err
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	if link.set {
+		// Linking can still be refused (installation in use), so it goes first.
+		linked, err := s.applyGitHubLink(r.Context(), org.ID, link, now)
+		if err != nil {
+			return err
+		}
+		updated.Integrations = linked.Integrations
+	}
+	if patch.Name.Set || patch.DefaultProjectSettings.Set {
+		updated.UpdatedAt = now
+		if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+			return err
+		}
+	}
+	if link.set {
+		updated.UpdatedAt = now
 	}
 	writeJSON(w, http.StatusOK, renderOrganization(&updated))
 	return nil
@@ -160,10 +176,7 @@ func (s *Server) unlinkGitHub(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	updated := *org
-	updated.Integrations.GitHubInstallationID = ""
-	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+	if _, err := s.store.UnlinkGitHubInstallation(r.Context(), org.ID, s.now().UTC().Truncate(time.Millisecond)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

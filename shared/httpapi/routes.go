@@ -27,4 +27,57 @@ func (s *Server) routes() {
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})
+	s.handle("/integrations/github/install", methods{
+		http.MethodGet: s.authed(kiln.ActAdmin, s.githubInstallLink),
+	})
+	s.handle("/integrations/github/callback", methods{
+		http.MethodGet: http.HandlerFunc(s.githubInstallCallback),
+	})
+
+	s.handle("/github/repos/{installationId}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listGitHubRepos),
+	})
+	s.handle("/github/branches/{installationId}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listGitHubBranches),
+	})
+	s.handle("/github/uproject/{installationId}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.detectGitHubUproject),
+	})
+
+	s.handle("/projects", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listProjects),
+	})
+	s.handle("/projects/add-repo", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.addRepo),
+	})
+	s.handle("/projects/add-perforce", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.addPerforce),
+	})
+	s.handle("/projects/{id}", methods{
+		http.MethodGet:    s.authed(kiln.ActRead, s.getProject),
+		http.MethodPatch:  s.authed(kiln.ActWrite, s.patchProject),
+		http.MethodDelete: s.authed(kiln.ActWrite, s.deleteProject),
+	})
+	s.handle("/projects/{id}/artifacts", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listArtifacts),
+	})
+	s.handle("/projects/{id}/build-settings", methods{
+		http.MethodGet:  s.authed(kiln.ActRead, s.listBuildSettings),
+		http.MethodPost: s.authed(kiln.ActWrite, s.createBuildSetting),
+	})
+	s.handle("/projects/{id}/build-settings/{settingId}", methods{
+		http.MethodGet:    s.authed(kiln.ActRead, s.getBuildSetting),
+		http.MethodPatch:  s.authed(kiln.ActWrite, s.patchBuildSetting),
+		http.MethodDelete: s.authed(kiln.ActWrite, s.deleteBuildSetting),
+	})
+	s.handle("/projects/{id}/build-settings/{settingId}/trigger", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.triggerBuild),
+	})
+
+	s.handle("/builds", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listBuilds),
+	})
+	s.handle("/builds/{id}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getBuild),
+	})
 }

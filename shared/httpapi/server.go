@@ -23,31 +23,48 @@ type Config struct {
 	Keys      *keyring.Keyring
 	Logger    *slog.Logger
 	RateLimit RateLimit
+	// Engines tells which engine versions builds can use.
+	Engines Engines
+	// GitHub is the GitHub App, or nil when the server has none configured.
+	GitHub GitHubApp
+	// GitHubOAuth is true when the App's OAuth client is configured: installations are then
+	// linked only through the verified install flow.
+	GitHubOAuth bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
 // Server is the API's http.Handler.
 type Server struct {
-	store   store.Store
-	auth    *auth.Authenticator
-	cursors cursors
-	limits  *limiters
-	logger  *slog.Logger
-	now     func() time.Time
-	mux     *http.ServeMux
-	handler http.Handler
+	store       store.Store
+	engines     Engines
+	github      GitHubApp
+	githubOAuth bool
+	sealer      *keyring.Sealer
+	stateKey    []byte
+	auth        *auth.Authenticator
+	cursors     cursors
+	limits      *limiters
+	logger      *slog.Logger
+	now         func() time.Time
+	mux         *http.ServeMux
+	handler     http.Handler
 }
 
 // New builds the API.
 func New(cfg Config) *Server {
 	s := &Server{
-		store:   cfg.Store,
-		cursors: cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
-		limits:  newLimiters(cfg.RateLimit),
-		logger:  cfg.Logger,
-		now:     cfg.Now,
-		mux:     http.NewServeMux(),
+		store:       cfg.Store,
+		engines:     cfg.Engines,
+		github:      cfg.GitHub,
+		githubOAuth: cfg.GitHubOAuth,
+		sealer:      cfg.Keys.Sealer(),
+		stateKey:    cfg.Keys.Key(keyring.PurposeState),
+		cursors:     cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
+		limits:      newLimiters(cfg.RateLimit),
+		logger:      cfg.Logger,
+		now:         cfg.Now,
+		mux:         http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -78,11 +95,22 @@ func (s *Server) handle(path string, ms methods) {
 	}
 	slices.Sort(allowed)
 	allow := strings.Join(allowed, ", ")
-	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		writeError(w, r, kiln.Errorf(eMethodNotAllowed, "%s is not allowed here; allowed: %s", r.Method, allow))
 	})
+	// One 405 pattern per other method, rather than one without a method, so that a literal path
+	// (/projects/add-repo) and a wildcard sibling (/projects/{id}) never conflict.
+	for _, m := range standardMethods {
+		if !slices.Contains(allowed, m) {
+			s.mux.Handle(m+" "+path, notAllowed)
+		}
+	}
 }
+
+// standardMethods are the methods that get a 405 where a path does not take them; others get 404.
+var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodPatch, http.MethodDelete, http.MethodOptions}
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, r, kiln.Errorf(kiln.ENotFound, "no such endpoint: %s", r.URL.Path))

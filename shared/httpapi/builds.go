@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// buildFilter reads the filters of GET /builds; each is checked so a typo is an error, not an
+// empty list.
+func buildFilter(q url.Values) (store.BuildFilter, error) {
+	f := store.BuildFilter{
+		ProjectID: q.Get("projectId"), BuildSettingID: q.Get("buildSettingId"),
+		Status: kiln.BuildStatus(q.Get("status")), Platform: kiln.Platform(q.Get("platform")),
+		BuildType: kiln.BuildType(q.Get("buildType")), Branch: q.Get("branch"),
+	}
+	errs := kiln.FieldErrors{}
+	if f.ProjectID != "" && !kiln.ValidID(f.ProjectID) {
+		errs.Add("projectId", "is not a project id")
+	}
+	if f.BuildSettingID != "" && !kiln.ValidID(f.BuildSettingID) {
+		errs.Add("buildSettingId", "is not a build setting id")
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		errs.Add("status", "must be one of pending, running, complete, failed, superseded")
+	}
+	if f.Platform != "" && !f.Platform.Valid() {
+		errs.Add("platform", "must be one of Win64, Linux, LinuxArm64, Mac, Android, IOS")
+	}
+	if f.BuildType != "" && !f.BuildType.Valid() {
+		errs.Add("buildType", "must be one of Development, Shipping, DebugGame, Test, Server")
+	}
+	return f, errs.Err()
+}
+
+// filterKey names a list with its filters, for binding cursors to the query.
+func filterKey(list string, pairs ...string) string {
+	var b strings.Builder
+	b.WriteString(list)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b.WriteString("&" + pairs[i] + "=" + url.QueryEscape(pairs[i+1]))
+	}
+	return b.String()
+}
+
+// listBuilds answers GET /builds.
+func (s *Server) listBuilds(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	f, err := buildFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	query := filterKey("builds", "projectId", f.ProjectID, "buildSettingId", f.BuildSettingID, "status", string(f.Status),
+		"platform", string(f.Platform), "buildType", string(f.BuildType), "branch", f.Branch)
+	page, err := s.parsePage(r, p.Organization.ID, query)
+	if err != nil {
+		return err
+	}
+	builds, next, err := s.store.ListBuilds(r.Context(), p.Organization.ID, f, page)
+	if err != nil {
+		return err
+	}
+	body := listBody[buildBody]{Items: make([]buildBody, 0, len(builds)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	for _, b := range builds {
+		body.Items = append(body.Items, renderBuild(b))
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// getBuild answers GET /builds/:id with the most recent log lines.
+func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	id := r.PathValue("id")
+	if !kiln.ValidID(id) {
+		return kiln.NotFound("build")
+	}
+	b, err := s.store.GetBuild(r.Context(), p.Organization.ID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: []logLineBody{}})
+	return nil
+}
+
+type triggerRequest struct {
+	Branch     *string `json:"branch"`
+	Commit     *string `json:"commit"`
+	Changelist *string `json:"changelist"`
+}
+
+var (
+	commitRe     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	changelistRe = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
+)
+
+// triggerBuild answers POST /projects/:id/build-settings/:settingId/trigger: a pending build of
+// the setting, with optional overrides of branch and commit (GitHub) or changelist (Perforce).
+func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, st, err := s.buildSetting(r, p)
+	if err != nil {
+		return err
+	}
+	var req triggerRequest
+	if err := decodeBody(w, r, &req, true); err != nil {
+		return err
+	}
+	b := &kiln.Build{
+		ID: kiln.NewID(), OrganizationID: p.Organization.ID, ProjectID: pr.ID, BuildSettingID: st.ID,
+		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,
+		UEVersion: st.UEVersion, TriggeredBy: p.UserRef(), CreatedAt: s.now().UTC().Truncate(time.Millisecond),
+	}
+	if pr.SourceControl == kiln.SourcePerforce {
+		b.Branch = st.StreamPath
+	}
+	errs := kiln.FieldErrors{}
+	if req.Branch != nil {
+		if pr.SourceControl != kiln.SourceGitHub || !kiln.ValidBranch(*req.Branch) {
+			errs.Add("branch", "must be a branch name, for GitHub projects")
+		}
+		b.Branch = *req.Branch
+	}
+	if req.Commit != nil {
+		if pr.SourceControl != kiln.SourceGitHub || !commitRe.MatchString(*req.Commit) {
+			errs.Add("commit", "must be a commit sha (7 to 40 lower-case hex digits), for GitHub projects")
+		}
+		b.Commit = *req.Commit
+	}
+	if req.Changelist != nil {
+		if pr.SourceControl != kiln.SourcePerforce || !changelistRe.MatchString(*req.Changelist) {
+			errs.Add("changelist", "must be a changelist number, for Perforce projects")
+		}
+		b.Changelist, b.Commit = *req.Changelist, *req.Changelist
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if st.AutoDeploy && st.UploadBuildURL != "" {
+		b.AutoDeployStatus = kiln.AutoDeployPending
+	}
+	if err := s.store.CreateBuild(r.Context(), b); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{
+		"buildId": b.ID, "projectId": b.ProjectID, "buildSettingId": b.BuildSettingID, "status": string(b.Status),
+	})
+	return nil
+}
+
+// listArtifacts answers GET /projects/:id/artifacts, newest first, optionally by branch, commit
+// or build setting.
+func (s *Server) listArtifacts(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	projectID := pr.ID
+	q := r.URL.Query()
+	f := store.ArtifactFilter{BuildSettingID: q.Get("buildSettingId"), Branch: q.Get("branch"), Commit: q.Get("commit")}
+	if f.BuildSettingID != "" && !kiln.ValidID(f.BuildSettingID) {
+		return fieldError("buildSettingId", "is not a build setting id")
+	}
+	query := filterKey("artifacts", "projectId", projectID, "buildSettingId", f.BuildSettingID, "branch", f.Branch, "commit", f.Commit)
+	page, err := s.parsePage(r, p.Organization.ID, query)
+	if err != nil {
+		return err
+	}
+	arts, next, err := s.store.ListArtifacts(r.Context(), p.Organization.ID, projectID, f, page)
+	if err != nil {
+		return err
+	}
+	body := listBody[artifactBody]{Items: make([]artifactBody, 0, len(arts)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	for _, a := range arts {
+		body.Items = append(body.Items, renderArtifact(a))
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}

@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// buildSettingFields is the body of POST and PATCH of a build setting. In a PATCH, an absent
+// field is unchanged and null clears one that may be empty.
+type buildSettingFields struct {
+	Platform              Optional[string] `json:"platform"`
+	BuildType             Optional[string] `json:"buildType"`
+	Branch                Optional[string] `json:"branch"`
+	StreamPath            Optional[string] `json:"streamPath"`
+	UEVersion             Optional[string] `json:"ueVersion"`
+	UprojectPath          Optional[string] `json:"uprojectPath"`
+	Trigger               Optional[string] `json:"trigger"`
+	Schedule              Optional[string] `json:"schedule"`
+	NotifyOnComplete      Optional[bool]   `json:"notifyOnComplete"`
+	AutoDeploy            Optional[bool]   `json:"autoDeploy"`
+	UploadBuildURL        Optional[string] `json:"uploadBuildUrl"`
+	UploadBuildAuthHeader Optional[string] `json:"uploadBuildAuthHeader"`
+}
+
+// apply merges the fields into s. Nulls of required fields are recorded as errors.
+func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string) []byte, errs kiln.FieldErrors) {
+	str := func(name string, o Optional[string], dst *string, nullable bool) {
+		if !o.Set {
+			return
+		}
+		if o.Null && !nullable {
+			errs.Add(name, "must not be null")
+		}
+		*dst = strings.TrimSpace(o.Value)
+	}
+	var platform, buildType, trigger string
+	platform, buildType, trigger = string(s.Platform), string(s.BuildType), string(s.Trigger)
+	str("platform", f.Platform, &platform, false)
+	str("buildType", f.BuildType, &buildType, false)
+	str("trigger", f.Trigger, &trigger, false)
+	s.Platform, s.BuildType, s.Trigger = kiln.Platform(platform), kiln.BuildType(buildType), kiln.Trigger(trigger)
+	str("branch", f.Branch, &s.Branch, true)
+	str("streamPath", f.StreamPath, &s.StreamPath, true)
+	str("ueVersion", f.UEVersion, &s.UEVersion, false)
+	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
+	str("schedule", f.Schedule, &s.Schedule, true)
+	str("uploadBuildUrl", f.UploadBuildURL, &s.UploadBuildURL, true)
+	if f.NotifyOnComplete.Set {
+		if f.NotifyOnComplete.Null {
+			errs.Add("notifyOnComplete", "must not be null")
+		}
+		s.NotifyOnComplete = f.NotifyOnComplete.Value
+	}
+	if f.AutoDeploy.Set {
+		if f.AutoDeploy.Null {
+			errs.Add("autoDeploy", "must not be null")
+		}
+		s.AutoDeploy = f.AutoDeploy.Value
+	}
+	if h := f.UploadBuildAuthHeader; h.Set {
+		switch {
+		case h.Null || h.Value == "":
+			s.UploadBuildAuthHeader = nil
+		case len(h.Value) > 8192 || strings.ContainsAny(h.Value, "\r\n\x00"):
+			errs.Add("uploadBuildAuthHeader", "must be one header value of at most 8 KiB, without line breaks")
+		default:
+			s.UploadBuildAuthHeader = sealer(h.Value)
+		}
+	}
+}
+
+// settingSealer seals an upload auth header for one build setting: the setting id is the
+// associated data, so a sealed value copied to another setting does not open.
+func (s *Server) settingSealer(settingID string) func(string) []byte {
+	return func(plain string) []byte { return s.sealer.Seal([]byte(plain), []byte("build-setting:"+settingID)) }
+}
+
+// checkEngine answers engine_not_found for a version no build host provides.
+func (s *Server) checkEngine(ctx context.Context, version string) error {
+	ok, err := s.engines.Provides(ctx, version)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version,
+			Fields: map[string]string{"ueVersion": "no build host provides this version"}}
+	}
+	return nil
+}
+
+// listBuildSettings answers GET /projects/:id/build-settings.
+func (s *Server) listBuildSettings(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	settings, err := s.store.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
+	if err != nil {
+		return err
+	}
+	body := listBody[buildSettingBody]{Items: make([]buildSettingBody, 0, len(settings))}
+	for _, st := range settings {
+		body.Items = append(body.Items, renderBuildSetting(st))
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// buildSetting loads the {settingId} of the {id} project.
+func (s *Server) buildSetting(r *http.Request, p *auth.Principal) (*kiln.Project, *kiln.BuildSetting, error) {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	id := r.PathValue("settingId")
+	if !kiln.ValidID(id) {
+		return nil, nil, kiln.NotFound("build setting")
+	}
+	st, err := s.store.GetBuildSetting(r.Context(), p.Organization.ID, pr.ID, id)
+	return pr, st, err
+}
+
+// getBuildSetting answers GET /projects/:id/build-settings/:settingId.
+func (s *Server) getBuildSetting(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	_, st, err := s.buildSetting(r, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderBuildSetting(st))
+	return nil
+}
+
+// createBuildSetting answers POST /projects/:id/build-settings. Fields left out take the
+// organization's defaultProjectSettings, and uprojectPath the project's.
+func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	var f buildSettingFields
+	if err := decodeBody(w, r, &f, false); err != nil {
+		return err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	d := p.Organization.DefaultProjectSettings
+	st := &kiln.BuildSetting{
+		ID: kiln.NewID(), OrganizationID: p.Organization.ID, ProjectID: pr.ID,
+		Platform: d.Platform, BuildType: d.BuildType, UEVersion: d.UEVersion, Trigger: d.Trigger,
+		UprojectPath: pr.UprojectPath, CreatedAt: now, UpdatedAt: now,
+	}
+	if d.NotifyOnComplete != nil {
+		st.NotifyOnComplete = *d.NotifyOnComplete
+	}
+	errs := kiln.FieldErrors{}
+	f.apply(st, s.settingSealer(st.ID), errs)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := requireFields(st, pr.SourceControl); err != nil {
+		return err
+	}
+	if err := st.Validate(pr.SourceControl); err != nil {
+		return err
+	}
+	if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
+		return err
+	}
+	if err := s.store.CreateBuildSetting(r.Context(), st); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, renderBuildSetting(st))
+	return nil
+}
+
+// requireFields names the required fields that are still empty, as "is required".
+func requireFields(st *kiln.BuildSetting, source kiln.SourceControl) error {
+	errs := kiln.FieldErrors{}
+	for name, v := range map[string]string{"platform": string(st.Platform), "buildType": string(st.BuildType),
+		"ueVersion": st.UEVersion, "trigger": string(st.Trigger)} {
+		if v == "" {
+			errs.Add(name, "is required")
+		}
+	}
+	if source == kiln.SourceGitHub && st.Branch == "" {
+		errs.Add("branch", "is required for GitHub projects")
+	}
+	if source == kiln.SourcePerforce && st.StreamPath == "" {
+		errs.Add("streamPath", "is required for Perforce projects")
+	}
+	return errs.Err()
+}
+
+// patchBuildSetting answers PATCH /projects/:id/build-settings/:settingId: any subset, and the
+// rules still hold after the merge.
+func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, st, err := s.buildSetting(r, p)
+	if err != nil {
+		return err
+	}
+	var f buildSettingFields
+	if err := decodeBody(w, r, &f, false); err != nil {
+		return err
+	}
+	updated := *st
+	errs := kiln.FieldErrors{}
+	f.apply(&updated, s.settingSealer(st.ID), errs)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := requireFields(&updated, pr.SourceControl); err != nil {
+		return err
+	}
+	if err := updated.Validate(pr.SourceControl); err != nil {
+		return err
+	}
+	if f.UEVersion.Set {
+		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {
+			return err
+		}
+	}
+	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if err := s.store.UpdateBuildSetting(r.Context(), &updated); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderBuildSetting(&updated))
+	return nil
+}
+
+// deleteBuildSetting answers DELETE /projects/:id/build-settings/:settingId; its builds stay.
+func (s *Server) deleteBuildSetting(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, st, err := s.buildSetting(r, p)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteBuildSetting(r.Context(), p.Organization.ID, pr.ID, st.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

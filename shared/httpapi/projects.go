@@ -1,0 +1,123 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// project loads a project of the caller's organization named by the {id} path value.
+func (s *Server) project(r *http.Request, p *auth.Principal) (*kiln.Project, error) {
+	id := r.PathValue("id")
+	if !kiln.ValidID(id) {
+		return nil, kiln.NotFound("project")
+	}
+	return s.store.GetProject(r.Context(), p.Organization.ID, id)
+}
+
+// listProjects answers GET /projects.
+func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	f := store.ProjectFilter{}
+	if v, ok := r.URL.Query()["sourceControl"]; ok {
+		f.SourceControl = kiln.SourceControl(v[0])
+		if !f.SourceControl.Valid() {
+			return fieldError("sourceControl", "must be github or perforce")
+		}
+	}
+	query := "projects?sourceControl=" + string(f.SourceControl)
+	page, err := s.parsePage(r, p.Organization.ID, query)
+	if err != nil {
+		return err
+	}
+	projects, next, err := s.store.ListProjects(r.Context(), p.Organization.ID, f, page)
+	if err != nil {
+		return err
+	}
+	body := listBody[projectItemBody]{Items: make([]projectItemBody, 0, len(projects)),
+		NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	for _, pr := range projects {
+		body.Items = append(body.Items, renderProjectItem(pr))
+	}
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// getProject answers GET /projects/:id with its build settings and .uproject.
+func (s *Server) getProject(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	settings, err := s.store.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderProject(pr, settings))
+	return nil
+}
+
+type projectPatch struct {
+	Name        Optional[string] `json:"name"`
+	Description Optional[string] `json:"description"`
+}
+
+// patchProject answers PATCH /projects/:id: name and description only.
+func (s *Server) patchProject(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	var patch projectPatch
+	if err := decodeBody(w, r, &patch, false); err != nil {
+		return err
+	}
+	updated := *pr
+	errs := kiln.FieldErrors{}
+	if patch.Name.Set {
+		if patch.Name.Null {
+			errs.Add("name", "must not be null")
+		}
+		updated.Name = strings.TrimSpace(patch.Name.Value)
+	}
+	if patch.Description.Set {
+		updated.Description = strings.TrimSpace(patch.Description.Value) // null clears
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := updated.Validate(); err != nil {
+		return err
+	}
+	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if err := s.store.UpdateProject(r.Context(), &updated); err != nil {
+		return err
+	}
+	settings, err := s.store.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderProject(&updated, settings))
+	return nil
+}
+
+// deleteProject answers DELETE /projects/:id: the project and its settings go, builds stay.
+func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	pr, err := s.project(r, p)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteProject(r.Context(), p.Organization.ID, pr.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// fieldError is a validation_failed error about one field.
+func fieldError(field, problem string) error {
+	return &kiln.Error{Code: kiln.EValidation, Message: field + " " + problem, Fields: map[string]string{field: problem}}
+}
