@@ -1,0 +1,101 @@
+package app
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestTriggerAndListBuilds(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	linux := w.addSetting(t, pid, nil)["id"].(string)
+	win := w.addSetting(t, pid, map[string]any{"platform": "Win64", "buildType": "Development", "autoDeploy": true, "uploadBuildUrl": "https://x.example/u"})["id"].(string)
+	trigger := func(sid, body string) response {
+		return w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, body)
+	}
+	r := trigger(linux, "")
+	if r.Status != 202 || field(t, r.Body, "status") != "pending" || field(t, r.Body, "projectId") != pid || field(t, r.Body, "buildSettingId") != linux || len(r.Body) != 4 {
+		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
+	}
+	first := field(t, r.Body, "buildId")
+	second := field(t, trigger(linux, `{"branch":"dev","commit":"0123456789abcdef0123456789abcdef01234567"}`).Body, "buildId")
+	third := field(t, trigger(win, `{}`).Body, "buildId")
+
+	for _, tt := range []struct{ body, field string }{
+		{`{"changelist":"1234"}`, "changelist"},
+		{`{"commit":"not-a-sha"}`, "commit"},
+		{`{"branch":"bad branch"}`, "branch"},
+		{`{"branch":5}`, "branch"},
+		{`{"priority":"high"}`, "priority"},
+	} {
+		r := trigger(linux, tt.body)
+		if r.Status != 400 || r.Body["fields"] == nil {
+			t.Errorf("trigger %s: %d %s", tt.body, r.Status, r.Raw)
+		}
+	}
+	wantError(t, trigger(strings.Repeat("B", 24), `{}`), 404, "not_found")
+
+	b := w.do(t, "GET", "/builds/"+second, w.token, nil)
+	if b.Status != 200 || field(t, b.Body, "branch") != "dev" || field(t, b.Body, "commit") != "0123456789abcdef0123456789abcdef01234567" ||
+		field(t, b.Body, "triggeredBy") != "user:"+field(t, w.do(t, "GET", "/auth/me", w.token, nil).Body, "user", "id") ||
+		field(t, b.Body, "platform") != "Linux" || field(t, b.Body, "ueVersion") != "5.3" || b.Body["autoDeployStatus"] != nil {
+		t.Fatalf("build detail: %d %s", b.Status, b.Raw)
+	}
+	if lines, ok := b.Body["logLines"].([]any); !ok || len(lines) != 0 {
+		t.Errorf("logLines: %v", b.Body["logLines"])
+	}
+	for _, k := range []string{"startedAt", "finishedAt", "durationMs", "failureReason", "commitMessage"} {
+		if v, ok := b.Body[k]; !ok || v != nil {
+			t.Errorf("pending build %s = %v (present %v)", k, v, ok)
+		}
+	}
+	if r := w.do(t, "GET", "/builds/"+third, w.token, nil); field(t, r.Body, "autoDeployStatus") != "pending" {
+		t.Errorf("auto deploy build: %s", r.Raw)
+	}
+
+	ids := func(query string) []string {
+		r := w.do(t, "GET", "/builds"+query, w.token, nil)
+		if r.Status != 200 {
+			t.Fatalf("GET /builds%s: %d %s", query, r.Status, r.Raw)
+		}
+		var out []string
+		for _, it := range items(t, r) {
+			if _, has := it["logLines"]; has {
+				t.Errorf("list item carries logLines")
+			}
+			out = append(out, it["id"].(string))
+		}
+		return out
+	}
+	cases := map[string][]string{
+		"":                                      {third, second, first},
+		"?platform=Linux":                       {second, first},
+		"?buildSettingId=" + win:                {third},
+		"?projectId=" + pid + "&branch=dev":     {second},
+		"?status=pending&buildType=Shipping":    {second, first},
+		"?status=complete":                      nil,
+		"?branch=" + url.QueryEscape("main"):    {third, first},
+		"?projectId=" + strings.Repeat("Z", 24): nil,
+	}
+	for q, want := range cases {
+		if got := ids(q); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("GET /builds%s = %v, want %v", q, got, want)
+		}
+	}
+	for _, q := range []string{"?status=done", "?platform=linux", "?buildType=Release", "?projectId=short", "?limit=0"} {
+		wantError(t, w.do(t, "GET", "/builds"+q, w.token, nil), 400, "validation_failed")
+	}
+	// A cursor is bound to its filters.
+	page := w.do(t, "GET", "/builds?limit=1&platform=Linux", w.token, nil)
+	cursor := page.Body["nextCursor"].(string)
+	if got := items(t, w.do(t, "GET", "/builds?limit=1&platform=Linux&cursor="+url.QueryEscape(cursor), w.token, nil)); len(got) != 1 || got[0]["id"] != first {
+		t.Fatalf("second page: %v", got)
+	}
+	wantError(t, w.do(t, "GET", "/builds?limit=1&platform=Win64&cursor="+url.QueryEscape(cursor), w.token, nil), 400, "validation_failed")
+
+	arts := w.do(t, "GET", "/projects/"+pid+"/artifacts?limit=100", w.token, nil)
+	if arts.Status != 200 || len(items(t, arts)) != 0 || arts.Body["nextCursor"] != nil {
+		t.Fatalf("artifacts before any build ran: %d %s", arts.Status, arts.Raw)
+	}
+}

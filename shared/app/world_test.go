@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/github/githubtest"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// world is a kiln serve wired to a fake GitHub with one installation and a few repositories,
+// and an engines directory providing 5.3 and 5.4.
+type world struct {
+	*testService
+	gh      *githubtest.Server
+	inst    string // the installation id, as the API spells it
+	orgID   string
+	shooter *githubtest.Repo
+}
+
+const testInstallation = 4242
+
+const shooterUproject = `{
+	"FileVersion": 3,
+	"EngineAssociation": "5.3",
+	"Category": "",
+	"Modules": [{"Name": "Shooter", "Type": "Runtime", "LoadingPhase": "Default"}],
+	"Plugins": [{"Name": "ModelingToolsEditorMode", "Enabled": true}, {"Name": "OnlineSubsystemSteam", "Enabled": false}]
+}`
+
+func newWorld(t *testing.T, configure ...func(*Config)) *world {
+	t.Helper()
+	gh := githubtest.New(t)
+	gh.AddInstallation(testInstallation, "studio")
+	shooter := gh.AddRepo(testInstallation, "studio/shooter", true, "main")
+	shooter.Commit("main", "Add the game", "Ada Lovelace", map[string]string{
+		"Shooter/Shooter.uproject":           shooterUproject,
+		"Shooter/Source/Shooter/Shooter.cpp": "// game\n",
+		"README.md":                          "# Shooter\n",
+	})
+	shooter.Commit("dev", "Faster reloads", "Grace Hopper", map[string]string{"Shooter/Source/Shooter/Weapon.cpp": "// reload\n"})
+	shooter.CreateBranches("main", "feature/Reload-UI", "release-1.0")
+	gh.AddRepo(testInstallation, "studio/multi", false, "main").Commit("main", "Two games", "Ada Lovelace", map[string]string{
+		"A/A.uproject": `{"EngineAssociation": "5.4"}`, "B/B.uproject": `{"EngineAssociation": "5.4"}`,
+	})
+	gh.AddRepo(testInstallation, "studio/tools", false, "main").Commit("main", "Tools", "Ada Lovelace", map[string]string{"tool.py": "print(1)\n"})
+	gh.AddRepo(testInstallation, "studio/deep", false, "main").Commit("main", "Deep", "Ada Lovelace", map[string]string{
+		"a/b/c/d/Deep.uproject": `{"EngineAssociation": "5.3"}`,
+	})
+	gh.AddInstallation(9999, "someone-else")
+	gh.AddRepo(9999, "someone-else/secret", true, "main").Commit("main", "Secret", "Eve", map[string]string{"S.uproject": "{}"})
+
+	dir := t.TempDir()
+	keyPath := filepath.Join(dir, "github-app.pem")
+	if err := os.WriteFile(keyPath, gh.PrivateKeyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	enginesDir := filepath.Join(dir, "engines")
+	for _, v := range []string{"5.3", "5.4"} {
+		p := filepath.Join(enginesDir, v, engines.RunUATPath)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := testConfig(t, filepath.Join(dir, "data"))
+	cfg.GitHubAppID = strconv.FormatInt(gh.AppID, 10)
+	cfg.GitHubAppKey = keyPath
+	cfg.GitHubAPIURL = gh.URL()
+	cfg.GitHubWebURL = gh.WebURL()
+	cfg.Engines = enginesDir
+	for _, c := range configure {
+		c(&cfg)
+	}
+	ts := startService(t, cfg)
+	w := &world{testService: ts, gh: gh, inst: strconv.Itoa(testInstallation), shooter: shooter}
+	w.orgID = orgOf(t, ts)
+	return w
+}
+
+// link links the test installation to the Local organization by id.
+func (w *world) link(t *testing.T) {
+	t.Helper()
+	r := w.do(t, "PATCH", "/organizations/"+w.orgID, w.token, map[string]any{
+		"integrationSettings": map[string]any{"github": map[string]any{"installationId": w.inst}},
+	})
+	if r.Status != http.StatusOK {
+		t.Fatalf("link: %d %s", r.Status, r.Raw)
+	}
+}
+
+// addShooter links GitHub and creates the shooter project; it returns the project id.
+func (w *world) addShooter(t *testing.T) string {
+	t.Helper()
+	w.link(t)
+	r := w.do(t, "POST", "/projects/add-repo", w.token, map[string]any{
+		"name": "Shooter", "installationId": w.inst, "repoFullName": "studio/shooter",
+	})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("add-repo: %d %s", r.Status, r.Raw)
+	}
+	return field(t, r.Body, "id")
+}
+
+// addSetting creates a build setting with the given fields over a valid Linux/Shipping one.
+func (w *world) addSetting(t *testing.T, projectID string, fields map[string]any) map[string]any {
+	t.Helper()
+	body := map[string]any{"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main"}
+	for k, v := range fields {
+		body[k] = v
+	}
+	r := w.do(t, "POST", "/projects/"+projectID+"/build-settings", w.token, body)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create setting: %d %s", r.Status, r.Raw)
+	}
+	return r.Body
+}
+
+// items returns the items of a list answer.
+func items(t *testing.T, r response) []map[string]any {
+	t.Helper()
+	raw, ok := r.Body["items"].([]any)
+	if !ok {
+		t.Fatalf("no items in %s", r.Raw)
+	}
+	out := make([]map[string]any, len(raw))
+	for i, it := range raw {
+		out[i] = it.(map[string]any)
+	}
+	return out
+}
+
+// tenant is an organization made with kiln admin bootstrap, and its owner's token.
+type tenant struct {
+	orgID, token string
+}
+
+func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
+	t.Helper()
+	var out strings.Builder
+	if err := AdminBootstrap(context.Background(), ts.cfg.Data, name, "owner@"+kiln.Slugify(name)+".example", "Owner", &out); err != nil {
+		t.Fatal(err)
+	}
+	var created map[string]string
+	if err := json.Unmarshal([]byte(out.String()), &created); err != nil {
+		t.Fatal(err)
+	}
+	return tenant{orgID: created["organizationId"], token: created["token"]}
+}
