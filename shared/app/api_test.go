@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 	"net/http"
 	"strings"
 	"testing"
@@ -104,7 +105,7 @@ func TestBadTokensAreRefused(t *testing.T) {
 			if tt.header != "" {
 				req.Header.Set("Authorization", tt.header)
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := openapitest.Client(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

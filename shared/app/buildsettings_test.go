@@ -46,7 +46,7 @@ func TestBuildSettingLifecycle(t *testing.T) {
 		field string
 	}{
 		{`{"trigger":"manual"}`, "validation_failed", "schedule"}, // schedule left over after the merge
-		{`{"schedule":null}`, "validation_failed", "schedule"},     // scheduled without schedule
+		{`{"schedule":null}`, "validation_failed", "schedule"},    // scheduled without schedule
 		{`{"ueVersion":"5.9"}`, "engine_not_found", "ueVersion"},
 		{`{"platform":"PS5"}`, "validation_failed", "platform"},
 		{`{"platform":null}`, "validation_failed", "platform"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -99,7 +100,7 @@ func (ts *testService) do(t *testing.T, method, path, token string, body any) re
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -143,3 +144,5 @@ func field(t *testing.T, body map[string]any, path ...string) string {
 	s, _ := cur.(string)
 	return s
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

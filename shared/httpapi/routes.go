@@ -3,12 +3,14 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // routes lists every endpoint with the action its caller's role must allow.
 func (s *Server) routes() {
 	s.mux.HandleFunc("/", s.notFound)
+	s.handle("/openapi.json", methods{http.MethodGet: openapi.Handler()})
 
 	s.handle("/auth/me", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getMe),

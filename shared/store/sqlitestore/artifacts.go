@@ -34,7 +34,7 @@ func (s *Store) CreateArtifact(ctx context.Context, a *kiln.Artifact) error {
 }
 
 func (s *Store) GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.Artifact, error) {
-	a, err := scanArtifact(s.db.QueryRowContext(ctx,
+	a, err := scanArtifact(s.queryRowContext(ctx,
 		`SELECT `+artifactCols+` FROM artifacts WHERE org_id = ? AND build_id = ?`, orgID, buildID))
 	if err != nil {
 		return nil, readErr("get artifact", err, "artifact")

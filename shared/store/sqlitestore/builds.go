@@ -39,7 +39,7 @@ func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
 }
 
 func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
-	b, err := scanBuild(s.db.QueryRowContext(ctx, `SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, orgID, id))
+	b, err := scanBuild(s.queryRowContext(ctx, `SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, orgID, id))
 	if err != nil {
 		return nil, readErr("get build", err, "build")
 	}

@@ -44,7 +44,7 @@ func (s *Store) CreateBuildSetting(ctx context.Context, b *kiln.BuildSetting) er
 }
 
 func (s *Store) GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error) {
-	b, err := scanSetting(s.db.QueryRowContext(ctx, `SELECT `+settingCols+` FROM build_settings
+	b, err := scanSetting(s.queryRowContext(ctx, `SELECT `+settingCols+` FROM build_settings
 		WHERE org_id = ? AND project_id = ? AND id = ?`, orgID, projectID, id))
 	if err != nil {
 		return nil, readErr("get build setting", err, "build setting")
@@ -54,7 +54,7 @@ func (s *Store) GetBuildSetting(ctx context.Context, orgID, projectID, id string
 
 // ListBuildSettings lists all of a project's settings, oldest first.
 func (s *Store) ListBuildSettings(ctx context.Context, orgID, projectID string) ([]*kiln.BuildSetting, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+settingCols+` FROM build_settings
+	rows, err := s.queryContext(ctx, `SELECT `+settingCols+` FROM build_settings
 		WHERE org_id = ? AND project_id = ? ORDER BY id`, orgID, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list build settings: %w", err)

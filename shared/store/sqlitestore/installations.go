@@ -74,7 +74,7 @@ func (s *Store) UnlinkGitHubInstallation(ctx context.Context, orgID string, at t
 }
 
 func (s *Store) GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error) {
-	o, err := scanOrg(s.db.QueryRowContext(ctx,
+	o, err := scanOrg(s.queryRowContext(ctx,
 		`SELECT `+orgCols+` FROM organizations WHERE github_installation_id = ?`, installationID))
 	if err != nil {
 		return nil, readErr("get organization by installation", err, "organization")

@@ -64,7 +64,7 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 }
 
 func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organization, error) {
-	o, err := scanOrg(s.db.QueryRowContext(ctx, `SELECT `+orgCols+` FROM organizations WHERE id = ?`, id))
+	o, err := scanOrg(s.queryRowContext(ctx, `SELECT `+orgCols+` FROM organizations WHERE id = ?`, id))
 	if err != nil {
 		return nil, readErr("get organization", err, "organization")
 	}

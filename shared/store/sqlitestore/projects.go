@@ -102,7 +102,7 @@ func (s *Store) CreateProject(ctx context.Context, p *kiln.Project) error {
 }
 
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
-	p, err := scanProject(s.db.QueryRowContext(ctx,
+	p, err := scanProject(s.queryRowContext(ctx,
 		`SELECT `+projectCols+` FROM projects WHERE org_id = ? AND id = ?`, orgID, id))
 	if err != nil {
 		return nil, readErr("get project", err, "project")

@@ -26,12 +26,16 @@ import (
 
 var _ store.Store = (*Store)(nil)
 
+// maxConns bounds the connections to the database; WAL lets readers work side by side.
+const maxConns = 16
+
 // busyTimeout is how long a connection waits for another writer before giving up.
 const busyTimeout = 10 * time.Second
 
 // Store is a store.Store on SQLite.
 type Store struct {
-	db *sql.DB
+	db    *sql.DB
+	stmts statements
 }
 
 // Open opens (creating it if needed) the database at path and brings its schema up to date.
@@ -46,6 +50,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
+	// Keep connections open between requests: opening one re-runs the pragmas, and
+	// database/sql's default keeps only two idle.
+	db.SetMaxIdleConns(maxConns)
+	db.SetMaxOpenConns(maxConns)
 	s := &Store{db: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -55,7 +63,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 //go:embed migrations/*.sql
 var migrations embed.FS
@@ -204,7 +215,7 @@ func list[T any](ctx context.Context, s *Store, op, cols, table, idCol string, q
 	}
 	text := "SELECT " + cols + " FROM " + table + " WHERE " + strings.Join(q.conds, " AND ") +
 		" ORDER BY " + idCol + " DESC LIMIT ?"
-	rows, err := s.db.QueryContext(ctx, text, append(q.args, limit+1)...)
+	rows, err := s.queryContext(ctx, text, append(q.args, limit+1)...)
 	if err != nil {
 		return nil, "", fmt.Errorf("sqlitestore: %s: %w", op, err)
 	}

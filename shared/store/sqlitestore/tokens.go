@@ -41,7 +41,7 @@ func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 }
 
 func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
-	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
+	t, err := scanToken(s.queryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
 	if err != nil {
 		return nil, readErr("get token", err, "token")
 	}
