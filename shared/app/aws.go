@@ -75,10 +75,11 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	}
 	st := dynamostore.New(dynamo.New(awsCfg), cfg.Table)
 	return httpapi.New(httpapi.Config{
-		Store:     st,
-		Keys:      keys,
-		Logger:    logger,
-		RateLimit: httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		Engines:   cfg.Engines,
+		Store:        st,
+		Keys:         keys,
+		Logger:       logger,
+		RateLimit:    httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		AuthCacheTTL: authCacheTTL,
+		Engines:      cfg.Engines,
 	}), nil
 }

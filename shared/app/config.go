@@ -173,3 +173,7 @@ func httpURL(field func(*Config) *string) func(*Config, string) error {
 		return nil
 	}
 }
+
+// authCacheTTL is how long a resolved API token is reused. Revocations and organization changes
+// made through the same process apply at once; in AWS, other instances see them within this time.
+const authCacheTTL = 5 * time.Second

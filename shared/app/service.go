@@ -85,12 +85,13 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return nil, err
 	}
 	apiCfg := httpapi.Config{
-		Store:       local.Store,
-		Keys:        local.Keys,
-		Logger:      logger,
-		RateLimit:   httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		Engines:     engines.Dir{Path: cfg.Engines},
-		GitHubOAuth: cfg.GitHubClientID != "",
+		Store:        local.Store,
+		Keys:         local.Keys,
+		Logger:       logger,
+		RateLimit:    httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		AuthCacheTTL: authCacheTTL,
+		Engines:      engines.Dir{Path: cfg.Engines},
+		GitHubOAuth:  cfg.GitHubClientID != "",
 	}
 	if gh != nil {
 		apiCfg.GitHub = gh

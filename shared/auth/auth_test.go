@@ -81,3 +81,42 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveCachesUntilForgotten(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	secret, tok := NewToken("o1", "u1", "a", now, 0)
+	st := &fakeStore{
+		tokens:  map[string]*kiln.Token{tok.Hash: tok},
+		members: map[string]*kiln.Member{"o1/u1": {OrganizationID: "o1", Role: kiln.RoleAdmin, User: kiln.User{ID: "u1"}}},
+		orgs:    map[string]*kiln.Organization{"o1": {ID: "o1", Name: "Old"}},
+	}
+	clock := now
+	a := &Authenticator{Store: st, Now: func() time.Time { return clock }, CacheTTL: 5 * time.Second}
+	ctx := context.Background()
+	if _, err := a.Resolve(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	st.orgs["o1"] = &kiln.Organization{ID: "o1", Name: "New"}
+	if p, _ := a.Resolve(ctx, secret); p.Organization.Name != "Old" {
+		t.Fatal("the second resolve within the TTL asked the store")
+	}
+	a.ForgetOrganization("o1")
+	if p, _ := a.Resolve(ctx, secret); p.Organization.Name != "New" {
+		t.Fatal("a forgotten organization is still cached")
+	}
+	delete(st.tokens, tok.Hash)
+	if _, err := a.Resolve(ctx, secret); err != nil {
+		t.Fatal("cached token refused within the TTL")
+	}
+	a.ForgetToken(tok.ID)
+	if _, err := a.Resolve(ctx, secret); !kiln.IsCode(err, kiln.EInvalidToken) {
+		t.Fatalf("forgotten revoked token: %v", err)
+	}
+	st.tokens[tok.Hash] = tok
+	a.Resolve(ctx, secret)
+	delete(st.tokens, tok.Hash)
+	clock = clock.Add(6 * time.Second)
+	if _, err := a.Resolve(ctx, secret); !kiln.IsCode(err, kiln.EInvalidToken) {
+		t.Fatalf("revoked elsewhere, after the TTL: %v", err)
+	}
+}

@@ -38,6 +38,20 @@ type TokenStore interface {
 type Authenticator struct {
 	Store TokenStore
 	Now   func() time.Time
+	// CacheTTL is how long a resolved token is reused without asking the store; 0 turns the
+	// cache off.
+	CacheTTL time.Duration
+	cache    principalCache
+}
+
+// ForgetToken drops a token from the cache (it was revoked).
+func (a *Authenticator) ForgetToken(tokenID string) {
+	a.cache.forget(func(p *Principal) bool { return p.Token.ID == tokenID })
+}
+
+// ForgetOrganization drops an organization's principals from the cache (it changed).
+func (a *Authenticator) ForgetOrganization(orgID string) {
+	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID })
 }
 
 var errInvalidToken = kiln.Errorf(kiln.EInvalidToken, "the bearer token is missing, malformed, unknown, expired or revoked")
@@ -50,11 +64,18 @@ func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal,
 	if !WellFormed(secret) {
 		return nil, errInvalidToken
 	}
-	tok, err := a.Store.GetTokenByHash(ctx, HashToken(secret))
+	hash := HashToken(secret)
+	now := a.now()
+	if a.CacheTTL > 0 {
+		if p := a.cache.get(hash, now); p != nil && !p.Token.Expired(now) {
+			return p, nil
+		}
+	}
+	tok, err := a.Store.GetTokenByHash(ctx, hash)
 	if err != nil {
 		return nil, notFoundAs(err, "look up token")
 	}
-	if tok.Expired(a.now()) {
+	if tok.Expired(now) {
 		return nil, errInvalidToken
 	}
 	m, err := a.Store.GetMember(ctx, tok.OrganizationID, tok.UserID)
@@ -65,7 +86,11 @@ func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal,
 	if err != nil {
 		return nil, notFoundAs(err, "look up organization")
 	}
-	return &Principal{Organization: org, Member: m, Token: tok}, nil
+	p := &Principal{Organization: org, Member: m, Token: tok}
+	if a.CacheTTL > 0 {
+		a.cache.put(hash, p, now.Add(a.CacheTTL))
+	}
+	return p, nil
 }
 
 func (a *Authenticator) now() time.Time {

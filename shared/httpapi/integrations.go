@@ -202,6 +202,7 @@ func (s *Server) completeInstall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.auth.ForgetOrganization(org.ID)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"message":             "GitHub is linked to " + org.Name + "; you can close this page.",
 		"organizationId":      org.ID,

@@ -143,6 +143,7 @@ func (s *Server) patchOrganization(w http.ResponseWriter, r *http.Request, p *au
 	if link.set {
 		updated.UpdatedAt = now
 	}
+	s.auth.ForgetOrganization(org.ID)
 	writeJSON(w, http.StatusOK, renderOrganization(&updated))
 	return nil
 }
@@ -179,6 +180,7 @@ func (s *Server) unlinkGitHub(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if _, err := s.store.UnlinkGitHubInstallation(r.Context(), org.ID, s.now().UTC().Truncate(time.Millisecond)); err != nil {
 		return err
 	}
+	s.auth.ForgetOrganization(org.ID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// GitHubOAuth is true when the App's OAuth client is configured: installations are then
 	// linked only through the verified install flow.
 	GitHubOAuth bool
+	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
+	// (changes made through this server apply at once); 0 turns the cache off.
+	AuthCacheTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -72,7 +75,7 @@ func New(cfg Config) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.auth = &auth.Authenticator{Store: cfg.Store, Now: s.now}
+	s.auth = &auth.Authenticator{Store: cfg.Store, Now: s.now, CacheTTL: cfg.AuthCacheTTL}
 	s.routes()
 	s.handler = s.withRequestContext(s.mux)
 	return s

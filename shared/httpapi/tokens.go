@@ -94,6 +94,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := s.store.DeleteToken(r.Context(), p.Organization.ID, p.Member.User.ID, id); err != nil {
 		return err
 	}
+	s.auth.ForgetToken(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
