@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 LAMBDAS := $(notdir $(wildcard functions/*))
 
-.PHONY: run test test-short bench build lambdas deps fmt vet check clean
+.PHONY: run test test-short bench build lambdas deps fake-github fmt vet clean
 
 ## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
 run: build
@@ -32,6 +32,10 @@ lambdas:
 		echo "build functions/$$fn"; \
 		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o $(BIN)/lambda/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
+
+## fake-github: a fake GitHub App (the tests' one) to try kiln without a real App; prints the settings
+fake-github:
+	$(GO) run ./cmd/fakegithub
 
 ## deps: what the tests need beyond Go modules (DynamoDB Local, cached in .cache/)
 deps:

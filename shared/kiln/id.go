@@ -14,9 +14,13 @@ const IDLength = 24
 // made.
 const idAlphabet = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
 
-// IDGenerator makes 24-character ids: 8 characters of milliseconds since the Unix epoch (48 bits),
-// then 16 characters (96 bits) of randomness. Ids made by one generator within the same millisecond
-// increase by one, so they sort by creation order too.
+// idMarker is the value of an id's first character, "k".
+const idMarker = 48
+
+// IDGenerator makes 24-character ids: a fixed first character ("k", so an id never starts with
+// "-" and is never taken for a command-line option), 42 bits of milliseconds since the Unix epoch
+// (enough until 2109), then 96 bits of randomness. Ids made by one generator within the same
+// millisecond increase by one, so they sort by creation order too.
 type IDGenerator struct {
 	mu       sync.Mutex
 	lastMS   uint64
@@ -45,7 +49,7 @@ func (g *IDGenerator) New(t time.Time) string {
 	}
 	var raw [18]byte
 	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], ms)
+	binary.BigEndian.PutUint64(ts[:], idMarker<<42|ms&(1<<42-1))
 	copy(raw[:6], ts[2:])
 	copy(raw[6:], g.lastRand[:])
 	return encodeID(raw)

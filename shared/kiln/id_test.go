@@ -15,7 +15,7 @@ func TestIDsAre24URLSafeCharactersSortedByCreation(t *testing.T) {
 		ids = append(ids, g.New(start.Add(time.Duration(i/100)*time.Millisecond)))
 	}
 	for i, id := range ids {
-		if len(id) != IDLength || !ValidID(id) {
+		if len(id) != IDLength || !ValidID(id) || id[0] != 'k' {
 			t.Fatalf("id %q is not 24 URL-safe characters", id)
 		}
 		if i > 0 && ids[i-1] >= id {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -23,7 +22,7 @@ var (
 	keyErr  error
 )
 
-func appKeyPEM(t testing.TB) []byte {
+func appKeyPEM(t TB) []byte {
 	keyOnce.Do(func() {
 		var key *rsa.PrivateKey
 		key, keyErr = rsa.GenerateKey(rand.Reader, 2048)

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 )
 
@@ -45,7 +44,7 @@ type Server struct {
 
 	clock     atomic.Pointer[func() time.Time]
 	treeLimit atomic.Int64
-	t         testing.TB
+	t         TB
 	http      *httptest.Server
 	root      string // bare repositories: root/<owner>/<repo>.git
 	mu        sync.Mutex
@@ -77,7 +76,7 @@ type userGrant struct {
 }
 
 // New starts a fake GitHub on 127.0.0.1; it stops when the test ends.
-func New(t testing.TB) *Server {
+func New(t TB) *Server {
 	t.Helper()
 	s := &Server{
 		AppID:         4242,

@@ -1,0 +1,81 @@
+// Command fakegithub runs the fake GitHub of kiln's tests as a program, so kiln can be tried
+// without a real GitHub App: one App, one installation ("demo") with a repository holding an
+// Unreal project. It prints the settings that point `kiln serve` at it, and serves until Ctrl-C.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/kilnbuild/kiln/shared/github/githubtest"
+)
+
+// demoInstallation is the installation id to link.
+const demoInstallation = 1
+
+func main() {
+	p := &program{}
+	defer p.cleanup()
+	gh := githubtest.New(p)
+	gh.AddInstallation(demoInstallation, "demo")
+	repo := gh.AddRepo(demoInstallation, "demo/shooter", true, "main")
+	repo.Commit("main", "Add the Shooter game", "Ada Lovelace", map[string]string{
+		"Shooter/Shooter.uproject": `{"FileVersion": 3, "EngineAssociation": "5.3",
+  "Modules": [{"Name": "Shooter", "Type": "Runtime", "LoadingPhase": "Default"}],
+  "Plugins": [{"Name": "OnlineSubsystemSteam", "Enabled": true}]}`,
+		"Shooter/Source/Shooter/Shooter.cpp": "// the game\n",
+	})
+	repo.Commit("dev", "Faster reloads", "Grace Hopper", map[string]string{"Shooter/Source/Shooter/Weapon.cpp": "// reload\n"})
+	keyPath := filepath.Join(p.TempDir(), "github-app.pem")
+	if err := os.WriteFile(keyPath, gh.PrivateKeyPEM, 0o600); err != nil {
+		p.Fatalf("write the App key: %v", err)
+	}
+	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter).\n", demoInstallation)
+	fmt.Printf("Start kiln against it with:\n\n")
+	fmt.Printf("  export KILN_GITHUB_APP_ID=%d KILN_GITHUB_APP_KEY=%s \\\n", gh.AppID, keyPath)
+	fmt.Printf("         KILN_GITHUB_API_URL=%s KILN_GITHUB_WEB_URL=%s\n", gh.URL(), gh.WebURL())
+	fmt.Printf("  make run\n\nCtrl-C stops it.\n")
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	<-stop
+}
+
+// program gives the fake what a test would: a temp dir, cleanups, and a way to fail.
+type program struct {
+	dirs     []string
+	cleanups []func()
+}
+
+func (p *program) Helper() {}
+
+func (p *program) Fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fakegithub: "+format+"\n", args...)
+	p.cleanup()
+	os.Exit(1)
+}
+
+func (p *program) TempDir() string {
+	dir, err := os.MkdirTemp("", "fakegithub-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakegithub:", err)
+		os.Exit(1)
+	}
+	p.dirs = append(p.dirs, dir)
+	return dir
+}
+
+func (p *program) Cleanup(f func()) { p.cleanups = append(p.cleanups, f) }
+
+func (p *program) cleanup() {
+	for i := len(p.cleanups) - 1; i >= 0; i-- {
+		p.cleanups[i]()
+	}
+	p.cleanups = nil
+	for _, d := range p.dirs {
+		os.RemoveAll(d)
+	}
+	p.dirs = nil
+}
