@@ -57,7 +57,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 
 // gsiNames are the table's global secondary indexes; index X is keyed by XPK (hash) and XSK
 // (range), both strings (see docs/dynamodb.md and shared/store/dynamostore/table.go).
-var gsiNames = []string{"GSI1", "GSI2", "GSI3"}
+var gsiNames = []string{"GSI1", "GSI2", "GSI3", "GSI4"}
 
 // createTable defines the single table holding all of kiln's state. It is retained when the
 // stack is deleted.

@@ -105,11 +105,11 @@ func TestResourceCounts(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	attrs := []any{}
-	for _, name := range []string{"PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK"} {
+	for _, name := range []string{"PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "GSI4PK", "GSI4SK"} {
 		attrs = append(attrs, obj{"AttributeName": name, "AttributeType": "S"})
 	}
 	gsis := []any{}
-	for _, name := range []string{"GSI1", "GSI2", "GSI3"} {
+	for _, name := range []string{"GSI1", "GSI2", "GSI3", "GSI4"} {
 		gsis = append(gsis, obj{
 			"IndexName":  name,
 			"KeySchema":  []any{key(name+"PK", "HASH"), key(name+"SK", "RANGE")},

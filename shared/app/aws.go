@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -75,6 +76,9 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	}
 	st := dynamostore.New(dynamo.New(awsCfg), cfg.Table)
 	return httpapi.New(httpapi.Config{
+		Builds:       &builds.Service{Store: st, Workflow: awsWorkflow{}, Logger: logger},
+		Artifacts:    noArtifacts{},
+		Logs:         noLogs{},
 		Store:        st,
 		Keys:         keys,
 		Logger:       logger,

@@ -36,6 +36,10 @@ type Config struct {
 	DeliveryBackoff     time.Duration
 	// RateLimit is requests per second per token (burst: four times that); 0 turns it off.
 	RateLimit float64
+	// ArtifactRetention is how long artifacts are kept.
+	ArtifactRetention time.Duration
+	// schedulerEvery is how often schedules are checked (tests shorten it).
+	schedulerEvery time.Duration
 }
 
 // setting is one row of the operator table.
@@ -93,6 +97,14 @@ var settings = []setting{
 			return errors.New("must be a positive duration such as 2s")
 		}
 		c.DeliveryBackoff = d
+		return nil
+	}},
+	{"KILN_ARTIFACT_RETENTION", "30d", "how long artifacts are kept (e.g. 30d, 72h); their builds stay", func(c *Config, v string) error {
+		d, err := parseDays(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 30d or 72h")
+		}
+		c.ArtifactRetention = d
 		return nil
 	}},
 	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
@@ -177,3 +189,15 @@ func httpURL(field func(*Config) *string) func(*Config, string) error {
 // authCacheTTL is how long a resolved API token is reused. Revocations and organization changes
 // made through the same process apply at once; in AWS, other instances see them within this time.
 const authCacheTTL = 5 * time.Second
+
+// parseDays reads a duration that may also be given in days ("30d").
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return 0, err
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
+}

@@ -100,6 +100,13 @@ func (ts *testService) do(t *testing.T, method, path, token string, body any) re
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return ts.doRequest(t, req)
+}
+
+// doRequest sends a prepared request through the validating client and decodes the answer.
+func (ts *testService) doRequest(t *testing.T, req *http.Request) response {
+	t.Helper()
+	method, path := req.Method, req.URL.Path
 	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)

@@ -53,6 +53,7 @@ func (l *Local) Close() error { return l.Store.Close() }
 
 // Service is a running `kiln serve`.
 type Service struct {
+	machine  *buildMachine
 	local    *Local
 	server   *http.Server
 	listener net.Listener
@@ -84,20 +85,37 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		local.Close()
 		return nil, err
 	}
+	machine, err := newBuildMachine(cfg, local.Store, gh, logger)
+	if err != nil {
+		ln.Close()
+		local.Close()
+		return nil, err
+	}
+	if err := machine.start(ctx); err != nil {
+		ln.Close()
+		local.Close()
+		return nil, err
+	}
 	apiCfg := httpapi.Config{
-		Store:        local.Store,
-		Keys:         local.Keys,
-		Logger:       logger,
-		RateLimit:    httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		AuthCacheTTL: authCacheTTL,
-		Engines:      engines.Dir{Path: cfg.Engines},
-		GitHubOAuth:  cfg.GitHubClientID != "",
+		Builds:              machine.service,
+		Artifacts:           machine.artifacts,
+		Logs:                machine.logs,
+		PublicURL:           publicURL(cfg, ln),
+		GitHubWebhookSecret: cfg.GitHubWebhookSecret,
+		Store:               local.Store,
+		Keys:                local.Keys,
+		Logger:              logger,
+		RateLimit:           httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		AuthCacheTTL:        authCacheTTL,
+		Engines:             engines.Dir{Path: cfg.Engines},
+		GitHubOAuth:         cfg.GitHubClientID != "",
 	}
 	if gh != nil {
 		apiCfg.GitHub = gh
 	}
 	api := httpapi.New(apiCfg)
 	s := &Service{
+		machine:  machine,
 		local:    local,
 		listener: ln,
 		logger:   logger,
@@ -132,9 +150,21 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
 	defer cancel()
 	err := s.server.Shutdown(ctx)
+	if merr := s.machine.stop(ctx); err == nil {
+		err = merr
+	}
 	if cerr := s.local.Close(); err == nil {
 		err = cerr
 	}
 	s.logger.Info("kiln stopped")
 	return err
+}
+
+// publicURL is KILN_PUBLIC_URL, or the address actually listened on when it was left to default
+// (so port 0 works).
+func publicURL(cfg Config, ln net.Listener) string {
+	if cfg.PublicURL == "http://"+cfg.Addr {
+		return "http://" + ln.Addr().String()
+	}
+	return cfg.PublicURL
 }

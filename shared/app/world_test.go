@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
@@ -26,6 +27,8 @@ type world struct {
 }
 
 const testInstallation = 4242
+
+const testWebhookSecret = "whsec-kiln-tests"
 
 const shooterUproject = `{
 	"FileVersion": 3,
@@ -62,13 +65,13 @@ func newWorld(t *testing.T, configure ...func(*Config)) *world {
 	if err := os.WriteFile(keyPath, gh.PrivateKeyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The stand-in engine of testdata, installed as 5.3 and 5.4.
 	enginesDir := filepath.Join(dir, "engines")
 	for _, v := range []string{"5.3", "5.4"} {
-		p := filepath.Join(enginesDir, v, engines.RunUATPath)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.CopyFS(filepath.Join(enginesDir, v), os.DirFS("../../testdata/fake-engine")); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		if err := os.Chmod(filepath.Join(enginesDir, v, engines.RunUATPath), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,6 +81,8 @@ func newWorld(t *testing.T, configure ...func(*Config)) *world {
 	cfg.GitHubAPIURL = gh.URL()
 	cfg.GitHubWebURL = gh.WebURL()
 	cfg.Engines = enginesDir
+	cfg.GitHubWebhookSecret = testWebhookSecret
+	cfg.schedulerEvery = 100 * time.Millisecond
 	for _, c := range configure {
 		c(&cfg)
 	}
@@ -155,4 +160,15 @@ func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
 		t.Fatal(err)
 	}
 	return tenant{orgID: created["organizationId"], token: created["token"]}
+}
+
+// restart stops the service and starts it again on the same data directory.
+func (w *world) restart(t *testing.T) {
+	t.Helper()
+	if err := w.Shutdown(context.Background()); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	token := w.token
+	w.testService = startService(t, w.cfg)
+	w.token = token
 }

@@ -116,3 +116,9 @@ func (c *Client) forgetToken(id int64) {
 	defer c.mu.Unlock()
 	delete(c.tokens, id)
 }
+
+// InstallationToken returns a token of the installation for cloning its repositories (HTTP basic
+// auth as x-access-token). It is cached like every installation token; never log it.
+func (c *Client) InstallationToken(ctx context.Context, installationID int64) (string, error) {
+	return c.installationToken(ctx, installationID)
+}

@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -83,7 +86,11 @@ func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: []logLineBody{}})
+	lines, err := s.logLines(r.Context(), p.Organization.ID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
 	return nil
 }
 
@@ -100,49 +107,51 @@ var (
 
 // triggerBuild answers POST /projects/:id/build-settings/:settingId/trigger: a pending build of
 // the setting, with optional overrides of branch and commit (GitHub) or changelist (Perforce).
+// With an Idempotency-Key header, a repeat of the same request gives the same build (202 again)
+// and a different request under the key is 422.
 func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	pr, st, err := s.buildSetting(r, p)
 	if err != nil {
 		return err
 	}
-	var req triggerRequest
-	if err := decodeBody(w, r, &req, true); err != nil {
+	raw, err := readBody(w, r)
+	if err != nil {
 		return err
 	}
-	b := &kiln.Build{
-		ID: kiln.NewID(), OrganizationID: p.Organization.ID, ProjectID: pr.ID, BuildSettingID: st.ID,
-		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,
-		UEVersion: st.UEVersion, TriggeredBy: p.UserRef(), CreatedAt: s.now().UTC().Truncate(time.Millisecond),
-	}
-	if pr.SourceControl == kiln.SourcePerforce {
-		b.Branch = st.StreamPath
+	var req triggerRequest
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := decodeObject(raw, &req); err != nil {
+			return err
+		}
 	}
 	errs := kiln.FieldErrors{}
-	if req.Branch != nil {
-		if pr.SourceControl != kiln.SourceGitHub || !kiln.ValidBranch(*req.Branch) {
-			errs.Add("branch", "must be a branch name, for GitHub projects")
-		}
-		b.Branch = *req.Branch
+	if req.Branch != nil && (pr.SourceControl != kiln.SourceGitHub || !kiln.ValidBranch(*req.Branch)) {
+		errs.Add("branch", "must be a branch name, for GitHub projects")
 	}
-	if req.Commit != nil {
-		if pr.SourceControl != kiln.SourceGitHub || !commitRe.MatchString(*req.Commit) {
-			errs.Add("commit", "must be a commit sha (7 to 40 lower-case hex digits), for GitHub projects")
-		}
-		b.Commit = *req.Commit
+	if req.Commit != nil && (pr.SourceControl != kiln.SourceGitHub || !commitRe.MatchString(*req.Commit)) {
+		errs.Add("commit", "must be a commit sha (7 to 40 lower-case hex digits), for GitHub projects")
 	}
-	if req.Changelist != nil {
-		if pr.SourceControl != kiln.SourcePerforce || !changelistRe.MatchString(*req.Changelist) {
-			errs.Add("changelist", "must be a changelist number, for Perforce projects")
-		}
-		b.Changelist, b.Commit = *req.Changelist, *req.Changelist
+	if req.Changelist != nil && (pr.SourceControl != kiln.SourcePerforce || !changelistRe.MatchString(*req.Changelist)) {
+		errs.Add("changelist", "must be a changelist number, for Perforce projects")
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > 255 || strings.ContainsAny(key, "\r\n") {
+		errs.Add("Idempotency-Key", "must be at most 255 characters on one line")
 	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if st.AutoDeploy && st.UploadBuildURL != "" {
-		b.AutoDeployStatus = kiln.AutoDeployPending
+	treq := builds.TriggerRequest{Project: pr, Setting: st, Branch: deref(req.Branch), Commit: deref(req.Commit),
+		Changelist: deref(req.Changelist), TriggeredBy: p.UserRef()}
+	if key != "" {
+		// The key is the caller's; the fingerprint covers what was asked, so a different request
+		// under the same key is told apart.
+		sum := sha256.Sum256([]byte(p.Member.User.ID + "\x00" + st.ID + "\x00" + deref(req.Branch) + "\x00" + deref(req.Commit) + "\x00" + deref(req.Changelist)))
+		treq.IdempotencyKey = "trigger:" + p.Member.User.ID + ":" + key
+		treq.Fingerprint = hex.EncodeToString(sum[:])
 	}
-	if err := s.store.CreateBuild(r.Context(), b); err != nil {
+	b, _, err := s.builds.Trigger(r.Context(), treq)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{

@@ -19,22 +19,36 @@ const MaxBodyBytes = 1 << 20
 // that is not a JSON object or has a field of the wrong type is bad_request, a body over 1 MiB is
 // payload_too_large. An empty body is read as {} when emptyOK.
 func decodeBody(w http.ResponseWriter, r *http.Request, dst any, emptyOK bool) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return kiln.Errorf(kiln.EPayloadTooLarge, "the request body is larger than 1 MiB")
-		}
-		return kiln.Errorf(kiln.EBadRequest, "could not read the request body")
+		return err
 	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
 			return nil
 		}
 		return kiln.Errorf(kiln.EBadRequest, "the request body must be a JSON object")
 	}
-	if trimmed[0] != '{' {
+	return decodeObject(body, dst)
+}
+
+// readBody reads a request body of at most MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, kiln.Errorf(kiln.EPayloadTooLarge, "the request body is larger than 1 MiB")
+		}
+		return nil, kiln.Errorf(kiln.EBadRequest, "could not read the request body")
+	}
+	return body, nil
+}
+
+// decodeObject decodes a body that must be one JSON object.
+func decodeObject(body []byte, dst any) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return kiln.Errorf(kiln.EBadRequest, "the request body must be a JSON object")
 	}
 	return decodeStrict(trimmed, dst)

@@ -18,6 +18,7 @@ var statusOf = map[string]int{
 	kiln.EGitHubInstallationInvalid: http.StatusBadRequest,
 	kiln.EInvalidToken:              http.StatusUnauthorized,
 	kiln.EInsufficientScope:         http.StatusForbidden,
+	eForbidden:                      http.StatusForbidden,
 	kiln.ENotFound:                  http.StatusNotFound,
 	kiln.EUprojectNotFound:          http.StatusNotFound,
 	eMethodNotAllowed:               http.StatusMethodNotAllowed,
@@ -29,13 +30,18 @@ var statusOf = map[string]int{
 	kiln.EInvalidState:              http.StatusConflict,
 	kiln.EConflict:                  http.StatusConflict,
 	kiln.EPayloadTooLarge:           http.StatusRequestEntityTooLarge,
+	kiln.EIdempotencyKeyReused:      http.StatusUnprocessableEntity,
 	kiln.ERateLimited:               http.StatusTooManyRequests,
 	kiln.EInternal:                  http.StatusInternalServerError,
 	github.EGitHubUnavailable:       http.StatusBadGateway,
 }
 
-// eMethodNotAllowed is the code of a 405; it belongs to HTTP, not to the domain.
-const eMethodNotAllowed = "method_not_allowed"
+// Codes that belong to HTTP, not to the domain: a 405, and a 403 for a download link that is
+// not valid (tampered or expired).
+const (
+	eMethodNotAllowed = "method_not_allowed"
+	eForbidden        = "forbidden"
+)
 
 // errorBody is the error envelope of every failed request.
 type errorBody struct {

@@ -82,4 +82,19 @@ func (s *Server) routes() {
 	s.handle("/builds/{id}", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getBuild),
 	})
+	s.handle("/builds/{id}/cancel", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.cancelBuild),
+	})
+	s.handle("/builds/{id}/logs", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getBuildLogs),
+	})
+	s.handle("/builds/{id}/download", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getDownload),
+	})
+	s.handle("/downloads/{org}/{file}", methods{
+		http.MethodGet: http.HandlerFunc(s.serveDownload),
+	})
+	s.handle("/webhooks/github", methods{
+		http.MethodPost: http.HandlerFunc(s.githubWebhook),
+	})
 }

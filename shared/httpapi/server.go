@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -30,6 +32,15 @@ type Config struct {
 	// GitHubOAuth is true when the App's OAuth client is configured: installations are then
 	// linked only through the verified install flow.
 	GitHubOAuth bool
+	// Builds starts and cancels builds.
+	Builds *builds.Service
+	// Artifacts holds the artifact files; Logs the build logs.
+	Artifacts artifacts.Store
+	Logs      LogReader
+	// PublicURL is the base of the signed download URLs (KILN_PUBLIC_URL).
+	PublicURL string
+	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
+	GitHubWebhookSecret string
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
 	// (changes made through this server apply at once); 0 turns the cache off.
 	AuthCacheTTL time.Duration
@@ -39,35 +50,47 @@ type Config struct {
 
 // Server is the API's http.Handler.
 type Server struct {
-	store       store.Store
-	engines     Engines
-	github      GitHubApp
-	githubOAuth bool
-	sealer      *keyring.Sealer
-	stateKey    []byte
-	auth        *auth.Authenticator
-	cursors     cursors
-	limits      *limiters
-	logger      *slog.Logger
-	now         func() time.Time
-	mux         *http.ServeMux
-	handler     http.Handler
+	store         store.Store
+	engines       Engines
+	github        GitHubApp
+	githubOAuth   bool
+	sealer        *keyring.Sealer
+	stateKey      []byte
+	downloadKey   []byte
+	builds        *builds.Service
+	artifacts     artifacts.Store
+	logs          LogReader
+	publicURL     string
+	webhookSecret []byte
+	auth          *auth.Authenticator
+	cursors       cursors
+	limits        *limiters
+	logger        *slog.Logger
+	now           func() time.Time
+	mux           *http.ServeMux
+	handler       http.Handler
 }
 
 // New builds the API.
 func New(cfg Config) *Server {
 	s := &Server{
-		store:       cfg.Store,
-		engines:     cfg.Engines,
-		github:      cfg.GitHub,
-		githubOAuth: cfg.GitHubOAuth,
-		sealer:      cfg.Keys.Sealer(),
-		stateKey:    cfg.Keys.Key(keyring.PurposeState),
-		cursors:     cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
-		limits:      newLimiters(cfg.RateLimit),
-		logger:      cfg.Logger,
-		now:         cfg.Now,
-		mux:         http.NewServeMux(),
+		store:         cfg.Store,
+		engines:       cfg.Engines,
+		github:        cfg.GitHub,
+		githubOAuth:   cfg.GitHubOAuth,
+		sealer:        cfg.Keys.Sealer(),
+		stateKey:      cfg.Keys.Key(keyring.PurposeState),
+		downloadKey:   cfg.Keys.Key(keyring.PurposeDownload),
+		builds:        cfg.Builds,
+		artifacts:     cfg.Artifacts,
+		logs:          cfg.Logs,
+		publicURL:     strings.TrimRight(cfg.PublicURL, "/"),
+		webhookSecret: []byte(cfg.GitHubWebhookSecret),
+		cursors:       cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
+		limits:        newLimiters(cfg.RateLimit),
+		logger:        cfg.Logger,
+		now:           cfg.Now,
+		mux:           http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()

@@ -57,7 +57,13 @@ type Build struct {
 	CreatedAt        time.Time
 	StartedAt        *time.Time
 	FinishedAt       *time.Time
+	// HeartbeatAt is when the host running the build last reported; a running build whose host
+	// has been silent for HeartbeatTimeout is failed.
+	HeartbeatAt *time.Time
 }
+
+// HeartbeatTimeout is how long a running build's host may stay silent before the build fails.
+const HeartbeatTimeout = 30 * time.Second
 
 // DurationMs is finishedAt − startedAt in milliseconds (queue time is not build time), or nil
 // while the build has not finished or never started.

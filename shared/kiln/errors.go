@@ -24,6 +24,7 @@ const (
 	EGitHubInstallationInUse   = "github_installation_in_use"
 	EInvalidState              = "invalid_state"
 	EConflict                  = "conflict"
+	EIdempotencyKeyReused      = "idempotency_key_reused"
 	EPayloadTooLarge           = "payload_too_large"
 	ERateLimited               = "rate_limited"
 	EInternal                  = "internal"

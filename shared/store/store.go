@@ -109,6 +109,9 @@ type BuildSettings interface {
 	ListBuildSettings(ctx context.Context, orgID, projectID string) ([]*kiln.BuildSetting, error)
 	UpdateBuildSetting(ctx context.Context, s *kiln.BuildSetting) error
 	DeleteBuildSetting(ctx context.Context, orgID, projectID, id string) error
+	// ScheduledBuildSettings lists every setting with trigger scheduled, across organizations:
+	// the scheduler's scan. Not for request paths.
+	ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error)
 }
 
 // BuildFilter narrows a build list; empty fields match everything. ProjectID, BuildSettingID and
@@ -139,6 +142,9 @@ type Artifacts interface {
 	// deleted.
 	ListArtifacts(ctx context.Context, orgID, projectID string, f ArtifactFilter, p Page) ([]*kiln.Artifact, string, error)
 	DeleteArtifact(ctx context.Context, orgID, buildID string) error
+	// ArtifactsCreatedBefore lists artifacts made before t across organizations, oldest first:
+	// the retention janitor's scan. Not for request paths.
+	ArtifactsCreatedBefore(ctx context.Context, t time.Time, limit int) ([]*kiln.Artifact, error)
 }
 
 // Builds keeps builds.
@@ -150,4 +156,14 @@ type Builds interface {
 	// returns invalid_state and writes nothing. Of many concurrent updates from the same status,
 	// exactly one succeeds.
 	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+	// CreateBuildOnce creates b under an idempotency key of its organization, atomically: if the
+	// key is new, b is created and recorded with the key and fingerprint (a digest of the
+	// request); if the key was used before, nothing is written and the build recorded with it is
+	// returned with the fingerprint recorded then, so the caller can tell a repeat of the same
+	// request from a different one. created reports which happened.
+	CreateBuildOnce(ctx context.Context, b *kiln.Build, key, fingerprint string) (build *kiln.Build, storedFingerprint string, created bool, err error)
+	// QueuedBuilds lists builds in a status (pending or running) across all organizations,
+	// oldest first: the one-machine work queue and the scan for builds a crash left running.
+	// Not for request paths.
+	QueuedBuilds(ctx context.Context, status kiln.BuildStatus, limit int) ([]*kiln.Build, error)
 }

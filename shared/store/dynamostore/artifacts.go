@@ -10,8 +10,9 @@ import (
 )
 
 // artifactItem is a build's artifact: PK "ORG#<org>", SK "ARTIFACT#<buildId>"; in GSI1 under
-// "ORG#<org>#PROJECT#<p>#ARTIFACTS" / "ARTIFACT#<buildId>" for the list by project. Like builds,
-// artifacts keep their GSI1 entry after the project is deleted.
+// "ORG#<org>#PROJECT#<p>#ARTIFACTS" / "ARTIFACT#<buildId>" for the list by project, and in GSI4
+// under "ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>" for the retention scan across
+// organizations. Like builds, artifacts keep their GSI1 entry after the project is deleted.
 type artifactItem struct {
 	itemKeys
 	BuildID        string `dynamo:"buildId"`
@@ -30,7 +31,10 @@ type artifactItem struct {
 }
 
 func newArtifactItem(a *kiln.Artifact) *artifactItem {
-	keys := itemKeys{PK: orgPK(a.OrganizationID), SK: artifactSK(a.BuildID), Type: typeArtifact}
+	keys := itemKeys{
+		PK: orgPK(a.OrganizationID), SK: artifactSK(a.BuildID), Type: typeArtifact,
+		GSI4PK: artifactsPK, GSI4SK: artifactAgeSK(toMS(a.CreatedAt), a.OrganizationID, a.BuildID),
+	}
 	if a.ProjectID != "" {
 		keys.GSI1PK, keys.GSI1SK = projectArtifactsPK(a.OrganizationID, a.ProjectID), artifactSK(a.BuildID)
 	}

@@ -13,7 +13,9 @@ import (
 
 // buildItem is a build: PK "ORG#<org>", SK "BUILD#<id>"; in GSI1 under "ORG#<org>#PROJECT#<p>",
 // in GSI2 under "ORG#<org>#SETTING#<s>" and in GSI3 under "ORG#<org>#STATUS#<status>", each with
-// sort key "BUILD#<id>". GSI3's key follows the status, so every write recomputes it.
+// sort key "BUILD#<id>"; while pending or running also in GSI4 under "QUEUE#<status>" / "<id>",
+// the queue across organizations. GSI3's and GSI4's keys follow the status, so every write
+// recomputes them (a build in another status has no GSI4 attributes).
 type buildItem struct {
 	itemKeys
 	ID               string `dynamo:"id"`
@@ -35,6 +37,7 @@ type buildItem struct {
 	CreatedAt        int64  `dynamo:"createdAt"`
 	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
 	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
+	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -48,6 +51,9 @@ func newBuildItem(b *kiln.Build) *buildItem {
 	if b.BuildSettingID != "" {
 		keys.GSI2PK, keys.GSI2SK = settingBuildsPK(b.OrganizationID, b.BuildSettingID), buildSK(b.ID)
 	}
+	if queued(b.Status) {
+		keys.GSI4PK, keys.GSI4SK = queuePK(b.Status), b.ID
+	}
 	return &buildItem{
 		itemKeys: keys,
 		ID:       b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
@@ -56,6 +62,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
+		HeartbeatAt: toMSPtr(b.HeartbeatAt),
 	}
 }
 
@@ -67,6 +74,7 @@ func (it *buildItem) build() *kiln.Build {
 		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
+		HeartbeatAt: fromMSPtr(it.HeartbeatAt),
 	}
 }
 
@@ -143,9 +151,10 @@ func buildsQuery(orgID string, f store.BuildFilter, after string) listQuery {
 	return q
 }
 
-// UpdateBuild puts the whole build, with its status-dependent GSI3 key recomputed, on the
-// condition that the item exists and its status is still expected. When the condition fails,
-// the old item returned with the failure tells invalid_state (it exists) from not_found.
+// UpdateBuild puts the whole build, with its status-dependent GSI3 and GSI4 keys recomputed (the
+// put replaces the item, so a build leaving the queue loses its GSI4 attributes), on the
+// condition that the item exists and its status is still expected. When the condition fails, the
+// old item returned with the failure tells invalid_state (it exists) from not_found.
 func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
 	err := s.table.Put(newBuildItem(b)).
 		If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected)).

@@ -9,7 +9,8 @@ import (
 )
 
 // settingItem is a build setting: PK "ORG#<org>", SK "SETTING#<projectId>#<id>", so that a
-// project's settings are one sort-key range next to it.
+// project's settings are one sort-key range next to it. A scheduled setting is also in GSI4 under
+// "SCHEDULED" / "<org>#<id>", for the scheduler's scan across organizations.
 type settingItem struct {
 	itemKeys
 	ID                    string `dynamo:"id"`
@@ -31,15 +32,21 @@ type settingItem struct {
 	UpdatedAt             int64  `dynamo:"updatedAt"`
 }
 
-// settingMutable are the attributes UpdateBuildSetting replaces: all but keys, ids and createdAt.
+// settingMutable are the attributes UpdateBuildSetting replaces: all but the table keys, ids and
+// createdAt. The GSI4 keys follow the trigger: set when it is scheduled, removed otherwise.
 var settingMutable = []string{
 	"platform", "buildType", "branch", "streamPath", "ueVersion", "uprojectPath", "trigger",
 	"schedule", "notifyOnComplete", "autoDeploy", "uploadBuildUrl", "uploadBuildAuthHeader", "updatedAt",
+	attrGSI4PK, attrGSI4SK,
 }
 
 func newSettingItem(s *kiln.BuildSetting) *settingItem {
+	keys := itemKeys{PK: orgPK(s.OrganizationID), SK: settingSK(s.ProjectID, s.ID), Type: typeBuildSetting}
+	if s.Trigger == kiln.TriggerScheduled {
+		keys.GSI4PK, keys.GSI4SK = scheduledPK, scheduledSK(s.OrganizationID, s.ID)
+	}
 	return &settingItem{
-		itemKeys: itemKeys{PK: orgPK(s.OrganizationID), SK: settingSK(s.ProjectID, s.ID), Type: typeBuildSetting},
+		itemKeys: keys,
 		ID:       s.ID, OrganizationID: s.OrganizationID, ProjectID: s.ProjectID,
 		Platform: string(s.Platform), BuildType: string(s.BuildType), Branch: s.Branch,
 		StreamPath: s.StreamPath, UEVersion: s.UEVersion, UprojectPath: s.UprojectPath,
@@ -108,7 +115,8 @@ func (s *Store) ListBuildSettings(ctx context.Context, orgID, projectID string) 
 	return out, nil
 }
 
-// UpdateBuildSetting sets the mutable attributes on the existing item.
+// UpdateBuildSetting sets the mutable attributes, and the GSI4 keys when the trigger is scheduled
+// (removing them otherwise), on the existing item.
 func (s *Store) UpdateBuildSetting(ctx context.Context, bs *kiln.BuildSetting) error {
 	err := s.updateFields(ctx, orgPK(bs.OrganizationID), settingSK(bs.ProjectID, bs.ID), newSettingItem(bs), settingMutable)
 	if isCondFailed(err) {

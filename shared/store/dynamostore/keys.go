@@ -1,6 +1,8 @@
 package dynamostore
 
 import (
+	"fmt"
+
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -14,6 +16,8 @@ const (
 	attrGSI2SK = "GSI2SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
+	attrGSI4PK = "GSI4PK"
+	attrGSI4SK = "GSI4SK"
 )
 
 // Index names.
@@ -26,6 +30,10 @@ const (
 	indexGSI2 = "GSI2"
 	// indexGSI3 holds builds by status ("ORG#o#STATUS#pending" / "BUILD#b").
 	indexGSI3 = "GSI3"
+	// indexGSI4 holds the scans across organizations, each in one partition: queued builds
+	// ("QUEUE#pending" / "<buildId>"), scheduled build settings ("SCHEDULED" / "<org>#<setting>")
+	// and artifacts by age ("ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>").
+	indexGSI4 = "GSI4"
 )
 
 // Item types, stored in the attribute "type" so that a partition can be read by a person.
@@ -41,6 +49,7 @@ const (
 	typeBuild        = "build"
 	typeInstallation = "installation"
 	typeArtifact     = "artifact"
+	typeIdempotency  = "idempotency"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -70,6 +79,7 @@ func settingPrefix(projectID string) string        { return prefixSetting + proj
 func settingSK(projectID, settingID string) string { return settingPrefix(projectID) + settingID }
 func buildSK(buildID string) string                { return prefixBuild + buildID }
 func artifactSK(buildID string) string             { return prefixArtifact + buildID }
+func idempotencySK(key string) string              { return "IDEM#" + key }
 
 // installationPK is the partition of the item that holds which organization a GitHub App
 // installation is linked to (its sort key is installationSK).
@@ -90,6 +100,24 @@ func statusBuildsPK(orgID string, s kiln.BuildStatus) string {
 	return orgPK(orgID) + "#STATUS#" + string(s)
 }
 
+// GSI4 partition keys: one partition per scan across organizations (see indexGSI4).
+func queuePK(s kiln.BuildStatus) string { return "QUEUE#" + string(s) }
+
+const (
+	scheduledPK = "SCHEDULED"
+	artifactsPK = "ARTIFACTS"
+)
+
+func scheduledSK(orgID, settingID string) string { return orgID + "#" + settingID }
+
+// agePrefix writes a time as 15 zero-padded digits of unix milliseconds, so that sort keys
+// starting with it order by time (up to the year 33658; times before 1970 are not expected).
+func agePrefix(ms int64) string { return fmt.Sprintf("%015d", ms) }
+
+func artifactAgeSK(createdAtMS int64, orgID, buildID string) string {
+	return agePrefix(createdAtMS) + "#" + orgID + "#" + buildID
+}
+
 // itemKeys are the key attributes every item carries; the GSI attributes are set only on the items
 // an index holds (sparse indexes), and are omitted when empty.
 type itemKeys struct {
@@ -101,5 +129,7 @@ type itemKeys struct {
 	GSI2SK string `dynamo:"GSI2SK,omitempty"`
 	GSI3PK string `dynamo:"GSI3PK,omitempty"`
 	GSI3SK string `dynamo:"GSI3SK,omitempty"`
+	GSI4PK string `dynamo:"GSI4PK,omitempty"`
+	GSI4SK string `dynamo:"GSI4SK,omitempty"`
 	Type   string `dynamo:"type"`
 }

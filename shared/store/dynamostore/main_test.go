@@ -213,6 +213,13 @@ var tableSeq atomic.Int64
 // newStore creates a fresh table on DynamoDB Local and returns a store on it.
 func newStore(t *testing.T) *dynamostore.Store {
 	t.Helper()
+	s, _ := newStoreTable(t)
+	return s
+}
+
+// newStoreTable is newStore that also returns the table, for tests that read items as stored.
+func newStoreTable(t *testing.T) (*dynamostore.Store, dynamo.Table) {
+	t.Helper()
 	db := newDB(endpoint)
 	name := fmt.Sprintf("kiln-test-%d", tableSeq.Add(1))
 	ctx := context.Background()
@@ -220,5 +227,5 @@ func newStore(t *testing.T) *dynamostore.Store {
 		t.Fatal(err)
 	}
 	t.Logf("dynamostore: table %s on DynamoDB Local at %s", name, endpoint)
-	return dynamostore.New(db, name)
+	return dynamostore.New(db, name), db.Table(name)
 }

@@ -11,14 +11,16 @@ import (
 )
 
 // listQuery is one Query on a partition of the table or of a GSI: the items whose sort key starts
-// with a prefix, optionally narrowed by equality filters.
+// with a prefix (or, with skBefore, sorts before a value; with neither, the whole partition),
+// optionally narrowed by equality filters.
 type listQuery struct {
 	index    string // "" for the table itself
 	pkAttr   string
 	skAttr   string
 	pk       string
 	skPrefix string
-	forward  bool // ascending sort key order; false is newest first
+	skBefore string // when set, the sort key is below it (and skPrefix is ignored)
+	forward  bool   // ascending sort key order; false is newest first
 	filters  []eqFilter
 	// start is the ExclusiveStartKey: the full key (table and index attributes) of the item after
 	// which the page begins, or nil for the first page.
@@ -37,14 +39,22 @@ const filterPageSize = 50
 // the caller rebuilds the ExclusiveStartKey of the next page from it. n < 1 reads the whole
 // partition.
 func queryPage[I any](ctx context.Context, s *Store, q listQuery, n int, id func(*I) string) ([]*I, string, error) {
-	names := map[string]string{"#pk": q.pkAttr, "#sk": q.skAttr}
-	values := map[string]types.AttributeValue{
-		":pk": &types.AttributeValueMemberS{Value: q.pk},
-		":sk": &types.AttributeValueMemberS{Value: q.skPrefix},
+	names := map[string]string{"#pk": q.pkAttr}
+	values := map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: q.pk}}
+	// DynamoDB refuses names and values the expressions do not use, so #sk and :sk are only
+	// declared with a sort key condition.
+	keyCond := "#pk = :pk"
+	switch {
+	case q.skBefore != "":
+		keyCond += " AND #sk < :sk"
+		names["#sk"], values[":sk"] = q.skAttr, &types.AttributeValueMemberS{Value: q.skBefore}
+	case q.skPrefix != "":
+		keyCond += " AND begins_with(#sk, :sk)"
+		names["#sk"], values[":sk"] = q.skAttr, &types.AttributeValueMemberS{Value: q.skPrefix}
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.name),
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
+		KeyConditionExpression:    aws.String(keyCond),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 		ScanIndexForward:          aws.Bool(q.forward),

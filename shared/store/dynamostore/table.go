@@ -8,7 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// tableLayout declares the table's key schema for CreateTable: PK/SK and three GSIs, each keyed by
+// tableLayout declares the table's key schema for CreateTable: PK/SK and four GSIs, each keyed by
 // a string partition and sort key and projecting all attributes.
 type tableLayout struct {
 	PK     string `dynamo:"PK,hash"`
@@ -19,6 +19,8 @@ type tableLayout struct {
 	GSI2SK string `index:"GSI2,range"`
 	GSI3PK string `index:"GSI3,hash"`
 	GSI3SK string `index:"GSI3,range"`
+	GSI4PK string `index:"GSI4,hash"`
+	GSI4SK string `index:"GSI4,range"`
 }
 
 // tableActiveTimeout bounds how long CreateTable waits for the table to become ACTIVE.
@@ -31,6 +33,7 @@ func CreateTable(ctx context.Context, db *dynamo.DB, table string) error {
 		Project(indexGSI1, dynamo.AllProjection).
 		Project(indexGSI2, dynamo.AllProjection).
 		Project(indexGSI3, dynamo.AllProjection).
+		Project(indexGSI4, dynamo.AllProjection).
 		Run(ctx)
 	if err != nil {
 		return fmt.Errorf("dynamostore: create table %s: %w", table, err)

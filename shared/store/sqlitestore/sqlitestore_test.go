@@ -190,3 +190,43 @@ func TestMigrateInstallations(t *testing.T) {
 		t.Fatalf("LinkGitHubInstallation of A's installation to C: %v", err)
 	}
 }
+
+// TestMigrateHeartbeatsAndScans opens a database made at schema version 3 holding a pending
+// build: after migration 4 the build has no heartbeat and heads the queue.
+func TestMigrateHeartbeatsAndScans(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	ctx := t.Context()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql"} {
+		schema, err := os.ReadFile("migrations/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, err = db.ExecContext(ctx, `PRAGMA user_version = 3;
+		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+			'cron', '', '', '', 1, NULL, NULL)`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := open(t, path)
+	b, err := s.GetBuild(ctx, "org", id)
+	if err != nil || b.HeartbeatAt != nil || b.Status != kiln.StatusPending {
+		t.Fatalf("GetBuild after migration = %+v, %v; want a pending build without heartbeat", b, err)
+	}
+	queued, err := s.QueuedBuilds(ctx, kiln.StatusPending, 1)
+	if err != nil || len(queued) != 1 || queued[0].ID != id {
+		t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
+	}
+}

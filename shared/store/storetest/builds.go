@@ -52,6 +52,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		full.TriggeredBy, full.FailureReason = "user:"+f.owner.User.ID, "cancelled"
 		full.AutoDeployStatus, full.AutoDeployError = kiln.AutoDeployFailed, "HTTP 500"
 		full.StartedAt, full.FinishedAt = ptr(full.CreatedAt.Add(time.Second)), ptr(full.CreatedAt.Add(time.Minute))
+		full.HeartbeatAt = ptr(full.CreatedAt.Add(50 * time.Second))
 		for _, b := range []*kiln.Build{newBuild(set, kiln.StatusPending), full} {
 			wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 			got, err := s.GetBuild(ctx, f.org.ID, b.ID)
@@ -80,8 +81,17 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		wantIDs(t, "pending builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{Status: kiln.StatusPending}, 10), nil)
 		wantIDs(t, "running builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{Status: kiln.StatusRunning}, 10), []string{b.ID})
 
+		// Heartbeats are updates that keep the status.
+		for i := range 2 {
+			b.HeartbeatAt = ptr(now().Add(time.Duration(i) * time.Second))
+			wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild running→running (heartbeat)")
+			got, err = s.GetBuild(ctx, f.org.ID, b.ID)
+			wantOK(t, err, "GetBuild")
+			wantEqual(t, "build after a heartbeat", got, b)
+		}
+
 		wantOK(t, b.Transition(kiln.StatusComplete, now().Add(time.Minute), ""), "Transition")
-		b.AutoDeployStatus = kiln.AutoDeployPending
+		b.AutoDeployStatus, b.HeartbeatAt = kiln.AutoDeployPending, nil
 		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild running→complete")
 		// A complete build still takes updates that keep its status (auto deploy progress).
 		b.AutoDeployStatus, b.AutoDeployError = kiln.AutoDeployFailed, "connection refused"
@@ -150,6 +160,9 @@ func testBuildFilters(t *testing.T, s store.Store) {
 		b.Platform = kiln.Platforms[(i/2)%3]
 		b.BuildType = kiln.BuildTypes[(i/3)%2]
 		b.Branch = branches[(i/5)%3]
+		if b.Status != kiln.StatusPending {
+			b.HeartbeatAt = ptr(b.CreatedAt.Add(time.Duration(i) * time.Second))
+		}
 		wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 		builds = append(builds, b)
 		if i%3 == 0 { // the same keys in another organization must never show up

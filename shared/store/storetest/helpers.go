@@ -4,8 +4,9 @@
 //	func TestStore(t *testing.T) { storetest.Run(t, func(t *testing.T) store.Store { ... }) }
 //
 // open may hand out one store shared by many subtests (DynamoDB uses one table), so every subtest
-// makes its own organizations and never assumes the store is empty. open arranges for the store to
-// be closed (t.Cleanup) when it needs closing.
+// makes its own organizations and never assumes the store is empty (the tests of the scans across
+// organizations date their items long before any test ran; see queue.go). open arranges for the
+// store to be closed (t.Cleanup) when it needs closing.
 package storetest
 
 import (
@@ -30,8 +31,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Projects", func(t *testing.T) { testProjects(t, open) })
 	t.Run("BuildSettings", func(t *testing.T) { testBuildSettings(t, open) })
 	t.Run("Builds", func(t *testing.T) { testBuilds(t, open) })
+	t.Run("CreateBuildOnce", func(t *testing.T) { testCreateBuildOnce(t, open) })
+	t.Run("QueuedBuilds", func(t *testing.T) { testQueuedBuilds(t, open) })
+	t.Run("ScheduledBuildSettings", func(t *testing.T) { testScheduledBuildSettings(t, open) })
 	t.Run("GitHubInstallations", func(t *testing.T) { testGitHubInstallations(t, open) })
 	t.Run("Artifacts", func(t *testing.T) { testArtifacts(t, open) })
+	t.Run("ArtifactsCreatedBefore", func(t *testing.T) { testArtifactsCreatedBefore(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Races", func(t *testing.T) { testRaces(t, open) })
 }

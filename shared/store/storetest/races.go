@@ -76,6 +76,42 @@ func testRaces(t *testing.T, open func(t *testing.T) store.Store) {
 		wantIDs(t, "pending builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{Status: kiln.StatusPending}, 10), nil)
 	})
 
+	t.Run("CreateBuildOnceWithSameKey", func(t *testing.T) {
+		s, ctx := open(t), t.Context()
+		f := createOrganization(t, s)
+		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		const n = 20
+		builds := make([]*kiln.Build, n)
+		for i := range builds {
+			builds[i] = newBuild(set, kiln.StatusPending)
+		}
+		got := make([]*kiln.Build, n)
+		fps := make([]string, n)
+		created := make([]bool, n)
+		errs := race(n, func(i int) error {
+			var err error
+			got[i], fps[i], created[i], err = s.CreateBuildOnce(ctx, builds[i], "same-key", fmt.Sprintf("fp-%d", i))
+			return err
+		})
+		winner := -1
+		for i, err := range errs {
+			wantOK(t, err, fmt.Sprintf("CreateBuildOnce %d", i))
+			if created[i] {
+				if winner >= 0 {
+					t.Fatalf("calls %d and %d both created", winner, i)
+				}
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatal("no call created")
+		}
+		for i := range n {
+			wantOnce(t, fmt.Sprintf("answer %d", i), got[i], fps[i], created[i], builds[winner], fmt.Sprintf("fp-%d", winner), i == winner)
+		}
+		wantIDs(t, "builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{}, 10), []string{builds[winner].ID})
+	})
+
 	t.Run("CreateMemberWithSameEmail", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
 		f := createOrganization(t, s)

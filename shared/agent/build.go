@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// BuildInput says what to build with which engine.
+type BuildInput struct {
+	// ProjectDir is the checkout's root.
+	ProjectDir string
+	// UprojectPath is the .uproject file, relative to ProjectDir (slash-separated).
+	UprojectPath string
+	Platform     kiln.Platform
+	BuildType    kiln.BuildType
+	// RunUAT is the path of the engine's RunUAT.sh (engines.Dir.RunUAT).
+	RunUAT string
+	// ArchiveDir receives RunUAT's archive. It must be missing or empty: give each build its own.
+	ArchiveDir string
+}
+
+// BuildOutput is what RunUAT made.
+type BuildOutput struct {
+	// StagedDir is the one directory RunUAT left under ArchiveDir (UE5 names it after the
+	// platform: Linux, Windows, LinuxServer, ...).
+	StagedDir string
+	// ProjectName is the .uproject's base name.
+	ProjectName string
+}
+
+// Build runs RunUAT.sh BuildCookRun on the project (stages compile, cook, stage and package, as
+// RunUAT's banners announce them) and streams its output into the build log, one line at a time.
+// RunUAT runs in a process group of its own; when ctx ends the whole group is stopped and Build
+// returns ctx's error.
+func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutput, error) {
+	if !in.Platform.Valid() || !in.BuildType.Valid() {
+		return BuildOutput{}, fmt.Errorf("agent: build: invalid platform %q or build type %q", in.Platform, in.BuildType)
+	}
+	if in.ProjectDir == "" || in.RunUAT == "" || in.ArchiveDir == "" {
+		return BuildOutput{}, errors.New("agent: build: ProjectDir, RunUAT and ArchiveDir are required")
+	}
+	projectDir, err := filepath.Abs(in.ProjectDir)
+	if err != nil {
+		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
+	}
+	archiveDir, err := filepath.Abs(in.ArchiveDir)
+	if err != nil {
+		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
+	}
+	runUAT, err := filepath.Abs(in.RunUAT) // a relative path would be taken from ProjectDir
+	if err != nil {
+		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
+	}
+	if err := emptyDir(archiveDir); err != nil {
+		return BuildOutput{}, err
+	}
+	r.Stage(ctx, StageCompile)
+	stage := StageCompile
+
+	rel := filepath.FromSlash(in.UprojectPath)
+	if !filepath.IsLocal(rel) || !strings.EqualFold(filepath.Ext(rel), ".uproject") {
+		return BuildOutput{}, fail(ctx, r, stage, nil, "project file %q is not a .uproject inside the repository", in.UprojectPath)
+	}
+	uproject := filepath.Join(projectDir, rel)
+	if fi, err := os.Stat(uproject); err != nil || !fi.Mode().IsRegular() {
+		return BuildOutput{}, fail(ctx, r, stage, err, "project file %s not found in the checkout", in.UprojectPath)
+	}
+	name := strings.TrimSuffix(filepath.Base(uproject), filepath.Ext(uproject))
+	log := a.logger().With("project", name, "platform", in.Platform, "build_type", in.BuildType)
+	log.InfoContext(ctx, "agent: build started")
+
+	args := uatArgs(uproject, in.Platform, in.BuildType, archiveDir)
+	logf(ctx, r, LevelInfo, "Running: %s %s", runUAT, strings.Join(args, " "))
+	cmd := exec.Command(runUAT, args...)
+	cmd.Dir = projectDir
+	cmd.Env = engineEnv(os.Environ())
+	err = runGroup(ctx, cmd, func(line string) {
+		if strings.TrimSpace(line) == "" {
+			return
+		}
+		if s, ok := bannerStage(line); ok && s != stage {
+			stage = s
+			r.Stage(ctx, s)
+		}
+		r.Log(ctx, LogLine{Time: timeNow(), Level: LineLevel(line), Message: line})
+	})
+	if ctx.Err() != nil {
+		log.InfoContext(ctx, "agent: build stopped", "cause", context.Cause(ctx))
+		return BuildOutput{}, fmt.Errorf("agent: build stopped: %w", ctx.Err())
+	}
+	if err != nil {
+		code, signal, ok := exitCode(err)
+		switch {
+		case !ok:
+			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: could not start the engine's RunUAT.sh")
+		case signal != "":
+			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: RunUAT was killed (%s); see the build log", signal)
+		default:
+			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: RunUAT exited with code %d; see the build log", code)
+		}
+	}
+
+	staged, err := stagedDir(archiveDir)
+	if err != nil {
+		return BuildOutput{}, fail(ctx, r, stage, err, "%s", err.Error())
+	}
+	logf(ctx, r, LevelInfo, "RunUAT archived the build in %s", filepath.Base(staged))
+	log.InfoContext(ctx, "agent: build done", "staged_dir", staged)
+	return BuildOutput{StagedDir: staged, ProjectName: name}, nil
+}
+
+// uatArgs are RunUAT's arguments for a build (decisions.md: "Builds run RunUAT.sh BuildCookRun
+// ..."). A Server build makes the dedicated server only, in the Development configuration.
+func uatArgs(uproject string, platform kiln.Platform, buildType kiln.BuildType, archiveDir string) []string {
+	args := []string{"BuildCookRun", "-project=" + uproject, "-platform=" + string(platform)}
+	if buildType == kiln.BuildTypeServer {
+		args = append(args, "-server", "-noclient", "-serverconfig=Development")
+	} else {
+		args = append(args, "-clientconfig="+string(buildType))
+	}
+	return append(args, "-build", "-cook", "-stage", "-pak", "-archive", "-archivedirectory="+archiveDir,
+		"-unattended", "-utf8output", "-noP4")
+}
+
+// banner matches RunUAT's command banners, e.g. "********** COOK COMMAND STARTED **********".
+var banner = regexp.MustCompile(`\*{10} ([A-Z]+) COMMAND STARTED \*{10}`)
+
+// bannerStage returns the stage a line of RunUAT output starts, if it is a command banner.
+func bannerStage(line string) (Stage, bool) {
+	m := banner.FindStringSubmatch(line)
+	if m == nil {
+		return "", false
+	}
+	switch m[1] {
+	case "BUILD":
+		return StageCompile, true
+	case "COOK":
+		return StageCook, true
+	case "STAGE":
+		return StageStage, true
+	case "PACKAGE", "ARCHIVE":
+		return StagePackage, true
+	}
+	return "", false
+}
+
+// engineEnv is the environment RunUAT gets: the agent's, without kiln's own settings and the
+// credentials a host may hold (the build runs the customer's code).
+func engineEnv(environ []string) []string {
+	drop := []string{"P4PASSWD", "GITHUB_TOKEN", "GH_TOKEN"}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "KILN_") || strings.HasPrefix(name, "AWS_") ||
+			strings.HasPrefix(name, "GIT_CONFIG_") || slices.Contains(drop, name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// emptyDir makes dir, or checks that it is empty.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return fmt.Errorf("agent: build: archive directory: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("agent: build: archive directory %s is not empty", dir)
+	}
+	return nil
+}
+
+// stagedDir returns the one directory RunUAT left under archiveDir.
+func stagedDir(archiveDir string) (string, error) {
+	entries, err := os.ReadDir(archiveDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no archive directory: could not read the archive directory: %v", err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	switch len(dirs) {
+	case 0:
+		return "", errors.New("no archive directory: RunUAT left nothing under the archive directory")
+	case 1:
+		return filepath.Join(archiveDir, dirs[0]), nil
+	}
+	return "", fmt.Errorf("several archive directories: RunUAT left %s under the archive directory; expected one", strings.Join(dirs, ", "))
+}

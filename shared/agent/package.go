@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/packaging"
+)
+
+// PackageInput says what to package and where to store it.
+type PackageInput struct {
+	// StagedDir is the directory to package (BuildOutput.StagedDir).
+	StagedDir string
+	// TopName is the name of the tarball's top directory.
+	TopName string
+	// Key is the artifact's key in the store.
+	Key string
+}
+
+// PackageOutput is the stored artifact.
+type PackageOutput struct {
+	Key  string
+	Size int64
+	// MD5 is the hex MD5 of the stored bytes.
+	MD5 string
+}
+
+// Package stores StagedDir as a gzipped tarball under Key (stage "upload"; "package" is
+// RunUAT's). The tarball is streamed into the store, never held whole.
+func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (PackageOutput, error) {
+	if a.Artifacts == nil {
+		return PackageOutput{}, errors.New("agent: package: no artifact store")
+	}
+	if in.StagedDir == "" || in.TopName == "" || in.Key == "" {
+		return PackageOutput{}, errors.New("agent: package: StagedDir, TopName and Key are required")
+	}
+	if err := artifacts.ValidateKey(in.Key); err != nil {
+		return PackageOutput{}, fmt.Errorf("agent: package: %w", err)
+	}
+	r.Stage(ctx, StageUpload)
+	logf(ctx, r, LevelInfo, "Packaging the build as %s.tar.gz", in.TopName)
+	var (
+		res    packaging.Result
+		tarErr error
+	)
+	err := a.Artifacts.Put(ctx, in.Key, func(w io.Writer) error {
+		res, tarErr = packaging.TarGz(ctx, in.StagedDir, in.TopName, w)
+		return tarErr
+	})
+	if ctx.Err() != nil {
+		return PackageOutput{}, fmt.Errorf("agent: package stopped: %w", ctx.Err())
+	}
+	switch {
+	case tarErr != nil:
+		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr, "packaging failed: could not archive the staged build")
+	case err != nil:
+		return PackageOutput{}, fail(ctx, r, StageUpload, err, "packaging failed: could not store the artifact")
+	}
+	logf(ctx, r, LevelInfo, "Stored the artifact: %d files, %d bytes, MD5 %s", res.Files, res.Size, res.MD5)
+	a.logger().InfoContext(ctx, "agent: artifact stored", "key", in.Key, "size", res.Size)
+	return PackageOutput{Key: in.Key, Size: res.Size, MD5: res.MD5}, nil
+}

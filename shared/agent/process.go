@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// maxLineBytes is the longest output line kept whole; longer lines are cut.
+	maxLineBytes = 1 << 20
+	// killGrace is how long a cancelled process group has between SIGTERM and SIGKILL.
+	killGrace = 5 * time.Second
+	// drainWait is how long output is read after the group is gone, in case a process that left
+	// the group (setsid) still holds the pipe.
+	drainWait = 2 * time.Second
+)
+
+// runGroup runs cmd in a process group of its own and hands every line of its combined standard
+// output and error to line, in order, from one goroutine. When ctx ends, the whole group gets
+// SIGTERM, then SIGKILL after killGrace; when the leader exits, whatever it left behind in the
+// group is killed too. It returns cmd.Wait's error (an *exec.ExitError for a non-zero exit) or
+// the start error.
+func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	// Pdeathsig: if this process dies, the leader goes with it (its children may not).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return err
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		readLines(pr, line)
+	}()
+
+	exited := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		select {
+		case <-ctx.Done():
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(killGrace):
+			}
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		case <-exited:
+		}
+	}()
+
+	err = cmd.Wait()
+	close(exited)
+	<-killed
+	// Leftovers of a finished build (workers the engine started) die with it.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+
+	select {
+	case <-readDone:
+	case <-time.After(drainWait):
+		pr.Close() // unblocks the reader
+		<-readDone
+	}
+	pr.Close()
+	return err
+}
+
+// readLines calls line for each line read from r until EOF or a read error. Lines longer than
+// maxLineBytes are cut; carriage returns at their end are dropped; invalid UTF-8 is replaced.
+func readLines(r io.Reader, line func(string)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	cut := false
+	emit := func() {
+		s := strings.TrimRight(string(buf), "\r")
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+		}
+		if cut {
+			s += " [line cut]"
+		}
+		line(s)
+		buf, cut = buf[:0], false
+	}
+	for {
+		part, isPrefix, err := br.ReadLine()
+		if len(part) > 0 {
+			if room := maxLineBytes - len(buf); len(part) > room {
+				part, cut = part[:max(room, 0)], true
+			}
+			buf = append(buf, part...)
+		}
+		if err != nil {
+			if len(buf) > 0 || cut {
+				emit()
+			}
+			return
+		}
+		if !isPrefix {
+			emit()
+		}
+	}
+}
+
+// exitCode returns the exit code of a process that ran to its end, or -1 with the signal that
+// killed it.
+func exitCode(err error) (code int, signal string, ok bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return 0, "", false
+	}
+	if ws, isWS := ee.Sys().(syscall.WaitStatus); isWS && ws.Signaled() {
+		return -1, ws.Signal().String(), true
+	}
+	return ee.ExitCode(), "", true
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"crypto/md5"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trigger triggers a setting and returns the build id.
+func (w *world) trigger(t *testing.T, projectID, settingID, body string) string {
+	t.Helper()
+	r := w.do(t, "POST", "/projects/"+projectID+"/build-settings/"+settingID+"/trigger", w.token, body)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
+	}
+	return field(t, r.Body, "buildId")
+}
+
+// waitBuild polls a build until cond holds (or fails the test after a minute).
+func (w *world) waitBuild(t *testing.T, id string, what string, cond func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := w.do(t, "GET", "/builds/"+id, w.token, nil)
+		if r.Status != 200 {
+			t.Fatalf("GET build: %d %s", r.Status, r.Raw)
+		}
+		if cond(r.Body) {
+			return r.Body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("build %s never became %s: %s", id, what, r.Raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (w *world) waitStatus(t *testing.T, id, status string) map[string]any {
+	t.Helper()
+	return w.waitBuild(t, id, status, func(b map[string]any) bool { return b["status"] == status })
+}
+
+func (w *world) waitEnded(t *testing.T, id string) map[string]any {
+	t.Helper()
+	return w.waitBuild(t, id, "ended", func(b map[string]any) bool {
+		s := b["status"]
+		return s == "complete" || s == "failed" || s == "superseded"
+	})
+}
+
+// fetchArtifact downloads a signed URL without a token and returns its bytes.
+func fetchArtifact(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/gzip" {
+		t.Fatalf("download: %d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), data)
+	}
+	return data
+}
+
+func md5hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// tarEntries lists the names in a .tar.gz.
+func tarEntries(t *testing.T, data []byte) []string {
+	t.Helper()
+	zr, err := gzip.NewReader(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+}
+
+// logText is the whole log of a build as text.
+func (w *world) logText(t *testing.T, id string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", w.URL()+"/builds/"+id+"/logs", nil)
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("logs: %d %s", resp.StatusCode, data)
+	}
+	return string(data)
+}

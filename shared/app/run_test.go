@@ -1,0 +1,191 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestBuildRunsToADownloadableArtifact(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	head := w.shooter.Commit("main", "Ship it", "Ada Lovelace", map[string]string{"Shooter/Source/Version.txt": "version-main-head\n"})
+	id := w.trigger(t, pid, sid, "")
+	b := w.waitEnded(t, id)
+	if b["status"] != "complete" {
+		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+	}
+	if b["commit"] != head || b["commitMessage"] != "Ship it" || b["startedAt"] == nil || b["finishedAt"] == nil || b["durationMs"] == nil {
+		t.Fatalf("complete build: %v", b)
+	}
+	lines := b["logLines"].([]any)
+	if len(lines) == 0 || len(lines) > 200 {
+		t.Fatalf("logLines: %d", len(lines))
+	}
+	levels := map[string]bool{}
+	for _, l := range lines {
+		levels[l.(map[string]any)["level"].(string)] = true
+	}
+	if !levels["info"] || !levels["warn"] {
+		t.Errorf("log levels seen: %v", levels)
+	}
+	text := w.logText(t, id)
+	for _, want := range []string{"stage sync", "stage cook", "version-main-head"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+
+	d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)
+	if d.Status != 200 {
+		t.Fatalf("download descriptor: %d %s", d.Status, d.Raw)
+	}
+	url := field(t, d.Body, "url")
+	data := fetchArtifact(t, url)
+	if int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {
+		t.Fatalf("artifact of %d bytes, md5 %s; descriptor %s", len(data), md5hex(data), d.Raw)
+	}
+	names := tarEntries(t, data)
+	top := strings.SplitN(names[0], "/", 2)[0]
+	want := map[string]bool{"/Shooter/Content/Paks/": false, "/Engine/": false, "/Shooter/Binaries/": false, "/Shooter/Plugins/": false}
+	for _, n := range names {
+		if !strings.HasPrefix(n, top+"/") && n != top+"/" && n != top {
+			t.Fatalf("entry %s outside the single top-level directory %s", n, top)
+		}
+		for part := range want {
+			if strings.Contains(n, part) {
+				want[part] = true
+			}
+		}
+	}
+	for part, seen := range want {
+		if !seen {
+			t.Errorf("artifact lacks %s: %v", part, names)
+		}
+	}
+
+	// Range requests are served; a tampered link is 403 with the envelope.
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Range", "bytes=10-19")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent || string(part) != string(data[10:20]) {
+		t.Fatalf("range: %d %q", resp.StatusCode, part)
+	}
+	for _, bad := range []string{strings.Replace(url, "signature=", "signature=x", 1), strings.Replace(url, "expires=", "expires=1", 1)} {
+		r := w.do(t, "GET", strings.TrimPrefix(bad, w.URL()), "", nil)
+		wantError(t, r, 403, "forbidden")
+	}
+
+	arts := items(t, w.do(t, "GET", "/projects/"+pid+"/artifacts", w.token, nil))
+	if len(arts) != 1 || arts[0]["buildId"] != id || arts[0]["commit"] != head || arts[0]["checksumMd5"] != md5hex(data) {
+		t.Fatalf("artifacts: %v", arts)
+	}
+	list := items(t, w.do(t, "GET", "/projects", w.token, nil))
+	if list[0]["lastBuildStatus"] != "complete" || list[0]["lastBuildAt"] == nil {
+		t.Fatalf("project list: %v", list[0])
+	}
+}
+
+func TestCommitOverrideAndFailures(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	old := w.shooter.Commit("main", "Old version", "Ada Lovelace", map[string]string{"Shooter/Source/Version.txt": "version-old\n"})
+	w.shooter.Commit("main", "New version", "Ada Lovelace", map[string]string{"Shooter/Source/Version.txt": "version-new\n"})
+	id := w.trigger(t, pid, sid, fmt.Sprintf(`{"commit":%q}`, old))
+	b := w.waitEnded(t, id)
+	if b["status"] != "complete" || b["commit"] != old || !strings.Contains(w.logText(t, id), "version-old") {
+		t.Fatalf("commit override: %v", b)
+	}
+
+	// The engine fails at cook: failed with a reason, error lines, no artifact.
+	w.shooter.Commit("broken", "Break the cook", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_FAIL=cook\n"})
+	broken := w.addSetting(t, pid, map[string]any{"branch": "broken"})["id"].(string)
+	id = w.trigger(t, pid, broken, "")
+	b = w.waitEnded(t, id)
+	reason, _ := b["failureReason"].(string)
+	if b["status"] != "failed" || reason == "" {
+		t.Fatalf("failing engine: %v", b)
+	}
+	hasError := false
+	for _, l := range b["logLines"].([]any) {
+		hasError = hasError || l.(map[string]any)["level"] == "error"
+	}
+	if !hasError {
+		t.Errorf("no error-level line in %v", b["logLines"])
+	}
+	wantError(t, w.do(t, "GET", "/builds/"+id+"/download", w.token, nil), 404, "not_found")
+	if list := items(t, w.do(t, "GET", "/projects", w.token, nil)); list[0]["lastBuildStatus"] != "failed" {
+		t.Errorf("project's last build: %v", list[0])
+	}
+
+	// A branch that does not exist fails at checkout.
+	missing := w.addSetting(t, pid, map[string]any{"branch": "no-such-branch"})["id"].(string)
+	b = w.waitEnded(t, w.trigger(t, pid, missing, ""))
+	if b["status"] != "failed" || !strings.Contains(fmt.Sprint(b["failureReason"]), "no-such-branch") {
+		t.Fatalf("missing branch: %v", b)
+	}
+
+	// GitHub unlinked: builds fail with a reason that says so.
+	w.do(t, "DELETE", "/organizations/"+w.orgID+"/integrations/github", w.token, nil)
+	b = w.waitEnded(t, w.trigger(t, pid, sid, ""))
+	if b["status"] != "failed" || !strings.Contains(fmt.Sprint(b["failureReason"]), "GitHub is not connected") {
+		t.Fatalf("unlinked: %v", b)
+	}
+}
+
+func TestSupersedeCancelAndIdempotency(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	w.shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\n"})
+	slow := w.addSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
+
+	first := w.trigger(t, pid, slow, "")
+	w.waitStatus(t, first, "running")
+	second := w.trigger(t, pid, slow, "")
+	third := w.trigger(t, pid, slow, "")
+	if b := w.waitEnded(t, first); b["status"] != "superseded" || b["finishedAt"] == nil {
+		t.Fatalf("running build not superseded: %v", b)
+	}
+	if b := w.waitEnded(t, second); b["status"] != "superseded" {
+		t.Fatalf("pending build not superseded: %v", b)
+	}
+	w.waitStatus(t, third, "running")
+	r := w.do(t, "POST", "/builds/"+third+"/cancel", w.token, nil)
+	if r.Status != 200 || field(t, r.Body, "status") != "failed" || field(t, r.Body, "failureReason") != "cancelled" {
+		t.Fatalf("cancel: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "POST", "/builds/"+third+"/cancel", w.token, nil), 409, "invalid_state")
+	wantError(t, w.do(t, "POST", "/builds/"+third+"/cancel", addUser(t, w.testService, w.orgID, "viewer"), nil), 403, "insufficient_scope")
+	// A cancelled build stays failed: the stopped engine does not complete it afterwards.
+	if b := w.waitEnded(t, third); b["status"] != "failed" || b["failureReason"] != "cancelled" {
+		t.Fatalf("after cancel: %v", b)
+	}
+
+	// Idempotency: the same key and body give the same build; another body is 422.
+	fast := w.addSetting(t, pid, nil)["id"].(string)
+	path := "/projects/" + pid + "/build-settings/" + fast + "/trigger"
+	send := func(key, body string) response {
+		req, _ := http.NewRequest("POST", w.URL()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+w.token)
+		req.Header.Set("Idempotency-Key", key)
+		return w.doRequest(t, req)
+	}
+	a := send("deploy-42", `{"branch":"main"}`)
+	again := send("deploy-42", `{"branch":"main"}`)
+	if a.Status != 202 || again.Status != 202 || field(t, a.Body, "buildId") != field(t, again.Body, "buildId") {
+		t.Fatalf("same key: %s / %s", a.Raw, again.Raw)
+	}
+	wantError(t, send("deploy-42", `{"branch":"dev"}`), 422, "idempotency_key_reused")
+	if other := send("deploy-43", `{"branch":"main"}`); field(t, other.Body, "buildId") == field(t, a.Body, "buildId") {
+		t.Fatal("another key gave the same build")
+	}
+}

@@ -1,0 +1,78 @@
+package builds
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// Janitor deletes artifacts older than the retention period; their builds stay, and their
+// download answers 404 from then on.
+type Janitor struct {
+	Store     store.Store
+	Artifacts artifacts.Store
+	Retention time.Duration
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// Every is how often it looks (default an hour).
+	Every time.Duration
+}
+
+// Run sweeps until ctx ends.
+func (j *Janitor) Run(ctx context.Context) {
+	every := j.Every
+	if every <= 0 {
+		every = time.Hour
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := j.Sweep(ctx); err != nil {
+			j.Logger.ErrorContext(ctx, "artifact retention", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Sweep deletes every artifact created before now − retention: the file first, then its record
+// (a crash in between leaves a record whose download is 404, swept again next time).
+func (j *Janitor) Sweep(ctx context.Context) (deleted int, err error) {
+	now := time.Now
+	if j.Now != nil {
+		now = j.Now
+	}
+	cutoff := now().Add(-j.Retention)
+	seen := map[string]bool{} // an index may lag behind deletes for a moment
+	for {
+		old, err := j.Store.ArtifactsCreatedBefore(ctx, cutoff, 100)
+		if err != nil {
+			return deleted, err
+		}
+		progress := false
+		for _, a := range old {
+			if seen[a.OrganizationID+"/"+a.BuildID] {
+				continue
+			}
+			seen[a.OrganizationID+"/"+a.BuildID] = true
+			progress = true
+			if err := j.Artifacts.Delete(ctx, a.Key); err != nil {
+				return deleted, err
+			}
+			if err := j.Store.DeleteArtifact(ctx, a.OrganizationID, a.BuildID); err != nil && !kiln.IsCode(err, kiln.ENotFound) {
+				return deleted, err
+			}
+			deleted++
+		}
+		if !progress {
+			return deleted, nil
+		}
+	}
+}

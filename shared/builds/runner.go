@@ -1,0 +1,261 @@
+package builds
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// GitHubSource gives the runner what it needs from the GitHub App: where to clone a repository
+// from and a token to clone it with.
+type GitHubSource interface {
+	CloneURL(ctx context.Context, installationID int64, fullName string) (string, error)
+	InstallationToken(ctx context.Context, installationID int64) (string, error)
+}
+
+// EngineResolver finds the RunUAT.sh of the engine a version builds with.
+type EngineResolver interface {
+	Resolve(ctx context.Context, version string) (installed string, ok bool, err error)
+	RunUAT(installed string) string
+}
+
+// LogWriter keeps build logs.
+type LogWriter interface {
+	Append(ctx context.Context, orgID, buildID string, lines ...kiln.LogLine) error
+}
+
+// Runner runs one claimed (running) build on this host: checkout, RunUAT, packaging, and the
+// artifact, recording each step on the build.
+type Runner struct {
+	Store     store.Store
+	Logs      LogWriter
+	Agent     *agent.Agent
+	Artifacts artifacts.Store
+	Engines   EngineResolver
+	GitHub    GitHubSource // nil when no GitHub App is configured
+	// WorkDir holds workspaces (reused per project and branch) and staging directories.
+	WorkDir string
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// failure is a build failure with the reason the customer sees.
+type failure struct{ reason string }
+
+func (f failure) Error() string { return f.reason }
+
+func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf(format, args...)} }
+
+// Run runs a running build to its end: complete with an artifact, or failed with a reason. If
+// ctx ends first (the build was cancelled or superseded, or the service is stopping), the
+// build's status is left to whoever ended it; ErrInterrupted is returned when nobody did.
+func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
+	rep := &reporter{logs: r.Logs, build: b, now: r.now}
+	stopFlushing := rep.flushPeriodically(ctx)
+	err := r.run(ctx, b, rep)
+	stopFlushing()
+	rep.flush(context.WithoutCancel(ctx))
+	if err == nil {
+		return nil
+	}
+	var f failure
+	var af *agent.Failure
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &f):
+		return r.finishFailed(context.WithoutCancel(ctx), b, f.reason)
+	case errors.As(err, &af):
+		return r.finishFailed(context.WithoutCancel(ctx), b, af.Reason)
+	default:
+		r.log().ErrorContext(ctx, "build failed unexpectedly", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		return r.finishFailed(context.WithoutCancel(ctx), b, "internal error in kiln while running the build")
+	}
+}
+
+func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) error {
+	p, err := r.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return fail("the project was deleted before the build ran")
+	} else if err != nil {
+		return err
+	}
+	st, err := r.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return fail("the build setting was deleted before the build ran")
+	} else if err != nil {
+		return err
+	}
+	installed, ok, err := r.Engines.Resolve(ctx, b.UEVersion)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fail("no build host provides Unreal Engine %s", b.UEVersion)
+	}
+	if p.SourceControl != kiln.SourceGitHub {
+		return fail("building Perforce projects is not available on this server yet")
+	}
+	src, err := r.gitSource(ctx, b, p)
+	if err != nil {
+		return err
+	}
+	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, branchDir(b.Branch))
+	if err := os.MkdirAll(workspace, 0o700); err != nil {
+		return err
+	}
+	co, err := r.Agent.Checkout(ctx, agent.CheckoutInput{Workspace: workspace, Git: src}, rep)
+	if err != nil {
+		return err
+	}
+	b.Commit, b.CommitMessage = co.Commit, co.CommitMessage
+	if err := r.save(ctx, b); err != nil {
+		return err
+	}
+	staging := filepath.Join(r.WorkDir, "staging", b.ID)
+	if err := os.RemoveAll(staging); err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
+	uproject := st.UprojectPath
+	if uproject == "" {
+		uproject = p.UprojectPath
+	}
+	out, err := r.Agent.Build(ctx, agent.BuildInput{
+		ProjectDir: co.Dir, UprojectPath: uproject, Platform: b.Platform, BuildType: b.BuildType,
+		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: staging,
+	}, rep)
+	if err != nil {
+		return err
+	}
+	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
+	pkg, err := r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key}, rep)
+	if err != nil {
+		return err
+	}
+	return r.finishComplete(ctx, b, pkg)
+}
+
+// gitSource finds the clone URL and token source of a GitHub project. An unlinked installation
+// fails the build with a reason that says what to do.
+func (r *Runner) gitSource(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.GitSource, error) {
+	org, err := r.Store.GetOrganization(ctx, b.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	if r.GitHub == nil || org.Integrations.GitHubInstallationID == "" || org.Integrations.GitHubInstallationID != p.InstallationID {
+		return nil, fail("GitHub is not connected to the organization: link the GitHub App installation again, then trigger a new build")
+	}
+	inst, err := strconv.ParseInt(p.InstallationID, 10, 64)
+	if err != nil {
+		return nil, fail("the project's GitHub installation id is not valid")
+	}
+	cloneURL, err := r.GitHub.CloneURL(ctx, inst, p.RepoLink)
+	if err != nil {
+		if code := kiln.ErrorCode(err); code != kiln.EInternal {
+			return nil, fail("cannot reach the repository %s on GitHub (%s)", p.RepoLink, code)
+		}
+		return nil, err
+	}
+	return &agent.GitSource{
+		CloneURL: cloneURL, Branch: b.Branch, Commit: b.Commit,
+		Token: func(ctx context.Context) (string, error) { return r.GitHub.InstallationToken(ctx, inst) },
+	}, nil
+}
+
+// finishComplete records the artifact and completes the build. If the build ended meanwhile
+// (cancelled, superseded), the artifact is removed again.
+func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.PackageOutput) error {
+	ctx = context.WithoutCancel(ctx)
+	a := &kiln.Artifact{
+		BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
+		Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch, Commit: b.Commit,
+		Key: pkg.Key, SizeBytes: pkg.Size, ChecksumMD5: pkg.MD5, CreatedAt: r.now(),
+	}
+	if err := r.Store.CreateArtifact(ctx, a); err != nil {
+		return err
+	}
+	if err := b.Transition(kiln.StatusComplete, r.now(), ""); err != nil {
+		return err
+	}
+	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil {
+		r.discardArtifact(ctx, a)
+		if kiln.IsCode(err, kiln.EInvalidState) {
+			return nil // it was ended meanwhile; that stands
+		}
+		return err
+	}
+	NoteOnProject(ctx, r.Store, b, r.log())
+	return nil
+}
+
+func (r *Runner) discardArtifact(ctx context.Context, a *kiln.Artifact) {
+	if err := r.Artifacts.Delete(ctx, a.Key); err != nil {
+		r.log().WarnContext(ctx, "discard artifact", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
+	}
+	if err := r.Store.DeleteArtifact(ctx, a.OrganizationID, a.BuildID); err != nil && !kiln.IsCode(err, kiln.ENotFound) {
+		r.log().WarnContext(ctx, "discard artifact record", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
+	}
+}
+
+// finishFailed fails a running build with a reason, unless it already ended.
+func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string) error {
+	if err := b.Transition(kiln.StatusFailed, r.now(), reason); err != nil {
+		return nil
+	}
+	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+		return err
+	}
+	_ = r.Logs.Append(ctx, b.OrganizationID, b.ID, kiln.LogLine{Time: r.now(), Level: kiln.LevelError, Message: "kiln: build failed: " + reason})
+	NoteOnProject(ctx, r.Store, b, r.log())
+	return nil
+}
+
+// save writes the build's progress (commit, message) while it runs.
+func (r *Runner) save(ctx context.Context, b *kiln.Build) error {
+	err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		return context.Canceled // ended elsewhere; the workflow stops us
+	}
+	return err
+}
+
+// branchDir names a workspace directory after a branch, safely: a hash, so any branch name works.
+func branchDir(branch string) string {
+	sum := sha256.Sum256([]byte(branch))
+	return hex.EncodeToString(sum[:8])
+}
+
+// topName is the single top-level directory of the artifact: <Project>-<Platform>-<BuildType>.
+func topName(project string, b *kiln.Build) string {
+	if project == "" {
+		project = "Build"
+	}
+	return project + "-" + string(b.Platform) + "-" + string(b.BuildType)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC().Truncate(time.Millisecond)
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}

@@ -1,0 +1,208 @@
+// Package builds starts, supersedes, cancels and runs builds. Service is what the API, the push
+// webhook and the scheduler call; Runner does the work of one claimed build through the agent.
+package builds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// Workflow runs builds: Start asks for a pending build to be run (it is already in the store);
+// Stop asks the host running a build to stop it (its status has already been set).
+type Workflow interface {
+	Start(ctx context.Context, b *kiln.Build) error
+	Stop(ctx context.Context, b *kiln.Build) error
+}
+
+// Service starts and stops builds.
+type Service struct {
+	Store    store.Store
+	Workflow Workflow
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// TriggerRequest asks for a build of a setting.
+type TriggerRequest struct {
+	Project     *kiln.Project
+	Setting     *kiln.BuildSetting
+	Branch      string // override; empty: the setting's
+	Commit      string // override (GitHub)
+	Changelist  string // override (Perforce)
+	TriggeredBy string
+	// IdempotencyKey, when set, makes the request safe to repeat: the same key gives the same
+	// build, and a different request under the same key is refused. Fingerprint digests the
+	// request.
+	IdempotencyKey, Fingerprint string
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Millisecond)
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
+// Trigger creates a pending build, supersedes the earlier pending or running builds of the same
+// project, branch, platform and build type, and hands the build to the workflow. created is
+// false when an idempotency key returned an earlier build.
+func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Build, created bool, err error) {
+	st, pr := req.Setting, req.Project
+	b = &kiln.Build{
+		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
+		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,
+		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
+		Commit: req.Commit, Changelist: req.Changelist,
+	}
+	if pr.SourceControl == kiln.SourcePerforce {
+		b.Branch = st.StreamPath
+		if req.Changelist != "" {
+			b.Commit = req.Changelist
+		}
+	}
+	if req.Branch != "" {
+		b.Branch = req.Branch
+	}
+	if st.AutoDeploy && st.UploadBuildURL != "" {
+		b.AutoDeployStatus = kiln.AutoDeployPending
+	}
+	if req.IdempotencyKey != "" {
+		got, fingerprint, created, err := s.Store.CreateBuildOnce(ctx, b, req.IdempotencyKey, req.Fingerprint)
+		if err != nil {
+			return nil, false, fmt.Errorf("trigger: %w", err)
+		}
+		if !created {
+			if fingerprint != req.Fingerprint {
+				return nil, false, kiln.Errorf(kiln.EIdempotencyKeyReused, "this Idempotency-Key was used for a different request")
+			}
+			return got, false, nil
+		}
+	} else if err := s.Store.CreateBuild(ctx, b); err != nil {
+		return nil, false, fmt.Errorf("trigger: %w", err)
+	}
+	if err := s.supersede(ctx, b); err != nil {
+		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+	}
+	s.noteOnProject(ctx, b)
+	if err := s.Workflow.Start(ctx, b); err != nil {
+		// pending → failed: it could not start.
+		s.log().ErrorContext(ctx, "start build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		reason := "could not start: " + err.Error()
+		if b.Transition(kiln.StatusFailed, s.now(), reason) == nil {
+			if uerr := s.Store.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusPending); uerr == nil {
+				s.noteOnProject(ctx, b)
+			}
+		}
+		return nil, false, fmt.Errorf("trigger: start: %w", err)
+	}
+	return b, true, nil
+}
+
+// supersede moves the earlier pending or running builds of the same project, branch, platform
+// and build type to superseded, stopping the running ones. Only builds made before b are
+// touched, so of two triggers at once the later one wins.
+func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
+	for _, status := range []kiln.BuildStatus{kiln.StatusPending, kiln.StatusRunning} {
+		f := store.BuildFilter{ProjectID: b.ProjectID, Status: status, Platform: b.Platform, BuildType: b.BuildType, Branch: b.Branch}
+		page := store.Page{Limit: store.MaxLimit}
+		for {
+			earlier, next, err := s.Store.ListBuilds(ctx, b.OrganizationID, f, page)
+			if err != nil {
+				return err
+			}
+			for _, e := range earlier {
+				if e.ID >= b.ID {
+					continue
+				}
+				if err := e.Transition(kiln.StatusSuperseded, s.now(), ""); err != nil {
+					continue
+				}
+				if err := s.Store.UpdateBuild(ctx, e, status); err != nil {
+					if kiln.IsCode(err, kiln.EInvalidState) {
+						continue // it moved on meanwhile
+					}
+					return err
+				}
+				if status == kiln.StatusRunning {
+					if err := s.Workflow.Stop(ctx, e); err != nil {
+						s.log().WarnContext(ctx, "stop superseded build", slog.String("build_id", e.ID), slog.String("error", err.Error()))
+					}
+				}
+			}
+			if next == "" {
+				break
+			}
+			page.After = next
+		}
+	}
+	return nil
+}
+
+// maxCancelAttempts bounds retries when a build changes status while it is being cancelled.
+const maxCancelAttempts = 5
+
+// Cancel fails a pending or running build with reason "cancelled" and stops it; a build that
+// already ended is invalid_state.
+func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Build, error) {
+	for range maxCancelAttempts {
+		b, err := s.Store.GetBuild(ctx, orgID, buildID)
+		if err != nil {
+			return nil, err
+		}
+		was := b.Status
+		if err := b.Transition(kiln.StatusFailed, s.now(), "cancelled"); err != nil {
+			return nil, kiln.Errorf(kiln.EInvalidState, "the build already ended (%s)", was)
+		}
+		err = s.Store.UpdateBuild(ctx, b, was)
+		if kiln.IsCode(err, kiln.EInvalidState) {
+			continue // it started or ended meanwhile: look again
+		}
+		if err != nil {
+			return nil, err
+		}
+		if was == kiln.StatusRunning {
+			if err := s.Workflow.Stop(ctx, b); err != nil {
+				s.log().WarnContext(ctx, "stop cancelled build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+			}
+		}
+		s.noteOnProject(ctx, b)
+		return b, nil
+	}
+	return nil, errors.New("cancel: the build kept changing status")
+}
+
+// noteOnProject records a build's status as its project's last build, if the build is the
+// project's newest one; a deleted project is left alone.
+func (s *Service) noteOnProject(ctx context.Context, b *kiln.Build) {
+	NoteOnProject(ctx, s.Store, b, s.log())
+}
+
+// NoteOnProject keeps a project's lastBuildAt and lastBuildStatus on its newest build.
+func NoteOnProject(ctx context.Context, st store.Store, b *kiln.Build, logger *slog.Logger) {
+	newest, _, err := st.ListBuilds(ctx, b.OrganizationID, store.BuildFilter{ProjectID: b.ProjectID}, store.Page{Limit: 1})
+	if err != nil || len(newest) == 0 || newest[0].ID != b.ID {
+		return
+	}
+	p, err := st.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	if err != nil {
+		return
+	}
+	at := b.CreatedAt
+	p.LastBuildAt, p.LastBuildStatus = &at, b.Status
+	if err := st.UpdateProject(ctx, p); err != nil {
+		logger.WarnContext(ctx, "note last build on project", slog.String("project_id", p.ID), slog.String("error", err.Error()))
+	}
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// pushEvent is the part of GitHub's push event kiln reads.
+type pushEvent struct {
+	Ref     string `json:"ref"`
+	After   string `json:"after"`
+	Deleted bool   `json:"deleted"`
+	Repo    struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+	Installation struct {
+		ID int64 `json:"id"`
+	} `json:"installation"`
+}
+
+// githubWebhook answers POST /webhooks/github: pushes start the builds of the settings with
+// trigger push on the pushed branch. The body must be signed with the webhook secret
+// (X-Hub-Signature-256); a delivery seen before is acknowledged and ignored.
+func (s *Server) githubWebhook(w http.ResponseWriter, r *http.Request) {
+	if err := s.handleGitHubWebhook(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if len(s.webhookSecret) == 0 || !validHubSignature(s.webhookSecret, body, r.Header.Get("X-Hub-Signature-256")) {
+		if !s.rateLimit(w, r, "addr:"+clientAddr(r), s.now()) {
+			return nil
+		}
+		w.Header().Set("WWW-Authenticate", `HMAC realm="kiln webhooks"`)
+		return kiln.Errorf(kiln.EInvalidToken, "the webhook signature (X-Hub-Signature-256) is missing or wrong")
+	}
+	event, delivery := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
+	if event != "push" {
+		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})
+		return nil
+	}
+	var ev pushEvent
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return kiln.Errorf(kiln.EBadRequest, "the push event is not valid JSON")
+	}
+	started, err := s.buildsForPush(r, ev, delivery)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"builds": started})
+	return nil
+}
+
+func validHubSignature(secret, body []byte, header string) bool {
+	sig, ok := strings.CutPrefix(header, "sha256=")
+	if !ok {
+		return false
+	}
+	got, err := hex.DecodeString(sig)
+	if err != nil {
+		return false
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return hmac.Equal(got, m.Sum(nil))
+}
+
+// buildsForPush triggers the push settings of the pushed branch in every project of the
+// installation's organization that links the repository. Each build is keyed by the delivery,
+// so a redelivery starts nothing new.
+func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) ([]string, error) {
+	ctx := r.Context()
+	branch, isBranch := strings.CutPrefix(ev.Ref, "refs/heads/")
+	if !isBranch || ev.Deleted || strings.Trim(ev.After, "0") == "" || !commitRe.MatchString(ev.After) {
+		return []string{}, nil // tags, deleted branches: nothing to build
+	}
+	org, err := s.store.GetOrganizationByInstallation(ctx, strconv.FormatInt(ev.Installation.ID, 10))
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return []string{}, nil // not linked to any organization
+	}
+	if err != nil {
+		return nil, err
+	}
+	started := []string{}
+	page := store.Page{Limit: store.MaxLimit}
+	for {
+		projects, next, err := s.store.ListProjects(ctx, org.ID, store.ProjectFilter{SourceControl: kiln.SourceGitHub}, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range projects {
+			if !strings.EqualFold(p.RepoLink, ev.Repo.FullName) {
+				continue
+			}
+			settings, err := s.store.ListBuildSettings(ctx, org.ID, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range settings {
+				if st.Trigger != kiln.TriggerPush || st.Branch != branch {
+					continue
+				}
+				req := builds.TriggerRequest{Project: p, Setting: st, Commit: ev.After, TriggeredBy: "push:" + ev.After}
+				if delivery != "" {
+					req.IdempotencyKey = "github-delivery:" + delivery + ":" + st.ID
+					req.Fingerprint = ev.After
+				}
+				b, created, err := s.builds.Trigger(ctx, req)
+				if err != nil {
+					loggerOf(ctx).ErrorContext(ctx, "push build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
+					continue
+				}
+				if created {
+					started = append(started, b.ID)
+				}
+			}
+		}
+		if next == "" {
+			return started, nil
+		}
+		page.After = next
+	}
+}

@@ -1,0 +1,192 @@
+package packaging
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const benchTop = "MyGame-Linux-Shipping"
+
+// BenchmarkPackaging compares TarGz with tar -czf and tar -I pigz on a generated 1.5 GB staged
+// build, each in its own process so that its peak RSS can be read. It runs only with
+// KILN_BENCH_PACKAGING=1 (scripts/bench-packaging.sh).
+func BenchmarkPackaging(b *testing.B) {
+	if os.Getenv("KILN_BENCH_PACKAGING") != "1" {
+		b.Skip("set KILN_BENCH_PACKAGING=1 to run: it generates a 1.5 GB staged build (needs ~3 GB of free disk in $TMPDIR) and takes a few minutes; scripts/bench-packaging.sh installs pigz and runs it")
+	}
+	work := b.TempDir()
+	src := filepath.Join(work, benchTop)
+	start := time.Now()
+	generateStagedBuild(b, src)
+	srcBytes, srcFiles := treeSize(b, src)
+	fmt.Printf("generated %s: %d files, %.2f GB in %.1fs\n", src, srcFiles, float64(srcBytes)/1e9, time.Since(start).Seconds())
+
+	type row struct {
+		method string
+		secs   float64
+		size   int64
+		rssMB  float64
+		note   string
+	}
+	var rows []row
+	run := func(method string, cmd *exec.Cmd, out string) row {
+		cmd.Stderr = os.Stderr
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		r := row{method: method, secs: time.Since(t0).Seconds(), size: fileSize(b, out)}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.rssMB = float64(ru.Maxrss) / 1024 // KiB on Linux; includes reaped children (gzip)
+		}
+		return r
+	}
+
+	// TarGz, in a child process running TestPackagingHelperProcess.
+	out := filepath.Join(work, "targz.tar.gz")
+	resFile := filepath.Join(work, "targz.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPackagingHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "KILN_PACKAGING_HELPER="+strings.Join([]string{src, out, resFile}, "\n"))
+	tg := run("packaging.TarGz", cmd, out)
+	checkHelperResult(b, out, resFile)
+	ours := listArchive(b, out)
+	rmFile(b, out)
+	rows = append(rows, tg)
+
+	out = filepath.Join(work, "tar.tar.gz")
+	base := run("tar -czf", exec.Command("tar", "-czf", out, "-C", work, benchTop), out)
+	if theirs := listArchive(b, out); !slices.Equal(ours, theirs) {
+		b.Errorf("TarGz archives %d entries, tar -czf %d, or different ones", len(ours), len(theirs))
+	}
+	rmFile(b, out)
+	rows = append(rows, base)
+
+	if _, err := exec.LookPath("pigz"); err == nil {
+		out = filepath.Join(work, "pigz.tar.gz")
+		rows = append(rows, run("tar -I pigz -cf", exec.Command("tar", "-I", "pigz", "-cf", out, "-C", work, benchTop), out))
+		rmFile(b, out)
+	} else {
+		rows = append(rows, row{method: "tar -I pigz -cf", note: "skipped: pigz not installed (scripts/bench-packaging.sh installs it)"})
+	}
+
+	fmt.Printf("\n%-18s %9s %15s %11s %12s %10s %9s\n", "method", "seconds", "output bytes", "size/tar", "speed×tar", "MB/s in", "peak RSS")
+	for _, r := range rows {
+		if r.note != "" {
+			fmt.Printf("%-18s %s\n", r.method, r.note)
+			continue
+		}
+		fmt.Printf("%-18s %9.1f %15d %10.4f× %11.1f× %10.0f %6.0f MB\n", r.method, r.secs, r.size,
+			float64(r.size)/float64(base.size), base.secs/r.secs, float64(srcBytes)/1e6/r.secs, r.rssMB)
+	}
+	fmt.Println()
+	b.ReportMetric(tg.secs, "targz-s")
+	b.ReportMetric(base.secs/tg.secs, "speed×tar")
+	b.ReportMetric(float64(tg.size)/float64(base.size), "size/tar")
+	b.ReportMetric(tg.rssMB, "peak-RSS-MB")
+}
+
+// TestPackagingHelperProcess is the child process of BenchmarkPackaging: it packages one tree
+// and writes its Result as JSON. It does nothing in a normal test run.
+func TestPackagingHelperProcess(t *testing.T) {
+	args := strings.Split(os.Getenv("KILN_PACKAGING_HELPER"), "\n")
+	if len(args) != 3 {
+		t.Skip("the child process of BenchmarkPackaging")
+	}
+	src, out, resFile := args[0], args[1], args[2]
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := TarGz(context.Background(), src, filepath.Base(src), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := json.Marshal(res)
+	if err := os.WriteFile(resFile, j, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkHelperResult checks the child's Result against the file it wrote.
+func checkHelperResult(b *testing.B, out, resFile string) {
+	b.Helper()
+	j, err := os.ReadFile(resFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res Result
+	if err := json.Unmarshal(j, &res); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	h := md5.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n != res.Size || hex.EncodeToString(h.Sum(nil)) != res.MD5 {
+		b.Fatalf("Result %+v does not describe the file (%d bytes, md5 %x)", res, n, h.Sum(nil))
+	}
+}
+
+// listArchive lists an archive with tar -tzf (which also checks it whole), sorted.
+func listArchive(b *testing.B, path string) []string {
+	b.Helper()
+	out, err := exec.Command("tar", "-tzf", path).Output()
+	if err != nil {
+		b.Fatalf("tar -tzf %s: %v", path, err)
+	}
+	names := strings.Split(strings.TrimSpace(string(out)), "\n")
+	slices.Sort(names)
+	return names
+}
+
+func treeSize(b *testing.B, dir string) (bytes int64, files int) {
+	b.Helper()
+	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			bytes += fi.Size()
+			files++
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bytes, files
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	b.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fi.Size()
+}
+
+func rmFile(b *testing.B, path string) {
+	b.Helper()
+	if err := os.Remove(path); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,63 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// idempotencyItem records the build created under an idempotency key of an organization:
+// PK "ORG#<org>", SK "IDEM#<key>". It is written in the same transaction as the build and never
+// changes.
+type idempotencyItem struct {
+	itemKeys
+	Key         string `dynamo:"idempotencyKey"`
+	BuildID     string `dynamo:"buildId"`
+	Fingerprint string `dynamo:"fingerprint,omitempty"`
+	CreatedAt   int64  `dynamo:"createdAt"`
+}
+
+// CreateBuildOnce writes, in one transaction, the idempotency item [0] and the build [1], each
+// only if absent. If the key was taken ([0] failed), it reads the item and the build it names and
+// returns them with created false; a build id already taken ([1] alone) is conflict.
+func (s *Store) CreateBuildOnce(ctx context.Context, b *kiln.Build, key, fingerprint string) (*kiln.Build, string, bool, error) {
+	if key == "" {
+		return nil, "", false, kiln.Errorf(kiln.EBadRequest, "an idempotency key must not be empty")
+	}
+	idem := &idempotencyItem{
+		itemKeys: itemKeys{PK: orgPK(b.OrganizationID), SK: idempotencySK(key), Type: typeIdempotency},
+		Key:      key, BuildID: b.ID, Fingerprint: fingerprint, CreatedAt: toMS(b.CreatedAt),
+	}
+	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Put(s.table.Put(idem).If(notExists, attrPK))
+		tx.Put(s.table.Put(newBuildItem(b)).If(notExists, attrPK))
+	})
+	if err == nil {
+		return b, fingerprint, true, nil
+	}
+	at := txFailedAt(err)
+	if at == nil {
+		return nil, "", false, wrap("create build once", err)
+	}
+	if at[0] != 0 {
+		return nil, "", false, kiln.Errorf(kiln.EConflict, "build %s already exists", b.ID)
+	}
+	var stored idempotencyItem
+	err = s.table.Get(attrPK, orgPK(b.OrganizationID)).Range(attrSK, dynamo.Equal, idempotencySK(key)).
+		Consistent(true).One(ctx, &stored)
+	if err != nil {
+		return nil, "", false, wrap("create build once: read idempotency key", err)
+	}
+	got, err := s.GetBuild(ctx, b.OrganizationID, stored.BuildID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		// The build was written with its key and builds are never deleted: a fault, not a 404.
+		return nil, "", false, fmt.Errorf("dynamostore: create build once: idempotency key names missing build %s", stored.BuildID)
+	}
+	if err != nil {
+		return nil, "", false, wrap("create build once: read build", err)
+	}
+	return got, stored.Fingerprint, false, nil
+}

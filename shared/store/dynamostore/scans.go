@@ -1,0 +1,69 @@
+package dynamostore
+
+import (
+	"context"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// The scans across organizations each read one GSI4 partition in sort-key order. GSI4 is sparse:
+// only queued builds, scheduled settings and artifacts carry its keys. Each partition takes every
+// write of its kind from all organizations, which is fine for one machine and modest AWS use (see
+// docs/dynamodb.md).
+
+// queued reports whether builds in status s are in the queue partitions of GSI4.
+func queued(s kiln.BuildStatus) bool { return s == kiln.StatusPending || s == kiln.StatusRunning }
+
+// QueuedBuilds queries GSI4's partition "QUEUE#<status>" in ascending build id order: oldest
+// first, across organizations.
+func (s *Store) QueuedBuilds(ctx context.Context, status kiln.BuildStatus, n int) ([]*kiln.Build, error) {
+	if !queued(status) {
+		return nil, kiln.Errorf(kiln.EBadRequest, "only pending and running builds are queued, not %q", status)
+	}
+	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: queuePK(status), forward: true}
+	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
+	if err != nil {
+		return nil, wrap("queued builds", err)
+	}
+	out := make([]*kiln.Build, len(items))
+	for i, it := range items {
+		out[i] = it.build()
+	}
+	return out, nil
+}
+
+// ScheduledBuildSettings queries all of GSI4's partition "SCHEDULED", ordered by organization and
+// setting id.
+func (s *Store) ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error) {
+	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: scheduledPK, forward: true}
+	items, _, err := queryPage(ctx, s, q, 0, func(*settingItem) string { return "" })
+	if err != nil {
+		return nil, wrap("scheduled build settings", err)
+	}
+	out := make([]*kiln.BuildSetting, len(items))
+	for i, it := range items {
+		out[i] = it.setting()
+	}
+	return out, nil
+}
+
+// ArtifactsCreatedBefore queries GSI4's partition "ARTIFACTS" for sort keys below t's padded
+// milliseconds, ascending: oldest first. An artifact made at t's millisecond sorts after the bare
+// prefix ("<ms>#..." > "<ms>"), so it is not before t.
+func (s *Store) ArtifactsCreatedBefore(ctx context.Context, t time.Time, n int) ([]*kiln.Artifact, error) {
+	q := listQuery{
+		index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: artifactsPK,
+		skBefore: agePrefix(toMS(t)), forward: true,
+	}
+	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*artifactItem) string { return "" })
+	if err != nil {
+		return nil, wrap("artifacts created before", err)
+	}
+	out := make([]*kiln.Artifact, len(items))
+	for i, it := range items {
+		out[i] = it.artifact()
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+// Package local runs builds on this machine: the store's pending builds are the queue (durable
+// across restarts), taken oldest first by KILN_WORKERS workers. A build a crash left running is
+// failed as interrupted at the next start; a running build whose host stops reporting for 30 s
+// is failed.
+package local
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// Runner runs one claimed build to its end.
+type Runner interface {
+	Run(ctx context.Context, b *kiln.Build) error
+}
+
+// Workflow is the in-process workflow.
+type Workflow struct {
+	store   store.Store
+	runner  Runner
+	workers int
+	logger  *slog.Logger
+	now     func() time.Time
+
+	wake    chan struct{}
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // build id → stop
+	wg      sync.WaitGroup
+	stop    context.CancelFunc
+}
+
+var _ builds.Workflow = (*Workflow)(nil)
+
+// Timings; variables so tests can shorten them.
+var (
+	// heartbeatEvery is how often a running build's host reports that it is alive.
+	heartbeatEvery = 5 * time.Second
+	// pollEvery is how often idle workers look at the queue without being woken.
+	pollEvery = 2 * time.Second
+	// watchEvery is how often the watchdog looks for silent hosts.
+	watchEvery = 5 * time.Second
+)
+
+// New makes the workflow; Run starts it.
+func New(st store.Store, runner Runner, workers int, logger *slog.Logger) *Workflow {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Workflow{store: st, runner: runner, workers: max(1, workers), logger: logger, now: time.Now,
+		wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}}
+}
+
+// Run fails the builds a previous run left running, then starts the workers and the watchdog. It
+// returns at once; Shutdown stops them.
+func (w *Workflow) Run(ctx context.Context) error {
+	if err := w.failInterrupted(ctx); err != nil {
+		return err
+	}
+	ctx, w.stop = context.WithCancel(context.WithoutCancel(ctx))
+	for range w.workers {
+		w.wg.Go(func() { w.work(ctx) })
+	}
+	w.wg.Go(func() { w.watch(ctx) })
+	w.poke()
+	return nil
+}
+
+// Shutdown stops taking builds, stops the running ones (they are failed as interrupted) and
+// waits for the workers, up to ctx's deadline.
+func (w *Workflow) Shutdown(ctx context.Context) error {
+	if w.stop != nil {
+		w.stop()
+	}
+	done := make(chan struct{})
+	go func() { w.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Start wakes a worker for a new pending build.
+func (w *Workflow) Start(ctx context.Context, b *kiln.Build) error {
+	w.poke()
+	return nil
+}
+
+// Stop stops a build running here (its status was already set by whoever stopped it).
+func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
+	w.mu.Lock()
+	cancel := w.running[b.ID]
+	w.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}
+
+func (w *Workflow) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// work takes pending builds, oldest first, until ctx ends.
+func (w *Workflow) work(ctx context.Context) {
+	for ctx.Err() == nil {
+		b, err := w.claim(ctx)
+		if err != nil {
+			w.logger.ErrorContext(ctx, "take a build from the queue", slog.String("error", err.Error()))
+		}
+		if b == nil {
+			select {
+			case <-ctx.Done():
+			case <-w.wake:
+			case <-time.After(pollEvery):
+			}
+			continue
+		}
+		w.poke() // more may be waiting: let another worker look
+		w.runOne(ctx, b)
+	}
+}
+
+// claim moves the oldest pending build to running; of several workers (or processes) only one
+// wins each build.
+func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
+	pending, err := w.store.QueuedBuilds(ctx, kiln.StatusPending, 8)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range pending {
+		if err := b.Transition(kiln.StatusRunning, w.now(), ""); err != nil {
+			continue
+		}
+		at := *b.StartedAt
+		b.HeartbeatAt = &at
+		err := w.store.UpdateBuild(ctx, b, kiln.StatusPending)
+		if kiln.IsCode(err, kiln.EInvalidState) {
+			continue // another worker took it, or it was cancelled or superseded
+		}
+		if err != nil {
+			return nil, err
+		}
+		builds.NoteOnProject(ctx, w.store, b, w.logger)
+		return b, nil
+	}
+	return nil, nil
+}
+
+// runOne runs a claimed build with a heartbeat, and makes sure it does not stay running.
+func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.mu.Lock()
+	w.running[b.ID] = cancel
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, b.ID)
+		w.mu.Unlock()
+	}()
+	go w.heartbeat(bctx, cancel, b)
+	logger := w.logger.With(slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	logger.InfoContext(ctx, "build started")
+	err := w.runner.Run(bctx, b)
+	if err != nil && ctx.Err() != nil {
+		// The service is stopping: the build cannot finish here.
+		w.failRunning(context.WithoutCancel(ctx), b.OrganizationID, b.ID, "interrupted: the service stopped while the build ran; trigger it again")
+	}
+	logger.InfoContext(ctx, "build ended")
+}
+
+// heartbeat records every few seconds that the build's host is alive. When the build is no
+// longer running (cancelled, superseded, failed by the watchdog), it stops the build.
+func (w *Workflow) heartbeat(ctx context.Context, cancel context.CancelFunc, b *kiln.Build) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur, err := w.store.GetBuild(ctx, b.OrganizationID, b.ID)
+		if err != nil {
+			continue
+		}
+		if cur.Status != kiln.StatusRunning {
+			cancel()
+			return
+		}
+		at := w.now().UTC().Truncate(time.Millisecond)
+		cur.HeartbeatAt = &at
+		if err := w.store.UpdateBuild(ctx, cur, kiln.StatusRunning); kiln.IsCode(err, kiln.EInvalidState) {
+			cancel()
+			return
+		}
+	}
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# TEST FIXTURE: a stand-in for Unreal Engine's RunUAT.sh. It is NOT Unreal: it prints output shaped
+# like AutomationTool's and writes UE5's BuildCookRun archive layout. See ../../../README.md.
+set -euo pipefail
+shopt -s nocasematch
+
+uat_exit() { # code, name
+	echo "AutomationTool executed for 0h 0m ${SECONDS}s"
+	echo "AutomationTool exiting with ExitCode=$1 ($2)"
+	exit "$1"
+}
+
+echo "Running AutomationTool..."
+echo "Parsing command line: $*"
+
+command=${1:-}
+if [[ $command != BuildCookRun ]]; then
+	echo "ERROR: The fake engine only knows the BuildCookRun command, not '$command'"
+	uat_exit 1 Error_Unknown
+fi
+shift
+
+project='' platform='' clientconfig=Development serverconfig=Development server=0 noclient=0 archivedir=''
+for arg in "$@"; do
+	case $arg in
+	-project=*) project=${arg#*=} ;;
+	-platform=*) platform=${arg#*=} ;;
+	-targetplatform=*) platform=${arg#*=} ;;
+	-clientconfig=*) clientconfig=${arg#*=} ;;
+	-serverconfig=*) serverconfig=${arg#*=} ;;
+	-server) server=1 ;;
+	-noclient) noclient=1 ;;
+	-archivedirectory=*) archivedir=${arg#*=} ;;
+	*) ;; # -build -cook -stage -pak -archive -unattended -utf8output -noP4 ...: understood, ignored
+	esac
+done
+
+if [[ -z $project ]]; then
+	echo "ERROR: No project file given: BuildCookRun needs -project=<path to .uproject>"
+	uat_exit 1 Error_Unknown
+fi
+if [[ ! -f $project ]]; then
+	echo "ERROR: Project file not found: $project"
+	uat_exit 1 Error_Unknown
+fi
+if [[ -z $archivedir ]]; then
+	echo "ERROR: -archive needs -archivedirectory=<dir>"
+	uat_exit 1 Error_Unknown
+fi
+
+projectdir=$(cd "$(dirname "$project")" && pwd)
+name=$(basename "$project")
+name=${name%.*}
+# A test repository steers its own build.
+if [[ -f $projectdir/FakeUAT.env ]]; then
+	# shellcheck disable=SC1091
+	source "$projectdir/FakeUAT.env"
+fi
+fail=${FAKE_UAT_FAIL:-}
+sleep_s=${FAKE_UAT_SLEEP:-0}
+pak_mb=${FAKE_UAT_PAK_MB:-1}
+pidfile=${FAKE_UAT_PIDFILE:-}
+[[ -n $pidfile ]] && echo $$ >>"$pidfile"
+shopt -u nocasematch
+
+case $platform in
+Win64) platformdir=Windows ;;
+Linux | LinuxArm64 | Mac | Android | IOS) platformdir=$platform ;;
+*)
+	echo "ERROR: Unknown platform '$platform'"
+	uat_exit 1 Error_Unknown
+	;;
+esac
+if ((server)); then
+	target=${name}Server config=$serverconfig platformdir=${platformdir}Server
+else
+	target=$name config=$clientconfig
+fi
+# UE's executables: <Target> for Development, else <Target>-<Platform>-<Config>.
+exe=$target
+[[ $config != Development ]] && exe=$target-$platform-$config
+
+stage_pause() {
+	if [[ -z $sleep_s || $sleep_s == 0 ]]; then return 0; fi
+	sleep "$sleep_s" &
+	local child=$!
+	[[ -n $pidfile ]] && echo "$child" >>"$pidfile"
+	wait "$child"
+}
+
+stage_fail() { # stage
+	[[ $fail == "$1" || ($1 == build && $fail == compile) ]] || return 0
+	case $1 in
+	build) echo "ERROR: UnrealBuildTool failed: $name/Source/$name.cpp(12): error C2065: 'Undeclared': undeclared identifier (fake)" ;;
+	cook) echo "LogCook: Error: Failed to cook /Game/Maps/Main (fake failure requested by FAKE_UAT_FAIL=cook)" ;;
+	*) echo "ERROR: $1 failed (fake failure requested by FAKE_UAT_FAIL=$fail)" ;;
+	esac
+	echo "BUILD FAILED"
+	uat_exit 3 Error_Unknown
+}
+
+echo "Setting up ProjectParams for $project"
+echo "LogInit: Display: Fake engine (kiln test fixture), not Unreal Engine"
+if [[ -f $projectdir/Source/Version.txt ]]; then
+	echo "LogInit: Display: Project version: $(head -c 200 "$projectdir/Source/Version.txt")"
+fi
+
+echo "********** BUILD COMMAND STARTED **********"
+echo "Running: UnrealBuildTool $target $platform $config -Project=$project -NoUBA"
+stage_pause
+stage_fail build
+echo "Building $target..."
+echo "Total execution time: 0.01 seconds"
+echo "********** BUILD COMMAND COMPLETED **********"
+
+echo "********** COOK COMMAND STARTED **********"
+echo "Running: UnrealEditor-Cmd $project -run=Cook -TargetPlatform=$platformdir -unattended -utf8output"
+echo "LogInit: Display: Running engine for game: $name"
+stage_pause
+echo "LogCook: Warning: /Game/Maps/Main: texture T_Placeholder has no mips (fake warning)"
+stage_fail cook
+echo "LogCook: Display: Cooked packages 42 Packages Remain 0 Total 42"
+echo "********** COOK COMMAND COMPLETED **********"
+
+echo "********** STAGE COMMAND STARTED **********"
+staging=$projectdir/Saved/StagedBuilds/$platformdir
+stage_pause
+stage_fail stage
+rm -rf "$staging"
+mkdir -p "$staging/Engine/Config" "$staging/Engine/Content/SlateDebug/Fonts" "$staging/Engine/Binaries/$platform" \
+	"$staging/$name/Binaries/$platform" "$staging/$name/Content/Paks" "$staging/$name/Plugins/FakePlugin"
+echo "[Fake] Engine=1" >"$staging/Engine/Config/BaseEngine.ini"
+echo "fake font" >"$staging/Engine/Content/SlateDebug/Fonts/LastResort.ttf"
+case $platform in
+Win64) lib=FakeCore.dll ;;
+Mac) lib=libFakeCore.dylib ;;
+*) lib=libFakeCore.so ;;
+esac
+echo "fake engine library" >"$staging/Engine/Binaries/$platform/$lib"
+echo '{"FileVersion": 3, "FriendlyName": "FakePlugin"}' >"$staging/$name/Plugins/FakePlugin/FakePlugin.uplugin"
+head -c $((pak_mb * 1048576)) /dev/urandom >"$staging/$name/Content/Paks/$name-$platformdir.pak"
+if [[ -f $projectdir/Source/Version.txt ]]; then
+	cp "$projectdir/Source/Version.txt" "$staging/$name/Version.txt"
+fi
+binary=$staging/$name/Binaries/$platform/$exe
+case $platform in
+Win64)
+	binary=$binary.exe
+	echo "fake Windows launcher" >"$staging/$target.exe"
+	;;
+Mac)
+	mkdir -p "$staging/$target.app/Contents/MacOS"
+	echo "fake Mac app" >"$staging/$target.app/Contents/MacOS/$exe"
+	;;
+Android) echo "fake apk" >"$staging/$target-arm64.apk" ;;
+IOS) echo "fake ipa" >"$staging/$target.ipa" ;;
+*)
+	printf '#!/bin/sh\n# fake launcher\nexec "$(dirname "$0")/%s/Binaries/%s/%s" "$@"\n' "$name" "$platform" "$exe" >"$staging/$target.sh"
+	chmod 755 "$staging/$target.sh"
+	;;
+esac
+printf '#!/bin/sh\necho "fake %s (%s %s)"\n' "$target" "$platform" "$config" >"$binary"
+chmod 755 "$binary"
+echo "Creating pak using staging manifest (fake): $name-$platformdir.pak"
+echo "Stage command time: 0.01 s"
+echo "********** STAGE COMMAND COMPLETED **********"
+
+echo "********** PACKAGE COMMAND STARTED **********"
+stage_pause
+stage_fail package
+echo "Package command time: 0.00 s"
+echo "********** PACKAGE COMMAND COMPLETED **********"
+
+echo "********** ARCHIVE COMMAND STARTED **********"
+stage_fail archive
+if [[ ${FAKE_UAT_NO_ARCHIVE:-} == 1 ]]; then
+	echo "LogInit: Display: FAKE_UAT_NO_ARCHIVE=1: archiving nothing"
+else
+	echo "Archiving to $archivedir"
+	mkdir -p "$archivedir"
+	rm -rf "${archivedir:?}/$platformdir"
+	cp -R "$staging" "$archivedir/$platformdir"
+fi
+echo "********** ARCHIVE COMMAND COMPLETED **********"
+echo "BuildCookRun time: ${SECONDS}.00 s"
+echo "BUILD SUCCESSFUL"
+uat_exit 0 Success
