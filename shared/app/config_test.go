@@ -70,3 +70,22 @@ func TestLoadConfigRefusesBadValues(t *testing.T) {
 		t.Error("an unknown flag was accepted")
 	}
 }
+
+func TestArtifactRetention(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 30 * 24 * time.Hour, "7d": 7 * 24 * time.Hour, "36h": 36 * time.Hour} {
+		c, err := LoadConfig(nil, func(k string) string {
+			if k == "KILN_ARTIFACT_RETENTION" {
+				return v
+			}
+			return ""
+		}, io.Discard)
+		if err != nil || c.ArtifactRetention != want {
+			t.Errorf("%q: %v %v, want %v", v, c.ArtifactRetention, err, want)
+		}
+	}
+	for _, bad := range []string{"0d", "-1d", "forever", "3x"} {
+		if _, err := LoadConfig([]string{"--artifact_retention", bad}, func(string) string { return "" }, io.Discard); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

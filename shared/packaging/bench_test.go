@@ -42,6 +42,7 @@ func BenchmarkPackaging(b *testing.B) {
 	}
 	var rows []row
 	run := func(method string, cmd *exec.Cmd, out string) row {
+		syscall.Sync() // start each one with no dirty pages of the others to write back
 		cmd.Stderr = os.Stderr
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {

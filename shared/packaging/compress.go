@@ -9,7 +9,7 @@ import (
 
 // level is the deflate level of compressible data. klauspost/compress level 5 is about as small
 // as gzip -6 (what tar -czf uses) and several times faster; the chunks are compressed in parallel.
-var level = 5
+const level = 5
 
 // Sampling: before spending a full deflate on a chunk of a large file, compress a few slices of it
 // at level 1 and look at the ratio.

@@ -41,15 +41,16 @@ const (
 //     block, which leaves the stream byte-aligned and not final); a deflated chunk starts with the
 //     previous 32 KiB of the stream as its dictionary, so matches reach across chunks exactly as
 //     in one deflate run;
-//   - one writer goroutine emits the pieces in order, then a final empty stored block and the
-//     gzip trailer (CRC-32 and size of the uncompressed stream, computed by the producer).
+//   - one goroutine puts the pieces in order, then a final empty stored block and the gzip
+//     trailer (CRC-32 and size of the uncompressed stream, computed by the producer), into an
+//     output that MD5-hashes the stream while another goroutine writes it out.
 //
-// Memory is bounded by the number of chunks in flight. Write and setHint are called from one
+// Whatever the number of CPUs, the same input gives the same bytes. Memory is bounded by the
+// number of chunks in flight (2×GOMAXPROCS+2 of 1 MiB). Write and setHint are called from one
 // goroutine; Close or abort must be called once at the end.
 type gzipStream struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	level  int
 
 	cur     *chunk
 	curHint hint
@@ -88,7 +89,6 @@ func newGzipStream(ctx context.Context, w io.Writer, level int) *gzipStream {
 	z := &gzipStream{
 		ctx:     ctx,
 		cancel:  cancel,
-		level:   level,
 		history: make([]byte, 0, windowSize),
 		work:    make(chan *chunk, inFlight+2),
 		order:   make(chan *chunk, inFlight),

@@ -1,0 +1,63 @@
+package builds
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+)
+
+func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	arts, err := fsartifacts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	org := kiln.NewID()
+	put := func(age time.Duration) *kiln.Artifact {
+		a := &kiln.Artifact{BuildID: kiln.NewID(), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
+			Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, UEVersion: "5.3", Branch: "main", Commit: "abc",
+			SizeBytes: 5, ChecksumMD5: "x", CreatedAt: now.Add(-age)}
+		a.Key = org + "/" + a.BuildID + ".tar.gz"
+		if err := arts.Put(ctx, a.Key, func(w io.Writer) error { _, err := io.Copy(w, strings.NewReader("bytes")); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateArtifact(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	old1, old2 := put(31*24*time.Hour), put(40*24*time.Hour)
+	fresh := put(29 * 24 * time.Hour)
+	j := &Janitor{Store: st, Artifacts: arts, Retention: 30 * 24 * time.Hour, Now: func() time.Time { return now }}
+	n, err := j.Sweep(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("swept %d, %v", n, err)
+	}
+	for _, a := range []*kiln.Artifact{old1, old2} {
+		if _, err := st.GetArtifact(ctx, org, a.BuildID); !kiln.IsCode(err, kiln.ENotFound) {
+			t.Errorf("expired record kept: %v", err)
+		}
+		if _, err := arts.Open(ctx, a.Key); !kiln.IsCode(err, kiln.ENotFound) {
+			t.Errorf("expired file kept: %v", err)
+		}
+	}
+	if _, err := st.GetArtifact(ctx, org, fresh.BuildID); err != nil {
+		t.Errorf("fresh artifact deleted: %v", err)
+	}
+	if n, _ := j.Sweep(ctx); n != 0 {
+		t.Errorf("second sweep deleted %d", n)
+	}
+}
