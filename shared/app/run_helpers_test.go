@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/md5"
 	"encoding/hex"
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 	"io"
 	"net/http"
 	"strings"
@@ -57,7 +58,7 @@ func (w *world) waitEnded(t *testing.T, id string) map[string]any {
 // fetchArtifact downloads a signed URL without a token and returns its bytes.
 func fetchArtifact(t *testing.T, url string) []byte {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := openapitest.Client(t).Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func (w *world) logText(t *testing.T, id string) string {
 	t.Helper()
 	req, _ := http.NewRequest("GET", w.URL()+"/builds/"+id+"/logs", nil)
 	req.Header.Set("Authorization", "Bearer "+w.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 	"io"
 	"net/http"
 	"strings"
@@ -70,7 +71,7 @@ func TestBuildRunsToADownloadableArtifact(t *testing.T) {
 	// Range requests are served; a tampered link is 403 with the envelope.
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Range", "bytes=10-19")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,11 +34,16 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any, emptyOK bool) e
 
 // readBody reads a request body of at most MaxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	return readBodyUpTo(w, r, MaxBodyBytes)
+}
+
+// readBodyUpTo reads a request body of at most limit bytes.
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, kiln.Errorf(kiln.EPayloadTooLarge, "the request body is larger than 1 MiB")
+			return nil, kiln.Errorf(kiln.EPayloadTooLarge, "the request body is larger than %d MiB", limit>>20)
 		}
 		return nil, kiln.Errorf(kiln.EBadRequest, "could not read the request body")
 	}

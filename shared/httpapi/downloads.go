@@ -4,7 +4,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -93,7 +95,11 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", `attachment; filename="`+buildID+`.tar.gz"`)
 	w.Header().Set("ETag", `"`+a.ChecksumMD5+`"`)
 	w.Header().Set("Cache-Control", "private, max-age=0")
-	http.ServeContent(w, r, "", obj.ModTime(), obj)
+	var content io.ReadSeeker = obj
+	if f, ok := obj.(interface{ OSFile() *os.File }); ok {
+		content = f.OSFile() // a plain file lets the kernel send it (sendfile)
+	}
+	http.ServeContent(w, r, "", obj.ModTime(), content)
 	return nil
 }
 

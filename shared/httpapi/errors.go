@@ -67,7 +67,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf[body.Error]
 	switch status {
 	case http.StatusUnauthorized:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="kiln"`)
+		if w.Header().Get("WWW-Authenticate") == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kiln"`)
+		}
 	}
 	writeJSON(w, status, body)
 }

@@ -34,9 +34,9 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	}
 	follow := r.URL.Query().Get("follow")
 	if follow != "" && follow != "0" && follow != "1" && follow != "true" && follow != "false" {
-		return fieldError("follow", "must be 1 or 0")
+		return fieldError("follow", "must be 1 (or true) to follow, 0 (or false) not to")
 	}
-	following := follow == "1" || follow == "true"
+	following := (follow == "1" || follow == "true") && r.Method != http.MethodHead
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -40,6 +41,23 @@ func (s *statusRecorder) Flush() {
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// ReadFrom passes large bodies (artifact downloads) to the connection's ReadFrom, which uses
+// sendfile for a file.
+func (s *statusRecorder) ReadFrom(src io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	rf, ok := s.ResponseWriter.(io.ReaderFrom)
+	if !ok {
+		n, err := io.Copy(struct{ io.Writer }{s.ResponseWriter}, src)
+		s.bytes += n
+		return n, err
+	}
+	n, err := rf.ReadFrom(src)
+	s.bytes += n
+	return n, err
+}
 
 // withRequestContext gives each request an id (X-Request-Id on the response, request_id in logs),
 // recovers panics as internal errors, and writes one structured access log line.

@@ -37,8 +37,11 @@ func (s *Server) githubWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// maxWebhookBytes is GitHub's own cap on webhook payloads.
+const maxWebhookBytes = 25 << 20
+
 func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
+	body, err := readBodyUpTo(w, r, maxWebhookBytes)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,9 @@ import (
 	"github.com/klauspost/compress/flate"
 )
 
-// level is the deflate level of compressible data. klauspost/compress level 5 is about as small
-// as gzip -6 (what tar -czf uses) and several times faster; the chunks are compressed in parallel.
+// level is the deflate level of compressible data. klauspost/compress level 5 comes within about
+// 1% of gzip -6 (what tar -czf uses) at several times its speed, and chunks are compressed in
+// parallel; level 4 is a quarter faster but 2% larger.
 const level = 5
 
 // Sampling: before spending a full deflate on a chunk of a large file, compress a few slices of it

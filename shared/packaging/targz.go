@@ -36,8 +36,9 @@ const (
 //
 // The output is one standard gzip member that gzip, tar -xzf and every gzip library read.
 // Compressible data is deflated on all CPUs; data that does not compress (.pak files and other
-// compressed formats, decided per 1 MiB chunk from a sample) is stored, so packaging runs at
-// nearly the speed of MD5 for typical game builds. Files are streamed, never held in memory.
+// compressed formats, decided per 1 MiB chunk from a sample) is stored, which costs little more
+// than reading, hashing and writing it. Files are streamed, never held in memory: the peak is a
+// few tens of MB whatever the build's size.
 //
 // On error, including ctx being done, w holds an incomplete stream; when ctx is done the error
 // is ctx.Err().

@@ -3,120 +3,18 @@ package packaging
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 )
-
-// entry is one file of a test tree and of an archive read back.
-type entry struct {
-	name    string // slash-separated, relative to the tree (archive: without the top dir)
-	typ     byte
-	mode    int64
-	content []byte
-	target  string
-	mtime   time.Time
-}
-
-// writeTree creates entries under dir.
-func writeTree(t testing.TB, dir string, entries []entry) {
-	t.Helper()
-	for _, e := range entries {
-		p := filepath.Join(dir, filepath.FromSlash(e.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch e.typ {
-		case tar.TypeDir:
-			if err = os.MkdirAll(p, 0o755); err == nil {
-				err = os.Chmod(p, fs.FileMode(e.mode))
-			}
-		case tar.TypeSymlink:
-			err = os.Symlink(e.target, p)
-		default:
-			if err = os.WriteFile(p, e.content, 0o600); err == nil {
-				err = os.Chmod(p, fs.FileMode(e.mode))
-			}
-		}
-		if err == nil && !e.mtime.IsZero() && e.typ != tar.TypeSymlink {
-			err = os.Chtimes(p, e.mtime, e.mtime)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// readArchive reads a .tar.gz as a single gzip member and returns its entries in order.
-func readArchive(t *testing.T, data []byte) []entry {
-	t.Helper()
-	br := bytes.NewReader(data)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr.Multistream(false) // the output must be one member
-	tr := tar.NewReader(zr)
-	var out []entry
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
-			t.Errorf("%s: owner %d/%d %q/%q, want 0/0 and no names", h.Name, h.Uid, h.Gid, h.Uname, h.Gname)
-		}
-		content, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, entry{name: h.Name, typ: h.Typeflag, mode: h.Mode, content: content, target: h.Linkname, mtime: h.ModTime})
-	}
-	if _, err := io.Copy(io.Discard, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := zr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if br.Len() != 0 {
-		t.Errorf("%d bytes follow the gzip member", br.Len()) // one member, nothing after it
-	}
-	return out
-}
-
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.NewChaCha8([32]byte{byte(seed)})
-	b := make([]byte, n)
-	_, _ = r.Read(b)
-	return b
-}
-
-func packageTree(t *testing.T, dir, top string) ([]byte, Result) {
-	t.Helper()
-	var buf bytes.Buffer
-	res, err := TarGz(t.Context(), dir, top, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), res
-}
 
 func TestTarGzRoundTrip(t *testing.T) {
 	mtime := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -124,14 +22,15 @@ func TestTarGzRoundTrip(t *testing.T) {
 	tests := []struct {
 		name    string
 		entries []entry
+		maxSize int64 // of the output; 0: any
 	}{
-		{"empty dir", nil},
-		{"zero-byte file", []entry{{name: "empty.txt", typ: tar.TypeReg, mode: 0o644}}},
+		{"empty dir", nil, 0},
+		{"zero-byte file", []entry{{name: "empty.txt", typ: tar.TypeReg, mode: 0o644}}, 0},
 		{"small files", []entry{
 			{name: "Game/Config/DefaultEngine.ini", typ: tar.TypeReg, mode: 0o644, content: text, mtime: mtime},
 			{name: "Game/Binaries/Linux/Game", typ: tar.TypeReg, mode: 0o755, content: []byte("\x7fELF..."), mtime: mtime},
 			{name: "Game.sh", typ: tar.TypeReg, mode: 0o755, content: []byte("#!/bin/sh\nexec Game/Binaries/Linux/Game \"$@\"\n")},
-		}},
+		}, 0},
 		{"dirs and symlinks", []entry{
 			{name: "Engine/Content", typ: tar.TypeDir, mode: 0o750},
 			{name: "Engine/Empty", typ: tar.TypeDir, mode: 0o755},
@@ -139,12 +38,14 @@ func TestTarGzRoundTrip(t *testing.T) {
 			{name: "Game/Binaries/Linux/libGame.so.1", typ: tar.TypeSymlink, target: "libGame.so"},
 			{name: "Game/Dangling", typ: tar.TypeSymlink, target: "../nowhere"},
 			{name: "Game/ReadOnly.txt", typ: tar.TypeReg, mode: 0o444, content: []byte("ro")},
-		}},
-		{"20 MB random pak", []entry{{name: "Game/Content/Paks/Game-Linux.pak", typ: tar.TypeReg, mode: 0o644, content: randomBytes(20<<20, 1)}}},
-		{"20 MB random, unknown extension", []entry{{name: "Game/Data.bin", typ: tar.TypeReg, mode: 0o644, content: randomBytes(20<<20, 2)}}},
-		{"20 MB zeros", []entry{{name: "Game/Zero.dat", typ: tar.TypeReg, mode: 0o644, content: make([]byte, 20<<20)}}},
-		{"20 MB zeros named .pak", []entry{{name: "Game/Content/Paks/Uncompressed.pak", typ: tar.TypeReg, mode: 0o644, content: make([]byte, 20<<20)}}},
-		{"mixed", mixedEntries()},
+		}, 0},
+		// Stored: at most 0.1% more than the data.
+		{"20 MB random pak", []entry{{name: "Game/Content/Paks/Game-Linux.pak", typ: tar.TypeReg, mode: 0o644, content: randomBytes(20<<20, 1)}}, 20<<20 + 20<<10},
+		{"20 MB random, unknown extension", []entry{{name: "Game/Data.bin", typ: tar.TypeReg, mode: 0o644, content: randomBytes(20<<20, 2)}}, 20<<20 + 20<<10},
+		// Deflated, whatever the name says.
+		{"20 MB zeros", []entry{{name: "Game/Zero.dat", typ: tar.TypeReg, mode: 0o644, content: make([]byte, 20<<20)}}, 64 << 10},
+		{"20 MB zeros named .pak", []entry{{name: "Game/Content/Paks/Uncompressed.pak", typ: tar.TypeReg, mode: 0o644, content: make([]byte, 20<<20)}}, 64 << 10},
+		{"mixed", mixedEntries(), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +53,9 @@ func TestTarGzRoundTrip(t *testing.T) {
 			writeTree(t, dir, tt.entries)
 			data, res := packageTree(t, dir, "MyGame-Linux-Shipping")
 
+			if tt.maxSize > 0 && res.Size > tt.maxSize {
+				t.Errorf("output is %d bytes, want at most %d", res.Size, tt.maxSize)
+			}
 			sum := md5.Sum(data)
 			if res.Size != int64(len(data)) || res.MD5 != hex.EncodeToString(sum[:]) {
 				t.Errorf("Result size %d md5 %s, want %d %x", res.Size, res.MD5, len(data), sum)
@@ -176,120 +80,6 @@ func TestTarGzRoundTrip(t *testing.T) {
 	}
 }
 
-// mixedEntries is a tree with every kind of content, so that hints change often.
-func mixedEntries() []entry {
-	var es []entry
-	rnd := randomBytes(5<<20, 3)
-	for i := range 40 {
-		es = append(es, entry{name: fmt.Sprintf("Game/Config/%02d/Settings.json", i), typ: tar.TypeReg, mode: 0o644,
-			content: []byte(strings.Repeat(fmt.Sprintf(`{"key%d": "value", "n": %d}`+"\n", i, i*7), 100+i*50))})
-		if i%5 == 0 {
-			es = append(es, entry{name: fmt.Sprintf("Game/Content/Paks/p%02d.pak", i), typ: tar.TypeReg, mode: 0o644, content: rnd[i<<16 : i<<16+1<<20+i]})
-			es = append(es, entry{name: fmt.Sprintf("Game/Binaries/lib%02d.so", i), typ: tar.TypeReg, mode: 0o755,
-				content: bytes.Repeat(append([]byte("\x55\x48\x89\xe5\x48\x83\xec\x10"), rnd[i:i+24]...), 40000)})
-		}
-	}
-	return es
-}
-
-// expectedEntries is what an archive of entries under top should hold, in order.
-func expectedEntries(t *testing.T, dir string) []entry {
-	t.Helper()
-	const top = "MyGame-Linux-Shipping"
-	var want []entry
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		name := top
-		if rel != "." {
-			name += "/" + filepath.ToSlash(rel)
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		e := entry{name: name, mode: int64(fi.Mode().Perm()), mtime: fi.ModTime().Truncate(time.Second)}
-		switch {
-		case fi.IsDir():
-			e.typ, e.name = tar.TypeDir, name+"/"
-		case fi.Mode()&fs.ModeSymlink != 0:
-			e.typ = tar.TypeSymlink
-			e.target, _ = os.Readlink(p)
-		default:
-			e.typ = tar.TypeReg
-			e.content, _ = os.ReadFile(p)
-		}
-		want = append(want, e)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return want
-}
-
-func compareEntries(t *testing.T, got, want []entry) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("archive has %d entries %v, want %d %v", len(got), entryNames(got), len(want), entryNames(want))
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.name != w.name || g.typ != w.typ || g.target != w.target {
-			t.Errorf("entry %d: %q type %c target %q, want %q type %c target %q", i, g.name, g.typ, g.target, w.name, w.typ, w.target)
-		}
-		if w.typ != tar.TypeSymlink && (g.mode != w.mode || !g.mtime.Equal(w.mtime)) {
-			t.Errorf("%s: mode %o mtime %v, want %o %v", w.name, g.mode, g.mtime, w.mode, w.mtime)
-		}
-		if !bytes.Equal(g.content, w.content) {
-			t.Errorf("%s: content differs (%d bytes, want %d)", w.name, len(g.content), len(w.content))
-		}
-	}
-	for _, e := range got {
-		if e.name != "MyGame-Linux-Shipping/" && !strings.HasPrefix(e.name, "MyGame-Linux-Shipping/") {
-			t.Errorf("entry %q is outside the top-level directory", e.name)
-		}
-	}
-}
-
-func entryNames(es []entry) []string {
-	names := make([]string, len(es))
-	for i, e := range es {
-		names[i] = e.name
-	}
-	return names
-}
-
-// listWithTar lists the archive with the tar binary.
-func listWithTar(t *testing.T, data []byte) []string {
-	t.Helper()
-	path := writeTemp(t, data)
-	out, err := exec.Command("tar", "-tzf", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("tar -tzf: %v\n%s", err, out)
-	}
-	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-}
-
-// gzipTest checks the archive with gzip -t.
-func gzipTest(t *testing.T, data []byte) {
-	t.Helper()
-	if out, err := exec.Command("gzip", "-t", writeTemp(t, data)).CombinedOutput(); err != nil {
-		t.Fatalf("gzip -t: %v\n%s", err, out)
-	}
-}
-
-func writeTemp(t *testing.T, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "a.tar.gz")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestTarGzDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, mixedEntries())
@@ -297,6 +87,10 @@ func TestTarGzDeterministic(t *testing.T) {
 	b, _ := packageTree(t, dir, "G")
 	if !bytes.Equal(a, b) {
 		t.Error("two runs over the same tree differ")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if c, _ := packageTree(t, dir, "G"); !bytes.Equal(a, c) {
+		t.Error("the output depends on the number of CPUs")
 	}
 	got := entryNames(readArchive(t, a))
 	if !sort.StringsAreSorted(got) {
@@ -357,6 +151,27 @@ func TestTarGzWriteError(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestHintFor(t *testing.T) {
+	tests := []struct {
+		name string
+		size int64
+		want hint
+	}{
+		{"G/Content/Paks/pakchunk0-Linux.pak", 1 << 30, hintStore},
+		{"G/Content/Paks/global.UCAS", 1 << 20, hintStore},
+		{"G/Movies/Intro.bk2", 100 << 20, hintStore},
+		{"G/Content/Paks/tiny.pak", 1000, hintDeflate},
+		{"G/Binaries/Linux/Game-Linux-Shipping", 200 << 20, hintAuto},
+		{"G/Binaries/Linux/Game.debug", 100 << 20, hintAuto},
+		{"G/Config/DefaultGame.ini", 4000, hintDeflate},
+	}
+	for _, tt := range tests {
+		if got := hintFor(tt.name, tt.size); got != tt.want {
+			t.Errorf("hintFor(%q, %d) = %d, want %d", tt.name, tt.size, got, tt.want)
+		}
+	}
+}
 
 func TestTarGzBadInput(t *testing.T) {
 	dir := t.TempDir()

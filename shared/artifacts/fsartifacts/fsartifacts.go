@@ -200,3 +200,6 @@ type object struct {
 
 func (o *object) Size() int64        { return o.size }
 func (o *object) ModTime() time.Time { return o.modTime }
+
+// OSFile is the open file itself, so that a server can hand it to sendfile.
+func (o *object) OSFile() *os.File { return o.File }
