@@ -190,3 +190,42 @@ func TestSupersedeCancelAndIdempotency(t *testing.T) {
 		t.Fatal("another key gave the same build")
 	}
 }
+
+func TestFollowingALogStreamsUntilTheBuildEnds(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	w.shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=1\n"})
+	sid := w.addSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	req, _ := http.NewRequest("GET", w.URL()+"/builds/"+id+"/logs?follow=1", nil)
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("follow: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	// The first lines arrive while the build still runs.
+	buf := make([]byte, 4096)
+	n, err := resp.Body.Read(buf)
+	if err != nil || n == 0 {
+		t.Fatalf("first read: %d %v", n, err)
+	}
+	b := w.do(t, "GET", "/builds/"+id, w.token, nil)
+	if s := field(t, b.Body, "status"); s != "running" && s != "pending" {
+		t.Fatalf("the stream only started after the build ended (%s)", s)
+	}
+	rest, err := io.ReadAll(resp.Body) // ends when the build ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := string(buf[:n]) + string(rest)
+	if ended := w.waitEnded(t, id); ended["status"] != "complete" {
+		t.Fatalf("build: %v", ended)
+	}
+	if !strings.Contains(all, "stage sync") || !strings.Contains(all, "stage package") || all != w.logText(t, id) {
+		t.Fatalf("the followed log differs from the stored one:\n%s\n---\n%s", all, w.logText(t, id))
+	}
+}
