@@ -68,11 +68,7 @@ func (s *Server) listBuilds(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	body := listBody[buildBody]{Items: make([]buildBody, 0, len(builds)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
-	for _, b := range builds {
-		body.Items = append(body.Items, renderBuild(b))
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, renderList(builds, s.cursors.encode(p.Organization.ID, query, next), renderBuild))
 	return nil
 }
 
@@ -86,12 +82,7 @@ func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if err != nil {
 		return err
 	}
-	lines, err := s.logLines(r.Context(), p.Organization.ID, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
-	return nil
+	return s.writeBuildDetail(w, r, b)
 }
 
 type triggerRequest struct {
@@ -182,10 +173,6 @@ func (s *Server) listArtifacts(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err != nil {
 		return err
 	}
-	body := listBody[artifactBody]{Items: make([]artifactBody, 0, len(arts)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
-	for _, a := range arts {
-		body.Items = append(body.Items, renderArtifact(a))
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, renderList(arts, s.cursors.encode(p.Organization.ID, query, next), renderArtifact))
 	return nil
 }

@@ -103,11 +103,7 @@ func (s *Server) listBuildSettings(w http.ResponseWriter, r *http.Request, p *au
 	if err != nil {
 		return err
 	}
-	body := listBody[buildSettingBody]{Items: make([]buildSettingBody, 0, len(settings))}
-	for _, st := range settings {
-		body.Items = append(body.Items, renderBuildSetting(st))
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, renderList(settings, nil, renderBuildSetting))
 	return nil
 }
 

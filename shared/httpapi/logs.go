@@ -79,6 +79,16 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	return bw.Flush()
 }
 
+// writeBuildDetail answers with a build and its most recent log lines.
+func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	lines, err := s.logLines(r.Context(), b.OrganizationID, b.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
+	return nil
+}
+
 // logLines renders the most recent lines of a build for its detail.
 func (s *Server) logLines(ctx context.Context, orgID, buildID string) ([]logLineBody, error) {
 	lines, err := s.logs.Tail(ctx, orgID, buildID, kiln.MaxDetailLogLines)
@@ -106,10 +116,5 @@ func (s *Server) cancelBuild(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	lines, err := s.logLines(r.Context(), p.Organization.ID, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
-	return nil
+	return s.writeBuildDetail(w, r, b)
 }

@@ -37,12 +37,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	body := listBody[projectItemBody]{Items: make([]projectItemBody, 0, len(projects)),
-		NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
-	for _, pr := range projects {
-		body.Items = append(body.Items, renderProjectItem(pr))
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, renderList(projects, s.cursors.encode(p.Organization.ID, query, next), renderProjectItem))
 	return nil
 }
 

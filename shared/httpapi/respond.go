@@ -43,3 +43,12 @@ type listBody[T any] struct {
 	Items      []T     `json:"items"`
 	NextCursor *string `json:"nextCursor"`
 }
+
+// renderList renders items into a list body; next is the cursor of the next page or nil.
+func renderList[T, B any](items []T, next *string, render func(T) B) listBody[B] {
+	body := listBody[B]{Items: make([]B, 0, len(items)), NextCursor: next}
+	for _, it := range items {
+		body.Items = append(body.Items, render(it))
+	}
+	return body
+}

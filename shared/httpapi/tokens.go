@@ -76,12 +76,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	body := listBody[tokenBody]{Items: make([]tokenBody, 0, len(toks)),
-		NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
-	for _, t := range toks {
-		body.Items = append(body.Items, renderToken(t))
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, renderList(toks, s.cursors.encode(p.Organization.ID, query, next), renderToken))
 	return nil
 }
 
