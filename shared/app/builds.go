@@ -2,15 +2,22 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/notify"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/workflow/local"
 )
@@ -18,12 +25,14 @@ import (
 // buildMachine is everything that runs builds on this machine.
 type buildMachine struct {
 	service   *builds.Service
+	deliverer *builds.Deliverer
 	workflow  *local.Workflow
 	scheduler *builds.Scheduler
 	janitor   *builds.Janitor
 	artifacts *fsartifacts.Store
 	logs      *buildlog.Files
 	cancel    context.CancelFunc
+	loops     sync.WaitGroup
 }
 
 // githubSource adapts the GitHub App client to what the runner asks.
@@ -39,7 +48,7 @@ func (g githubSource) CloneURL(ctx context.Context, installationID int64, fullNa
 
 // newBuildMachine sets up logs, artifacts, the agent, the in-process workflow, the scheduler and
 // the retention janitor, all with their state under the data directory.
-func newBuildMachine(cfg Config, st store.Store, gh *github.Client, logger *slog.Logger) (*buildMachine, error) {
+func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *github.Client, logger *slog.Logger) (*buildMachine, error) {
 	logs, err := buildlog.NewFiles(filepath.Join(cfg.Data, "logs"))
 	if err != nil {
 		return nil, err
@@ -56,10 +65,26 @@ func newBuildMachine(cfg Config, st store.Store, gh *github.Client, logger *slog
 	if gh != nil {
 		runner.GitHub = githubSource{gh}
 	}
+	deliverer := &builds.Deliverer{
+		Store: st, Artifacts: arts, Sealer: keys.Sealer(), Logger: logger,
+		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
+		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
+	}
+	mailer, err := newMailer(cfg, st, keys, logger)
+	if err != nil {
+		return nil, err
+	}
+	ended := func(ctx context.Context, b *kiln.Build) {
+		if b.Status == kiln.StatusComplete && b.AutoDeployStatus == kiln.AutoDeployPending {
+			deliverer.Notify()
+		}
+		mailer.BuildEnded(ctx, b)
+	}
+	runner.Ended = ended
 	wf := local.New(st, runner, cfg.Workers, logger)
-	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger}
+	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended}
 	return &buildMachine{
-		service: svc, workflow: wf, artifacts: arts, logs: logs,
+		service: svc, deliverer: deliverer, workflow: wf, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -71,8 +96,9 @@ func (m *buildMachine) start(ctx context.Context) error {
 		return err
 	}
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	go m.scheduler.Run(ctx)
-	go m.janitor.Run(ctx)
+	m.loops.Go(func() { m.scheduler.Run(ctx) })
+	m.loops.Go(func() { m.janitor.Run(ctx) })
+	m.loops.Go(func() { m.deliverer.Run(ctx) })
 	return nil
 }
 
@@ -81,5 +107,20 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	return m.workflow.Shutdown(ctx)
+	err := m.workflow.Shutdown(ctx)
+	m.loops.Wait()
+	return err
+}
+
+// newMailer sets up build notifications, or returns nil when no mail server is configured.
+func newMailer(cfg Config, st store.Store, keys *keyring.Keyring, logger *slog.Logger) (*builds.Mailer, error) {
+	if cfg.SMTPURL == "" {
+		return nil, nil
+	}
+	sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
+	if err != nil {
+		return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
+	}
+	return &builds.Mailer{Store: st, Sender: sender, Logger: logger,
+		Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ func TestTriggerAndListBuilds(t *testing.T) {
 	w := newWorld(t)
 	pid := w.addShooter(t)
 	linux := w.addSetting(t, pid, nil)["id"].(string)
-	win := w.addSetting(t, pid, map[string]any{"platform": "Win64", "buildType": "Development", "autoDeploy": true, "uploadBuildUrl": "https://x.example/u"})["id"].(string)
+	win := w.addSetting(t, pid, map[string]any{"platform": "Win64", "buildType": "Development", "autoDeploy": true, "uploadBuildUrl": "http://127.0.0.1:9/upload"})["id"].(string)
 	trigger := func(sid, body string) response {
 		return w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, body)
 	}
@@ -56,8 +57,10 @@ func TestTriggerAndListBuilds(t *testing.T) {
 			t.Errorf("ended build lacks %s", k)
 		}
 	}
-	if r := w.do(t, "GET", "/builds/"+third, w.token, nil); field(t, r.Body, "autoDeployStatus") != "pending" || field(t, r.Body, "status") != "complete" {
-		t.Errorf("auto deploy build: %s", r.Raw)
+	// Its delivery goes to loopback, which this server may not reach: it fails, the build stays
+	// complete.
+	if b := w.waitDeploy(t, third); b["autoDeployStatus"] != "failed" || b["status"] != "complete" || !strings.Contains(fmt.Sprint(b["autoDeployError"]), "not allowed") {
+		t.Errorf("auto deploy build: %v", b)
 	}
 
 	ids := func(query string) []string {

@@ -38,6 +38,9 @@ type Config struct {
 	RateLimit float64
 	// ArtifactRetention is how long artifacts are kept.
 	ArtifactRetention time.Duration
+	// SMTPURL is the mail server for build notifications (smtp://user:pass@host:port); empty
+	// turns notifications off. SMTPFrom is their From address.
+	SMTPURL, SMTPFrom string
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
 }
@@ -107,6 +110,16 @@ var settings = []setting{
 		c.ArtifactRetention = d
 		return nil
 	}},
+	{"KILN_SMTP_URL", "", "mail server for build notifications: smtp://user:pass@host:587 or smtps://...:465 (prefer the environment to the flag)", func(c *Config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+				return errors.New("must be an smtp:// or smtps:// URL")
+			}
+		}
+		c.SMTPURL = v
+		return nil
+	}},
+	{"KILN_SMTP_FROM", "kiln <kiln@localhost>", "From address of build notifications", str(func(c *Config) *string { return &c.SMTPFrom })},
 	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {

@@ -85,7 +85,8 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		local.Close()
 		return nil, err
 	}
-	machine, err := newBuildMachine(cfg, local.Store, gh, logger)
+	cfg.PublicURL = publicURL(cfg, ln)
+	machine, err := newBuildMachine(cfg, local.Store, local.Keys, gh, logger)
 	if err != nil {
 		ln.Close()
 		local.Close()
@@ -98,9 +99,10 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	}
 	apiCfg := httpapi.Config{
 		Builds:              machine.service,
+		Deliveries:          machine.deliverer,
 		Artifacts:           machine.artifacts,
 		Logs:                machine.logs,
-		PublicURL:           publicURL(cfg, ln),
+		PublicURL:           cfg.PublicURL,
 		GitHubWebhookSecret: cfg.GitHubWebhookSecret,
 		Store:               local.Store,
 		Keys:                local.Keys,

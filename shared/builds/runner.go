@@ -47,8 +47,11 @@ type Runner struct {
 	GitHub    GitHubSource // nil when no GitHub App is configured
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
 	WorkDir string
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// Ended is told of every build the runner ends (complete or failed): auto deploy and
+	// notifications hang on it.
+	Ended  func(ctx context.Context, b *kiln.Build)
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // failure is a build failure with the reason the customer sees.
@@ -64,9 +67,12 @@ func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf
 func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	rep := &reporter{logs: r.Logs, build: b, now: r.now}
 	stopFlushing := rep.flushPeriodically(ctx)
-	err := r.run(ctx, b, rep)
+	pkg, err := r.run(ctx, b, rep)
 	stopFlushing()
-	rep.flush(context.WithoutCancel(ctx))
+	rep.flush(context.WithoutCancel(ctx)) // the whole log is written before the build ends
+	if err == nil {
+		err = r.finishComplete(ctx, b, pkg)
+	}
 	if err == nil {
 		return nil
 	}
@@ -85,48 +91,49 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	}
 }
 
-func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) error {
+func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.PackageOutput, error) {
+	var none agent.PackageOutput
 	p, err := r.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
 	if kiln.IsCode(err, kiln.ENotFound) {
-		return fail("the project was deleted before the build ran")
+		return none, fail("the project was deleted before the build ran")
 	} else if err != nil {
-		return err
+		return none, err
 	}
 	st, err := r.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
 	if kiln.IsCode(err, kiln.ENotFound) {
-		return fail("the build setting was deleted before the build ran")
+		return none, fail("the build setting was deleted before the build ran")
 	} else if err != nil {
-		return err
+		return none, err
 	}
 	installed, ok, err := r.Engines.Resolve(ctx, b.UEVersion)
 	if err != nil {
-		return err
+		return none, err
 	}
 	if !ok {
-		return fail("no build host provides Unreal Engine %s", b.UEVersion)
+		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
 	}
 	if p.SourceControl != kiln.SourceGitHub {
-		return fail("building Perforce projects is not available on this server yet")
+		return none, fail("building Perforce projects is not available on this server yet")
 	}
 	src, err := r.gitSource(ctx, b, p)
 	if err != nil {
-		return err
+		return none, err
 	}
 	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, branchDir(b.Branch))
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
-		return err
+		return none, err
 	}
 	co, err := r.Agent.Checkout(ctx, agent.CheckoutInput{Workspace: workspace, Git: src}, rep)
 	if err != nil {
-		return err
+		return none, err
 	}
 	b.Commit, b.CommitMessage = co.Commit, co.CommitMessage
 	if err := r.save(ctx, b); err != nil {
-		return err
+		return none, err
 	}
 	staging := filepath.Join(r.WorkDir, "staging", b.ID)
 	if err := os.RemoveAll(staging); err != nil {
-		return err
+		return none, err
 	}
 	defer os.RemoveAll(staging)
 	uproject := st.UprojectPath
@@ -138,14 +145,10 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) error {
 		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: staging,
 	}, rep)
 	if err != nil {
-		return err
+		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	pkg, err := r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key}, rep)
-	if err != nil {
-		return err
-	}
-	return r.finishComplete(ctx, b, pkg)
+	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key}, rep)
 }
 
 // gitSource finds the clone URL and token source of a GitHub project. An unlinked installation
@@ -198,7 +201,14 @@ func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.Pa
 		return err
 	}
 	NoteOnProject(ctx, r.Store, b, r.log())
+	r.ended(ctx, b)
 	return nil
+}
+
+func (r *Runner) ended(ctx context.Context, b *kiln.Build) {
+	if r.Ended != nil {
+		r.Ended(ctx, b)
+	}
 }
 
 func (r *Runner) discardArtifact(ctx context.Context, a *kiln.Artifact) {
@@ -220,6 +230,7 @@ func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string)
 	}
 	_ = r.Logs.Append(ctx, b.OrganizationID, b.ID, kiln.LogLine{Time: r.now(), Level: kiln.LevelError, Message: "kiln: build failed: " + reason})
 	NoteOnProject(ctx, r.Store, b, r.log())
+	r.ended(ctx, b)
 	return nil
 }
 

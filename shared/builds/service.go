@@ -24,8 +24,10 @@ type Workflow interface {
 type Service struct {
 	Store    store.Store
 	Workflow Workflow
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Ended is told of builds the service ends (cancelled, could not start).
+	Ended  func(ctx context.Context, b *kiln.Build)
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -172,6 +174,9 @@ func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Buil
 			}
 		}
 		s.noteOnProject(ctx, b)
+		if s.Ended != nil {
+			s.Ended(ctx, b)
+		}
 		return b, nil
 	}
 	return nil, errors.New("cancel: the build kept changing status")

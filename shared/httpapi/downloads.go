@@ -1,29 +1,15 @@
 package httpapi
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
-
-// DownloadURLLifetime is how long a signed artifact URL works.
-const DownloadURLLifetime = 24 * time.Hour
-
-// downloadSignature signs (organization, build, expiry) with the download key, which lives with
-// the service's state, so a URL stays valid across restarts.
-func (s *Server) downloadSignature(orgID, buildID string, expires int64) string {
-	m := hmac.New(sha256.New, s.downloadKey)
-	m.Write([]byte("download\x00" + orgID + "\x00" + buildID + "\x00" + strconv.FormatInt(expires, 10)))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
 
 type downloadBody struct {
 	URL         string `json:"url"`
@@ -48,10 +34,8 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	expires := s.now().Add(DownloadURLLifetime).Truncate(time.Second)
-	sig := s.downloadSignature(p.Organization.ID, id, expires.Unix())
-	url := s.publicURL + "/downloads/" + p.Organization.ID + "/" + id + ".tar.gz?expires=" +
-		strconv.FormatInt(expires.Unix(), 10) + "&signature=" + sig
+	expires := s.now().Add(downloads.Lifetime).Truncate(time.Second)
+	url := s.downloads.URL(p.Organization.ID, id, expires)
 	writeJSON(w, http.StatusOK, downloadBody{URL: url, ExpiresAt: timestamp(expires), SizeBytes: a.SizeBytes, ChecksumMD5: a.ChecksumMD5})
 	return nil
 }
@@ -72,11 +56,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 		return forbidden
 	}
 	q := r.URL.Query()
-	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(s.downloadSignature(orgID, buildID, expires))) {
-		return forbidden
-	}
-	if s.now().Unix() > expires {
+	if !s.downloads.Valid(orgID, buildID, q.Get("expires"), q.Get("signature"), s.now()) {
 		return forbidden
 	}
 	a, err := s.store.GetArtifact(r.Context(), orgID, buildID)

@@ -137,6 +137,8 @@ type buildBody struct {
 	FailureReason    *string `json:"failureReason"`
 	AutoDeployStatus *string `json:"autoDeployStatus"`
 	AutoDeployError  *string `json:"autoDeployError"`
+	// AutoDeployAttempts counts delivery attempts so far.
+	AutoDeployAttempts int `json:"autoDeployAttempts"`
 }
 
 func renderBuild(b *kiln.Build) buildBody {
@@ -148,6 +150,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		StartedAt: optionalTimestamp(b.StartedAt), FinishedAt: optionalTimestamp(b.FinishedAt),
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
 		AutoDeployStatus: nullable(string(b.AutoDeployStatus)), AutoDeployError: nullable(b.AutoDeployError),
+		AutoDeployAttempts: b.AutoDeployAttempts,
 	}
 }
 

@@ -85,6 +85,9 @@ func (s *Server) routes() {
 	s.handle("/builds/{id}/cancel", methods{
 		http.MethodPost: s.authed(kiln.ActWrite, s.cancelBuild),
 	})
+	s.handle("/builds/{id}/deploy", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.deployBuild),
+	})
 	s.handle("/builds/{id}/logs", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getBuildLogs),
 	})

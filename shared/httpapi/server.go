@@ -14,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -39,6 +40,8 @@ type Config struct {
 	Logs      LogReader
 	// PublicURL is the base of the signed download URLs (KILN_PUBLIC_URL).
 	PublicURL string
+	// Deliveries re-runs auto deploy deliveries (nil: not available).
+	Deliveries Deliveries
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
@@ -56,11 +59,11 @@ type Server struct {
 	githubOAuth   bool
 	sealer        *keyring.Sealer
 	stateKey      []byte
-	downloadKey   []byte
+	downloads     downloads.Signer
 	builds        *builds.Service
+	deliveries    Deliveries
 	artifacts     artifacts.Store
 	logs          LogReader
-	publicURL     string
 	webhookSecret []byte
 	auth          *auth.Authenticator
 	cursors       cursors
@@ -80,11 +83,11 @@ func New(cfg Config) *Server {
 		githubOAuth:   cfg.GitHubOAuth,
 		sealer:        cfg.Keys.Sealer(),
 		stateKey:      cfg.Keys.Key(keyring.PurposeState),
-		downloadKey:   cfg.Keys.Key(keyring.PurposeDownload),
+		downloads:     downloads.Signer{Key: cfg.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL},
 		builds:        cfg.Builds,
+		deliveries:    cfg.Deliveries,
 		artifacts:     cfg.Artifacts,
 		logs:          cfg.Logs,
-		publicURL:     strings.TrimRight(cfg.PublicURL, "/"),
 		webhookSecret: []byte(cfg.GitHubWebhookSecret),
 		cursors:       cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
 		limits:        newLimiters(cfg.RateLimit),

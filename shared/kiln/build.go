@@ -54,9 +54,11 @@ type Build struct {
 	FailureReason    string
 	AutoDeployStatus AutoDeployStatus
 	AutoDeployError  string
-	CreatedAt        time.Time
-	StartedAt        *time.Time
-	FinishedAt       *time.Time
+	// AutoDeployAttempts counts the delivery attempts made so far.
+	AutoDeployAttempts int
+	CreatedAt          time.Time
+	StartedAt          *time.Time
+	FinishedAt         *time.Time
 	// HeartbeatAt is when the host running the build last reported; a running build whose host
 	// has been silent for HeartbeatTimeout is failed.
 	HeartbeatAt *time.Time

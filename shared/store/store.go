@@ -166,4 +166,8 @@ type Builds interface {
 	// oldest first: the one-machine work queue and the scan for builds a crash left running.
 	// Not for request paths.
 	QueuedBuilds(ctx context.Context, status kiln.BuildStatus, limit int) ([]*kiln.Build, error)
+	// BuildsAwaitingDelivery lists complete builds whose autoDeployStatus is pending or
+	// delivering, across all organizations, oldest first: the deliverer's queue, so a delivery
+	// in progress when the service stops resumes after it starts. Not for request paths.
+	BuildsAwaitingDelivery(ctx context.Context, limit int) ([]*kiln.Build, error)
 }

@@ -14,8 +14,10 @@ import (
 // buildItem is a build: PK "ORG#<org>", SK "BUILD#<id>"; in GSI1 under "ORG#<org>#PROJECT#<p>",
 // in GSI2 under "ORG#<org>#SETTING#<s>" and in GSI3 under "ORG#<org>#STATUS#<status>", each with
 // sort key "BUILD#<id>"; while pending or running also in GSI4 under "QUEUE#<status>" / "<id>",
-// the queue across organizations. GSI3's and GSI4's keys follow the status, so every write
-// recomputes them (a build in another status has no GSI4 attributes).
+// the queue across organizations, and while complete with autoDeployStatus pending or delivering
+// under "DEPLOY" / "<id>", the deliverer's queue. GSI3's and GSI4's keys follow the status (and
+// GSI4's the autoDeployStatus), so every write recomputes them (a build in neither GSI4 state has
+// no GSI4 attributes).
 type buildItem struct {
 	itemKeys
 	ID               string `dynamo:"id"`
@@ -34,10 +36,13 @@ type buildItem struct {
 	FailureReason    string `dynamo:"failureReason,omitempty"`
 	AutoDeployStatus string `dynamo:"autoDeployStatus,omitempty"`
 	AutoDeployError  string `dynamo:"autoDeployError,omitempty"`
-	CreatedAt        int64  `dynamo:"createdAt"`
-	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
-	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
-	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
+	// AutoDeployAttempts is left out while 0, and read back as 0 when absent (items written
+	// before it existed).
+	AutoDeployAttempts int    `dynamo:"autoDeployAttempts,omitempty"`
+	CreatedAt          int64  `dynamo:"createdAt"`
+	StartedAt          *int64 `dynamo:"startedAt,omitempty"`
+	FinishedAt         *int64 `dynamo:"finishedAt,omitempty"`
+	HeartbeatAt        *int64 `dynamo:"heartbeatAt,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -51,8 +56,11 @@ func newBuildItem(b *kiln.Build) *buildItem {
 	if b.BuildSettingID != "" {
 		keys.GSI2PK, keys.GSI2SK = settingBuildsPK(b.OrganizationID, b.BuildSettingID), buildSK(b.ID)
 	}
-	if queued(b.Status) {
+	switch {
+	case queued(b.Status):
 		keys.GSI4PK, keys.GSI4SK = queuePK(b.Status), b.ID
+	case awaitingDelivery(b):
+		keys.GSI4PK, keys.GSI4SK = deployPK, b.ID
 	}
 	return &buildItem{
 		itemKeys: keys,
@@ -61,7 +69,8 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		Branch: b.Branch, Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
-		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
+		AutoDeployAttempts: b.AutoDeployAttempts,
+		CreatedAt:          toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt),
 	}
 }
@@ -73,7 +82,8 @@ func (it *buildItem) build() *kiln.Build {
 		Branch: it.Branch, Commit: it.Commit, CommitMessage: it.CommitMessage, Changelist: it.Changelist,
 		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
-		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
+		AutoDeployAttempts: it.AutoDeployAttempts,
+		CreatedAt:          fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt),
 	}
 }
@@ -152,7 +162,7 @@ func buildsQuery(orgID string, f store.BuildFilter, after string) listQuery {
 }
 
 // UpdateBuild puts the whole build, with its status-dependent GSI3 and GSI4 keys recomputed (the
-// put replaces the item, so a build leaving the queue loses its GSI4 attributes), on the
+// put replaces the item, so a build leaving a GSI4 queue loses its GSI4 attributes), on the
 // condition that the item exists and its status is still expected. When the condition fails, the
 // old item returned with the failure tells invalid_state (it exists) from not_found.
 func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {

@@ -10,8 +10,8 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// GSI4 is sparse: only queued builds, scheduled settings and artifacts carry its keys, and an item
-// that leaves a scan loses them. storetest sees only what the scans return; these tests read the
+// GSI4 is sparse: only queued builds, builds awaiting delivery, scheduled settings and artifacts
+// carry its keys, and an item that leaves a scan loses them. storetest sees only what the scans return; these tests read the
 // items as stored.
 
 // gsi4Keys reads the GSI4 attributes of the item pk/sk ("" when absent).
@@ -59,6 +59,63 @@ func TestGSI4KeysOfBuilds(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantGSI4(t, table, string(st.to)+" build", pk, sk, st.wantPK, st.wantSK)
+	}
+}
+
+// A build whose setting deploys moves from the queue partitions to "DEPLOY" when it completes,
+// and leaves GSI4 when its delivery ends; a build without auto deploy or one that fails never
+// enters "DEPLOY".
+func TestGSI4KeysOfBuildsAwaitingDelivery(t *testing.T) {
+	s, table := newStoreTable(t)
+	orgID := newOrg(t, s)
+	b := newBuild(orgID, kiln.NewID(), kiln.PlatformLinux)
+	b.AutoDeployStatus = kiln.AutoDeployPending
+	if err := s.CreateBuild(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	pk, sk := "ORG#"+orgID, "BUILD#"+b.ID
+	wantGSI4(t, table, "pending build with auto deploy", pk, sk, "QUEUE#pending", b.ID)
+	steps := []struct {
+		to             kiln.BuildStatus
+		deploy         kiln.AutoDeployStatus
+		wantPK, wantSK string
+	}{
+		{kiln.StatusRunning, kiln.AutoDeployPending, "QUEUE#running", b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployDelivering, "DEPLOY", b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", b.ID},
+		{kiln.StatusComplete, kiln.AutoDeploySucceeded, "", ""},
+	}
+	for _, st := range steps {
+		from := b.Status
+		if st.to != from {
+			if err := b.Transition(st.to, time.Now(), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.AutoDeployStatus = st.deploy
+		if err := s.UpdateBuild(t.Context(), b, from); err != nil {
+			t.Fatal(err)
+		}
+		wantGSI4(t, table, fmt.Sprintf("%s build, delivery %s", st.to, st.deploy), pk, sk, st.wantPK, st.wantSK)
+	}
+
+	for _, c := range []struct {
+		what   string
+		status kiln.BuildStatus
+		deploy kiln.AutoDeployStatus
+	}{
+		{"complete build without auto deploy", kiln.StatusComplete, kiln.AutoDeployNone},
+		{"failed build with a pending delivery", kiln.StatusFailed, kiln.AutoDeployPending},
+		{"superseded build delivering", kiln.StatusSuperseded, kiln.AutoDeployDelivering},
+		{"complete build whose delivery failed", kiln.StatusComplete, kiln.AutoDeployFailed},
+	} {
+		x := newBuild(orgID, kiln.NewID(), kiln.PlatformLinux)
+		x.Status, x.AutoDeployStatus = c.status, c.deploy
+		if err := s.CreateBuild(t.Context(), x); err != nil {
+			t.Fatal(err)
+		}
+		wantGSI4(t, table, c.what, pk, "BUILD#"+x.ID, "", "")
 	}
 }
 

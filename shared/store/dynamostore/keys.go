@@ -31,8 +31,8 @@ const (
 	// indexGSI3 holds builds by status ("ORG#o#STATUS#pending" / "BUILD#b").
 	indexGSI3 = "GSI3"
 	// indexGSI4 holds the scans across organizations, each in one partition: queued builds
-	// ("QUEUE#pending" / "<buildId>"), scheduled build settings ("SCHEDULED" / "<org>#<setting>")
-	// and artifacts by age ("ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>").
+	// ("QUEUE#pending" / "<buildId>"), complete builds awaiting delivery ("DEPLOY" / "<buildId>"),
+	// scheduled build settings ("SCHEDULED" / "<org>#<setting>") and artifacts by age ("ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>").
 	indexGSI4 = "GSI4"
 )
 
@@ -104,6 +104,7 @@ func statusBuildsPK(orgID string, s kiln.BuildStatus) string {
 func queuePK(s kiln.BuildStatus) string { return "QUEUE#" + string(s) }
 
 const (
+	deployPK    = "DEPLOY"
 	scheduledPK = "SCHEDULED"
 	artifactsPK = "ARTIFACTS"
 )

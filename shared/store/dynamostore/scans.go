@@ -9,7 +9,7 @@ import (
 )
 
 // The scans across organizations each read one GSI4 partition in sort-key order. GSI4 is sparse:
-// only queued builds, scheduled settings and artifacts carry its keys. Each partition takes every
+// only queued builds, builds awaiting delivery, scheduled settings and artifacts carry its keys. Each partition takes every
 // write of its kind from all organizations, which is fine for one machine and modest AWS use (see
 // docs/dynamodb.md).
 
@@ -26,6 +26,28 @@ func (s *Store) QueuedBuilds(ctx context.Context, status kiln.BuildStatus, n int
 	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
 	if err != nil {
 		return nil, wrap("queued builds", err)
+	}
+	out := make([]*kiln.Build, len(items))
+	for i, it := range items {
+		out[i] = it.build()
+	}
+	return out, nil
+}
+
+// awaitingDelivery reports whether b is in GSI4's partition "DEPLOY": complete, with its
+// delivery pending or under way. No build is both queued and awaiting delivery.
+func awaitingDelivery(b *kiln.Build) bool {
+	return b.Status == kiln.StatusComplete &&
+		(b.AutoDeployStatus == kiln.AutoDeployPending || b.AutoDeployStatus == kiln.AutoDeployDelivering)
+}
+
+// BuildsAwaitingDelivery queries GSI4's partition "DEPLOY" in ascending build id order: oldest
+// first, across organizations.
+func (s *Store) BuildsAwaitingDelivery(ctx context.Context, n int) ([]*kiln.Build, error) {
+	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: deployPK, forward: true}
+	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
+	if err != nil {
+		return nil, wrap("builds awaiting delivery", err)
 	}
 	out := make([]*kiln.Build, len(items))
 	for i, it := range items {

@@ -9,7 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// The scans across organizations, each on an index of its own (migration 0004).
+// The scans across organizations, each on an index of its own (migrations 0004 and 0005).
 
 // scanLimit reads a scan's limit as store.Page reads its own: outside 1..MaxLimit it is MaxLimit.
 func scanLimit(n int) int {
@@ -26,6 +26,17 @@ func (s *Store) QueuedBuilds(ctx context.Context, status kiln.BuildStatus, n int
 	}
 	return scanAll(ctx, s, "queued builds", scanBuild, `SELECT `+buildCols+` FROM builds
 		WHERE status = ? ORDER BY id, org_id LIMIT ?`, status, scanLimit(n))
+}
+
+// BuildsAwaitingDelivery reads complete builds whose delivery is pending or under way by ascending
+// id: oldest first. It names the partial index builds_awaiting_delivery, which the literal WHERE
+// clause allows: without statistics the planner would rather take builds_queue (status, id) and
+// read every complete build ever made.
+func (s *Store) BuildsAwaitingDelivery(ctx context.Context, n int) ([]*kiln.Build, error) {
+	return scanAll(ctx, s, "builds awaiting delivery", scanBuild, `SELECT `+buildCols+`
+		FROM builds INDEXED BY builds_awaiting_delivery
+		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering')
+		ORDER BY id, org_id LIMIT ?`, scanLimit(n))
 }
 
 // ScheduledBuildSettings reads the scheduled settings by organization and id (partial index

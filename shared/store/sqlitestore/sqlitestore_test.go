@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -228,5 +229,81 @@ func TestMigrateHeartbeatsAndScans(t *testing.T) {
 	queued, err := s.QueuedBuilds(ctx, kiln.StatusPending, 1)
 	if err != nil || len(queued) != 1 || queued[0].ID != id {
 		t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
+	}
+}
+
+// TestMigrateAutoDeployDelivery opens a database made at schema version 4 holding a complete
+// build whose delivery is pending: after migration 5 it has made no attempts and awaits delivery,
+// found through the partial index builds_awaiting_delivery.
+func TestMigrateAutoDeployDelivery(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	ctx := t.Context()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql",
+		"0004_heartbeats_idempotency_scans.sql"} {
+		schema, err := os.ReadFile("migrations/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, err = db.ExecContext(ctx, `PRAGMA user_version = 4;
+		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+			'cron', '', 'pending', '', 1, 2, 3, NULL)`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := open(t, path)
+	b, err := s.GetBuild(ctx, "org", id)
+	if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
+		t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
+	}
+	awaiting, err := s.BuildsAwaitingDelivery(ctx, 1)
+	if err != nil || len(awaiting) != 1 || awaiting[0].ID != id {
+		t.Fatalf("BuildsAwaitingDelivery after migration = %v, %v; want the old build", awaiting, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The scan's query (as in scans.go) reads the partial index in order, without a sort (and
+	// INDEXED BY fails if the WHERE clause no longer implies the index's).
+	db, err = sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM builds INDEXED BY builds_awaiting_delivery
+		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering')
+		ORDER BY id, org_id LIMIT 10`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "; ")
+	if !strings.Contains(joined, "builds_awaiting_delivery") || strings.Contains(joined, "TEMP B-TREE") {
+		t.Fatalf("query plan %q: want the index builds_awaiting_delivery and no sort", joined)
 	}
 }

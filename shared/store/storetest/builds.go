@@ -51,6 +51,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		full.CommitMessage, full.Changelist = "Fix the \"thing\"\nsecond line", "12345"
 		full.TriggeredBy, full.FailureReason = "user:"+f.owner.User.ID, "cancelled"
 		full.AutoDeployStatus, full.AutoDeployError = kiln.AutoDeployFailed, "HTTP 500"
+		full.AutoDeployAttempts = 3
 		full.StartedAt, full.FinishedAt = ptr(full.CreatedAt.Add(time.Second)), ptr(full.CreatedAt.Add(time.Minute))
 		full.HeartbeatAt = ptr(full.CreatedAt.Add(50 * time.Second))
 		for _, b := range []*kiln.Build{newBuild(set, kiln.StatusPending), full} {
@@ -93,8 +94,16 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		wantOK(t, b.Transition(kiln.StatusComplete, now().Add(time.Minute), ""), "Transition")
 		b.AutoDeployStatus, b.HeartbeatAt = kiln.AutoDeployPending, nil
 		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild running→complete")
+		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
+		wantOK(t, err, "GetBuild")
+		wantEqual(t, "complete build awaiting delivery", got, b)
 		// A complete build still takes updates that keep its status (auto deploy progress).
-		b.AutoDeployStatus, b.AutoDeployError = kiln.AutoDeployFailed, "connection refused"
+		b.AutoDeployStatus, b.AutoDeployAttempts = kiln.AutoDeployDelivering, 1
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete (delivering)")
+		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
+		wantOK(t, err, "GetBuild")
+		wantEqual(t, "build delivering", got, b)
+		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts = kiln.AutoDeployFailed, "connection refused", 2
 		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete")
 		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")
@@ -162,6 +171,9 @@ func testBuildFilters(t *testing.T, s store.Store) {
 		b.Branch = branches[(i/5)%3]
 		if b.Status != kiln.StatusPending {
 			b.HeartbeatAt = ptr(b.CreatedAt.Add(time.Duration(i) * time.Second))
+		}
+		if b.Status == kiln.StatusFailed {
+			b.AutoDeployStatus, b.AutoDeployAttempts = kiln.AutoDeployFailed, i%4+1
 		}
 		wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 		builds = append(builds, b)

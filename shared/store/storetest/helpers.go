@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Builds", func(t *testing.T) { testBuilds(t, open) })
 	t.Run("CreateBuildOnce", func(t *testing.T) { testCreateBuildOnce(t, open) })
 	t.Run("QueuedBuilds", func(t *testing.T) { testQueuedBuilds(t, open) })
+	t.Run("BuildsAwaitingDelivery", func(t *testing.T) { testBuildsAwaitingDelivery(t, open) })
 	t.Run("ScheduledBuildSettings", func(t *testing.T) { testScheduledBuildSettings(t, open) })
 	t.Run("GitHubInstallations", func(t *testing.T) { testGitHubInstallations(t, open) })
 	t.Run("Artifacts", func(t *testing.T) { testArtifacts(t, open) })

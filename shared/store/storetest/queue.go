@@ -14,10 +14,12 @@ import (
 // see the items of every subtest when the store is shared. So their tests date their builds and
 // artifacts long before any test ran: those head the oldest-first scans, and what other subtests
 // made (dated now) comes after them. When a test ends, it takes its items out of the scans again
-// (failing its queued builds, deleting its artifacts), so that a shared store stays usable.
+// (failing its queued builds and the deliveries still awaited, deleting its artifacts), so that a
+// shared store stays usable.
 
 // pastBuilds makes builds whose ids (which order the queue) are of consecutive milliseconds from
-// base on, and fails them when the test ends if they are still queued.
+// base on, and fails them when the test ends if they are still queued (or, complete, their
+// delivery if it is still awaited).
 type pastBuilds struct {
 	t    *testing.T
 	s    store.Store
@@ -32,7 +34,15 @@ func newPastBuilds(t *testing.T, s store.Store, base time.Time) *pastBuilds {
 		ctx := context.Background() // t.Context() is done by now
 		for _, b := range p.made {
 			got, err := s.GetBuild(ctx, b.OrganizationID, b.ID)
-			if err != nil || got.Status.Terminal() {
+			if err != nil {
+				continue
+			}
+			if awaitingDelivery(got) {
+				got.AutoDeployStatus, got.AutoDeployError = kiln.AutoDeployFailed, "test ended"
+				_ = s.UpdateBuild(ctx, got, got.Status)
+				continue
+			}
+			if got.Status.Terminal() {
 				continue
 			}
 			from := got.Status

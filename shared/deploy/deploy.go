@@ -1,0 +1,196 @@
+// Package deploy delivers a build's artifact to the customer's endpoint (auto deploy,
+// build-service-interface.md part 6): one multipart/form-data POST with a metadata part and the
+// artifact streamed from the store, retried with exponential backoff on network errors, 408, 429
+// and 5xx. The caller supplies the HTTP client: outbound.NewClient, so that the receiver's address
+// is checked at connect time and redirects are not followed.
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/outbound"
+)
+
+// Defaults for a Delivery that leaves Attempts or Backoff zero (KILN_DELIVERY_ATTEMPTS,
+// KILN_DELIVERY_BACKOFF).
+const (
+	DefaultAttempts = 5
+	DefaultBackoff  = 2 * time.Second
+	// MaxWait caps one wait between attempts, from the backoff or a receiver's Retry-After.
+	MaxWait = 5 * time.Minute
+)
+
+// Metadata is the JSON object sent in the metadata part.
+type Metadata struct {
+	BuildID   string `json:"buildId"`
+	ProjectID string `json:"projectId"`
+	Platform  string `json:"platform"`
+	BuildType string `json:"buildType"`
+	UEVersion string `json:"ueVersion"`
+	Branch    string `json:"branch"`
+	Commit    string `json:"commit"`
+}
+
+// Delivery is one artifact to deliver.
+type Delivery struct {
+	// URL is the receiver (the build setting's uploadBuildUrl), http or https.
+	URL string
+	// Authorization is sent as the Authorization header exactly (uploadBuildAuthHeader); no
+	// header when empty.
+	Authorization string
+	Metadata      Metadata
+	// Artifact opens the artifact for reading and tells its size; it is called once per attempt
+	// and the reader is closed after the attempt.
+	Artifact func() (io.ReadCloser, int64, error)
+	// BuildID names the artifact part's file, <BuildID>.tar.gz; Metadata.BuildID when empty.
+	BuildID string
+	// Attempts is the most attempts made (DefaultAttempts when < 1).
+	Attempts int
+	// Backoff is the first wait before a retry, doubled for each further one, ±20% jitter
+	// (DefaultBackoff when <= 0).
+	Backoff time.Duration
+	// Sleep waits between attempts; nil means a timer that gives up when ctx is done. Tests
+	// replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
+	OnAttempt func(n int)
+}
+
+// Result is how a delivery went. Error is neutral and may be shown to the customer: it never
+// tells a refused connection from a timeout, and names no internal address.
+type Result struct {
+	Succeeded bool
+	// Attempts is the number of attempts made.
+	Attempts int
+	// Error says why the delivery failed: "receiver answered 500", "network error",
+	// "redirect (302) not followed", "address not allowed", "invalid address",
+	// "artifact could not be read", "delivery cancelled". Empty on success.
+	Error string
+	// Status is the HTTP status of the last answer, 0 if none came.
+	Status int
+}
+
+// Deliver posts the artifact to d.URL until the receiver accepts it with a 2xx, an answer or
+// error that is not worth retrying comes, the attempts run out, or ctx is done. A nil client
+// means outbound.NewClient with no allowed ranges.
+func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
+	if client == nil {
+		client = outbound.NewClient(outbound.Config{})
+	}
+	if u, err := url.Parse(d.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Result{Error: "invalid address"}
+	}
+	name := d.BuildID
+	if name == "" {
+		name = d.Metadata.BuildID
+	}
+	f, err := newForm(d.Metadata, name+".tar.gz")
+	if err != nil {
+		return Result{Error: "artifact could not be read"}
+	}
+	attempts, backoff, sleep := d.Attempts, d.Backoff, d.Sleep
+	if attempts < 1 {
+		attempts = DefaultAttempts
+	}
+	if backoff <= 0 {
+		backoff = DefaultBackoff
+	}
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	var res Result
+	for n := 1; ; n++ {
+		if d.OnAttempt != nil {
+			d.OnAttempt(n)
+		}
+		o := attempt(ctx, client, d, f)
+		res.Attempts, res.Status, res.Error = n, o.status, o.msg
+		if o.ok {
+			res.Succeeded, res.Error = true, ""
+			return res
+		}
+		if ctx.Err() != nil {
+			res.Error = "delivery cancelled"
+			return res
+		}
+		if !o.retry || n >= attempts {
+			return res
+		}
+		wait := o.retryAfter
+		if wait < 0 {
+			wait = backoffDelay(backoff, n)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			res.Error = "delivery cancelled"
+			return res
+		}
+	}
+}
+
+// outcome is the result of one attempt.
+type outcome struct {
+	ok, retry bool
+	status    int
+	msg       string
+	// retryAfter is the receiver's Retry-After, or -1 when it sent none.
+	retryAfter time.Duration
+}
+
+// attempt makes one POST.
+func attempt(ctx context.Context, client *http.Client, d Delivery, f *form) outcome {
+	art, size, err := d.Artifact()
+	if err != nil {
+		return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
+	}
+	body := f.body(art, size)
+	ctx, cancel := context.WithTimeout(ctx, transferTimeout(size))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, body)
+	if err != nil {
+		body.Close()
+		return outcome{msg: "invalid address", retryAfter: -1}
+	}
+	// A known length: sent as Content-Length, never chunked.
+	req.ContentLength = body.length
+	req.Header.Set("Content-Type", f.contentType)
+	req.Header.Set("User-Agent", "kiln")
+	if d.Authorization != "" {
+		req.Header.Set("Authorization", d.Authorization)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var blocked *outbound.BlockedError
+		switch {
+		case body.failed():
+			return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
+		case errors.As(err, &blocked):
+			return outcome{msg: "address not allowed", retryAfter: -1}
+		default:
+			return outcome{retry: true, msg: "network error", retryAfter: -1}
+		}
+	}
+	defer resp.Body.Close()
+	// Read a little of the answer so that the connection can be reused.
+	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+
+	s := resp.StatusCode
+	o := outcome{status: s, msg: fmt.Sprintf("receiver answered %d", s), retryAfter: -1}
+	switch {
+	case s >= 200 && s < 300:
+		o.ok = true
+	case s >= 300 && s < 400:
+		o.msg = fmt.Sprintf("redirect (%d) not followed", s)
+	case s == http.StatusRequestTimeout || s == http.StatusTooManyRequests || s >= 500:
+		o.retry = true
+		if s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable {
+			o.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+	}
+	return o
+}

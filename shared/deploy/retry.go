@@ -1,0 +1,59 @@
+package deploy
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// backoffDelay is the wait after failed attempt n (from 1): backoff doubled n-1 times, capped at
+// MaxWait, then ±20% jitter.
+func backoffDelay(backoff time.Duration, n int) time.Duration {
+	d := backoff
+	for i := 1; i < n && d < MaxWait; i++ {
+		d *= 2
+	}
+	d = min(d, MaxWait)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// retryAfter parses a Retry-After header, delay-seconds or an HTTP date, capped at MaxWait; -1
+// when absent or unreadable.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return -1
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return -1
+		}
+		return min(time.Duration(min(secs, int64(MaxWait/time.Second)))*time.Second, MaxWait)
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return -1
+	}
+	return min(max(t.Sub(now), 0), MaxWait)
+}
+
+// transferTimeout bounds one attempt: a minute, plus a second per MiB of artifact (1 MiB/s is the
+// slowest receiver link supported).
+func transferTimeout(size int64) time.Duration {
+	return time.Minute + time.Duration(float64(max(size, 0))/(1<<20)*float64(time.Second))
+}
+
+// sleepCtx waits d, or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,40 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Deliveries re-runs auto deploy deliveries.
+type Deliveries interface {
+	Redeliver(ctx context.Context, orgID, buildID string) (*kiln.Build, error)
+}
+
+// deployBuild answers POST /builds/:id/deploy (beyond the contract): deliver a complete build's
+// artifact again, to its setting's current uploadBuildUrl. 202 with the build; 409 invalid_state
+// when it has no artifact.
+func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	id := r.PathValue("id")
+	if !kiln.ValidID(id) {
+		return kiln.NotFound("build")
+	}
+	if err := decodeBody(w, r, &struct{}{}, true); err != nil {
+		return err
+	}
+	if s.deliveries == nil {
+		return kiln.Errorf(kiln.EInvalidState, "auto deploy is not available on this deployment")
+	}
+	b, err := s.deliveries.Redeliver(r.Context(), p.Organization.ID, id)
+	if err != nil {
+		return err
+	}
+	lines, err := s.logLines(r.Context(), b.OrganizationID, b.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
+	return nil
+}
