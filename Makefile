@@ -23,7 +23,7 @@ test-short:
 ## GET /builds vs a bare handler (1k and 100k builds), trigger → running, a 1 GB download vs a
 ## disk read, and packaging a 1.5 GB staged build vs tar -czf and pigz (needs ~3 GB of disk)
 bench:
-	KILN_BENCH_DOWNLOAD=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
+	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
 	scripts/bench-packaging.sh
 
 ## build: the kiln binary, and the Lambda binaries (Linux arm64)
