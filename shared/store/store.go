@@ -36,6 +36,7 @@ type Store interface {
 	BuildSettings
 	Builds
 	Artifacts
+	Webhooks
 	Close() error
 }
 
@@ -170,4 +171,27 @@ type Builds interface {
 	// delivering, across all organizations, oldest first: the deliverer's queue, so a delivery
 	// in progress when the service stops resumes after it starts. Not for request paths.
 	BuildsAwaitingDelivery(ctx context.Context, limit int) ([]*kiln.Build, error)
+}
+
+// Webhooks keeps organization webhooks and their delivery log.
+type Webhooks interface {
+	CreateWebhook(ctx context.Context, w *kiln.Webhook) error
+	GetWebhook(ctx context.Context, orgID, id string) (*kiln.Webhook, error)
+	// ListWebhooks lists all of an organization's webhooks, oldest first (an organization has few).
+	ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook, error)
+	// UpdateWebhook replaces url, events, active, secret and updatedAt.
+	UpdateWebhook(ctx context.Context, w *kiln.Webhook) error
+	// DeleteWebhook deletes the webhook and its delivery log.
+	DeleteWebhook(ctx context.Context, orgID, id string) error
+
+	// CreateWebhookDelivery records a delivery of an existing webhook (not_found otherwise).
+	CreateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error
+	GetWebhookDelivery(ctx context.Context, orgID, webhookID, id string) (*kiln.WebhookDelivery, error)
+	// ListWebhookDeliveries lists a webhook's deliveries, newest first.
+	ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p Page) ([]*kiln.WebhookDelivery, string, error)
+	// UpdateWebhookDelivery replaces status, attempts, responseStatus, error and updatedAt.
+	UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error
+	// PendingWebhookDeliveries lists pending deliveries across organizations, oldest first: the
+	// webhook sender's queue. Not for request paths. A limit outside 1..MaxLimit is MaxLimit.
+	PendingWebhookDeliveries(ctx context.Context, limit int) ([]*kiln.WebhookDelivery, error)
 }

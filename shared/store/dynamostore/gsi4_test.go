@@ -10,9 +10,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// GSI4 is sparse: only queued builds, builds awaiting delivery, scheduled settings and artifacts
-// carry its keys, and an item that leaves a scan loses them. storetest sees only what the scans return; these tests read the
-// items as stored.
+// GSI4 is sparse: only queued builds, builds awaiting delivery, scheduled settings, artifacts and
+// pending webhook deliveries carry its keys, and an item that leaves a scan loses them. storetest
+// sees only what the scans return; these tests read the items as stored.
 
 // gsi4Keys reads the GSI4 attributes of the item pk/sk ("" when absent).
 func gsi4Keys(t *testing.T, table dynamo.Table, pk, sk string) (string, string) {
@@ -164,4 +164,45 @@ func TestGSI4KeysOfSettingsAndArtifacts(t *testing.T) {
 	}
 	wantGSI4(t, table, "artifact", pk, "ARTIFACT#"+a.BuildID, "ARTIFACTS",
 		fmt.Sprintf("001700000000123#%s#%s", orgID, a.BuildID))
+}
+
+// A webhook delivery is in "WEBHOOKS#pending" only while pending; its payload is stored as binary.
+func TestGSI4KeysOfWebhookDeliveries(t *testing.T) {
+	s, table := newStoreTable(t)
+	ctx := t.Context()
+	orgID := newOrg(t, s)
+	at := time.Now().UTC()
+	w := &kiln.Webhook{ID: kiln.NewID(), OrganizationID: orgID, URL: "https://example.com/hook", Active: true,
+		Events: []kiln.WebhookEvent{kiln.EventBuildComplete}, CreatedAt: at, UpdatedAt: at}
+	if err := s.CreateWebhook(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	d := &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: orgID, WebhookID: w.ID, Event: kiln.EventBuildComplete,
+		Payload: []byte(`{"a":1}`), Status: kiln.DeliveryPending, CreatedAt: at, UpdatedAt: at}
+	if err := s.CreateWebhookDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	pk, sk := "ORG#"+orgID, "DELIVERY#"+w.ID+"#"+d.ID
+	wantGSI4(t, table, "pending delivery", pk, sk, "WEBHOOKS#pending", d.ID)
+	var raw map[string]any
+	if err := table.Get("PK", pk).Range("SK", dynamo.Equal, sk).Consistent(true).One(ctx, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["payload"].([]byte); !ok {
+		t.Fatalf("payload stored as %T, want binary", raw["payload"])
+	}
+	for _, st := range []struct {
+		status         kiln.DeliveryStatus
+		wantPK, wantSK string
+	}{
+		{kiln.DeliveryFailed, "", ""},
+		{kiln.DeliveryPending, "WEBHOOKS#pending", d.ID},
+		{kiln.DeliverySucceeded, "", ""},
+	} {
+		d.Status = st.status
+		if err := s.UpdateWebhookDelivery(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		wantGSI4(t, table, fmt.Sprintf("%s delivery", st.status), pk, sk, st.wantPK, st.wantSK)
+	}
 }

@@ -32,7 +32,8 @@ const (
 	indexGSI3 = "GSI3"
 	// indexGSI4 holds the scans across organizations, each in one partition: queued builds
 	// ("QUEUE#pending" / "<buildId>"), complete builds awaiting delivery ("DEPLOY" / "<buildId>"),
-	// scheduled build settings ("SCHEDULED" / "<org>#<setting>") and artifacts by age ("ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>").
+	// scheduled build settings ("SCHEDULED" / "<org>#<setting>"), artifacts by age ("ARTIFACTS" / "<createdAt ms, 15 digits>#<org>#<buildId>")
+	// and pending webhook deliveries ("WEBHOOKS#pending" / "<deliveryId>").
 	indexGSI4 = "GSI4"
 )
 
@@ -50,6 +51,8 @@ const (
 	typeInstallation = "installation"
 	typeArtifact     = "artifact"
 	typeIdempotency  = "idempotency"
+	typeWebhook      = "webhook"
+	typeDelivery     = "delivery"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -61,6 +64,8 @@ const (
 	prefixSetting  = "SETTING#"
 	prefixBuild    = "BUILD#"
 	prefixArtifact = "ARTIFACT#"
+	prefixWebhook  = "WEBHOOK#"
+	prefixDelivery = "DELIVERY#"
 )
 
 func orgPK(orgID string) string { return "ORG#" + orgID }
@@ -80,6 +85,9 @@ func settingSK(projectID, settingID string) string { return settingPrefix(projec
 func buildSK(buildID string) string                { return prefixBuild + buildID }
 func artifactSK(buildID string) string             { return prefixArtifact + buildID }
 func idempotencySK(key string) string              { return "IDEM#" + key }
+func webhookSK(webhookID string) string            { return prefixWebhook + webhookID }
+func deliveryPrefix(webhookID string) string       { return prefixDelivery + webhookID + "#" }
+func deliverySK(webhookID, id string) string       { return deliveryPrefix(webhookID) + id }
 
 // installationPK is the partition of the item that holds which organization a GitHub App
 // installation is linked to (its sort key is installationSK).
@@ -107,6 +115,8 @@ const (
 	deployPK    = "DEPLOY"
 	scheduledPK = "SCHEDULED"
 	artifactsPK = "ARTIFACTS"
+	// pendingDeliveriesPK holds pending webhook deliveries ("WEBHOOKS#pending" / "<deliveryId>").
+	pendingDeliveriesPK = "WEBHOOKS#" + string(kiln.DeliveryPending)
 )
 
 func scheduledSK(orgID, settingID string) string { return orgID + "#" + settingID }

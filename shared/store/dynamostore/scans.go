@@ -9,7 +9,8 @@ import (
 )
 
 // The scans across organizations each read one GSI4 partition in sort-key order. GSI4 is sparse:
-// only queued builds, builds awaiting delivery, scheduled settings and artifacts carry its keys. Each partition takes every
+// only queued builds, builds awaiting delivery, scheduled settings, artifacts and pending webhook
+// deliveries (webhooks.go) carry its keys. Each partition takes every
 // write of its kind from all organizations, which is fine for one machine and modest AWS use (see
 // docs/dynamodb.md).
 

@@ -307,3 +307,40 @@ func TestMigrateAutoDeployDelivery(t *testing.T) {
 		t.Fatalf("query plan %q: want the index builds_awaiting_delivery and no sort", joined)
 	}
 }
+
+// TestPendingWebhookDeliveriesPlan checks that the sender's scan (as in webhooks.go) reads the
+// index webhook_deliveries_pending in order, without a sort.
+func TestPendingWebhookDeliveriesPlan(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	if err := open(t, path).Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries
+		WHERE status = 'pending' ORDER BY id, org_id, webhook_id LIMIT 10`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(plan, "; ")
+	if !strings.Contains(joined, "webhook_deliveries_pending") || strings.Contains(joined, "TEMP B-TREE") {
+		t.Fatalf("query plan %q: want the index webhook_deliveries_pending and no sort", joined)
+	}
+}
