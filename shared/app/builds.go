@@ -82,6 +82,7 @@ func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *gith
 	}
 	runner.Ended = ended
 	wf := local.New(st, runner, cfg.Workers, logger)
+	wf.Ended = ended
 	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended}
 	return &buildMachine{
 		service: svc, deliverer: deliverer, workflow: wf, artifacts: arts, logs: logs,

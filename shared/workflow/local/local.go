@@ -33,6 +33,9 @@ type Workflow struct {
 	running map[string]context.CancelFunc // build id → stop
 	wg      sync.WaitGroup
 	stop    context.CancelFunc
+
+	// Ended is told of builds the workflow fails (interrupted, silent host).
+	Ended func(ctx context.Context, b *kiln.Build)
 }
 
 var _ builds.Workflow = (*Workflow)(nil)

@@ -77,4 +77,7 @@ func (w *Workflow) failRunning(ctx context.Context, orgID, buildID, reason strin
 		return
 	}
 	builds.NoteOnProject(ctx, w.store, b, w.logger)
+	if w.Ended != nil {
+		w.Ended(ctx, b)
+	}
 }
