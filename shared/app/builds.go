@@ -14,11 +14,13 @@ import (
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
+	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/webhooks"
 	"github.com/kilnbuild/kiln/shared/workflow/local"
 )
 
@@ -26,6 +28,7 @@ import (
 type buildMachine struct {
 	service   *builds.Service
 	deliverer *builds.Deliverer
+	hooks     *webhooks.Dispatcher
 	workflow  *local.Workflow
 	scheduler *builds.Scheduler
 	janitor   *builds.Janitor
@@ -74,18 +77,24 @@ func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *gith
 	if err != nil {
 		return nil, err
 	}
+	hooks := &webhooks.Dispatcher{
+		Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
+		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
+		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
+	}
 	ended := func(ctx context.Context, b *kiln.Build) {
 		if b.Status == kiln.StatusComplete && b.AutoDeployStatus == kiln.AutoDeployPending {
 			deliverer.Notify()
 		}
+		hooks.BuildChanged(ctx, b)
 		mailer.BuildEnded(ctx, b)
 	}
 	runner.Ended = ended
 	wf := local.New(st, runner, cfg.Workers, logger)
-	wf.Ended = ended
-	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended}
+	wf.Ended, wf.Started = ended, hooks.BuildChanged
+	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: hooks.BuildChanged}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, workflow: wf, artifacts: arts, logs: logs,
+		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -100,6 +109,7 @@ func (m *buildMachine) start(ctx context.Context) error {
 	m.loops.Go(func() { m.scheduler.Run(ctx) })
 	m.loops.Go(func() { m.janitor.Run(ctx) })
 	m.loops.Go(func() { m.deliverer.Run(ctx) })
+	m.loops.Go(func() { m.hooks.Run(ctx) })
 	return nil
 }
 

@@ -100,6 +100,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	apiCfg := httpapi.Config{
 		Builds:              machine.service,
 		Deliveries:          machine.deliverer,
+		Webhooks:            machine.hooks,
 		Artifacts:           machine.artifacts,
 		Logs:                machine.logs,
 		PublicURL:           cfg.PublicURL,

@@ -25,9 +25,11 @@ type Service struct {
 	Store    store.Store
 	Workflow Workflow
 	// Ended is told of builds the service ends (cancelled, could not start).
-	Ended  func(ctx context.Context, b *kiln.Build)
-	Logger *slog.Logger
-	Now    func() time.Time
+	Ended func(ctx context.Context, b *kiln.Build)
+	// Changed is told of builds the service creates or supersedes.
+	Changed func(ctx context.Context, b *kiln.Build)
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -88,6 +90,7 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	} else if err := s.Store.CreateBuild(ctx, b); err != nil {
 		return nil, false, fmt.Errorf("trigger: %w", err)
 	}
+	s.changed(ctx, b)
 	if err := s.supersede(ctx, b); err != nil {
 		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
@@ -131,6 +134,7 @@ func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
 					}
 					return err
 				}
+				s.changed(ctx, e)
 				if status == kiln.StatusRunning {
 					if err := s.Workflow.Stop(ctx, e); err != nil {
 						s.log().WarnContext(ctx, "stop superseded build", slog.String("build_id", e.ID), slog.String("error", err.Error()))
@@ -144,6 +148,12 @@ func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
 		}
 	}
 	return nil
+}
+
+func (s *Service) changed(ctx context.Context, b *kiln.Build) {
+	if s.Changed != nil {
+		s.Changed(ctx, b)
+	}
 }
 
 // maxCancelAttempts bounds retries when a build changes status while it is being cancelled.

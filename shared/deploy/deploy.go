@@ -6,6 +6,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,7 +95,26 @@ func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 	if err != nil {
 		return Result{Error: "artifact could not be read"}
 	}
-	attempts, backoff, sleep := d.Attempts, d.Backoff, d.Sleep
+	return retry(ctx, Policy{Attempts: d.Attempts, Backoff: d.Backoff, Sleep: d.Sleep, OnAttempt: d.OnAttempt},
+		func() outcome { return attempt(ctx, client, d, f) })
+}
+
+// Policy is how a POST to a customer endpoint is retried.
+type Policy struct {
+	// Attempts is the most attempts made (DefaultAttempts when < 1).
+	Attempts int
+	// Backoff is the first wait before a retry, doubled for each further one, ±20% jitter
+	// (DefaultBackoff when <= 0).
+	Backoff time.Duration
+	// Sleep waits between attempts; nil means a timer that gives up when ctx is done.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
+	OnAttempt func(n int)
+}
+
+// retry makes attempts until one succeeds, one fails for good, they run out, or ctx is done.
+func retry(ctx context.Context, p Policy, one func() outcome) Result {
+	attempts, backoff, sleep := p.Attempts, p.Backoff, p.Sleep
 	if attempts < 1 {
 		attempts = DefaultAttempts
 	}
@@ -106,10 +126,10 @@ func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 	}
 	var res Result
 	for n := 1; ; n++ {
-		if d.OnAttempt != nil {
-			d.OnAttempt(n)
+		if p.OnAttempt != nil {
+			p.OnAttempt(n)
 		}
-		o := attempt(ctx, client, d, f)
+		o := one()
 		res.Attempts, res.Status, res.Error = n, o.status, o.msg
 		if o.ok {
 			res.Succeeded, res.Error = true, ""
@@ -131,6 +151,37 @@ func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 			return res
 		}
 	}
+}
+
+// PostJSON posts a JSON body to a customer endpoint (organization webhooks) with the same rules
+// as an artifact delivery: any 2xx succeeds, 3xx fails, network errors, 408, 429 and 5xx are
+// retried under p, other 4xx fail at once.
+func PostJSON(ctx context.Context, client *http.Client, rawURL string, header http.Header, body []byte, p Policy) Result {
+	if client == nil {
+		client = outbound.NewClient(outbound.Config{})
+	}
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Result{Error: "invalid address"}
+	}
+	return retry(ctx, p, func() outcome {
+		actx, cancel := context.WithTimeout(ctx, transferTimeout(int64(len(body))))
+		defer cancel()
+		req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
+		if err != nil {
+			return outcome{msg: "invalid address", retryAfter: -1}
+		}
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "kiln")
+		resp, err := client.Do(req)
+		if err != nil {
+			return transportOutcome(err, false)
+		}
+		defer resp.Body.Close()
+		return classify(resp)
+	})
 }
 
 // outcome is the result of one attempt.
@@ -165,20 +216,30 @@ func attempt(ctx context.Context, client *http.Client, d Delivery, f *form) outc
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		var blocked *outbound.BlockedError
-		switch {
-		case body.failed():
-			return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
-		case errors.As(err, &blocked):
-			return outcome{msg: "address not allowed", retryAfter: -1}
-		default:
-			return outcome{retry: true, msg: "network error", retryAfter: -1}
-		}
+		return transportOutcome(err, body.failed())
 	}
 	defer resp.Body.Close()
+	return classify(resp)
+}
+
+// transportOutcome judges an attempt that got no answer.
+func transportOutcome(err error, sourceFailed bool) outcome {
+	var blocked *outbound.BlockedError
+	switch {
+	case sourceFailed:
+		return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
+	case errors.As(err, &blocked):
+		return outcome{msg: "address not allowed", retryAfter: -1}
+	default:
+		return outcome{retry: true, msg: "network error", retryAfter: -1}
+	}
+}
+
+// classify judges an answer: 2xx succeeds; 3xx fails (never followed); 408, 429 and 5xx are
+// retried (honouring Retry-After on 429 and 503); other 4xx fail.
+func classify(resp *http.Response) outcome {
 	// Read a little of the answer so that the connection can be reused.
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-
 	s := resp.StatusCode
 	o := outcome{status: s, msg: fmt.Sprintf("receiver answered %d", s), retryAfter: -1}
 	switch {

@@ -29,6 +29,21 @@ func (s *Server) routes() {
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})
+	s.handle("/organizations/{id}/webhooks", methods{
+		http.MethodGet:  s.authed(kiln.ActAdmin, s.listWebhooks),
+		http.MethodPost: s.authed(kiln.ActAdmin, s.createWebhook),
+	})
+	s.handle("/organizations/{id}/webhooks/{webhookId}", methods{
+		http.MethodGet:    s.authed(kiln.ActAdmin, s.getWebhook),
+		http.MethodPatch:  s.authed(kiln.ActAdmin, s.patchWebhook),
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.deleteWebhook),
+	})
+	s.handle("/organizations/{id}/webhooks/{webhookId}/deliveries", methods{
+		http.MethodGet: s.authed(kiln.ActAdmin, s.listWebhookDeliveries),
+	})
+	s.handle("/organizations/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", methods{
+		http.MethodPost: s.authed(kiln.ActAdmin, s.redeliverWebhook),
+	})
 	s.handle("/integrations/github/install", methods{
 		http.MethodGet: s.authed(kiln.ActAdmin, s.githubInstallLink),
 	})

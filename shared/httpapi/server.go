@@ -42,6 +42,8 @@ type Config struct {
 	PublicURL string
 	// Deliveries re-runs auto deploy deliveries (nil: not available).
 	Deliveries Deliveries
+	// Webhooks redelivers organization webhook deliveries.
+	Webhooks WebhookDispatcher
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
@@ -62,6 +64,7 @@ type Server struct {
 	downloads     downloads.Signer
 	builds        *builds.Service
 	deliveries    Deliveries
+	webhookSender WebhookDispatcher
 	artifacts     artifacts.Store
 	logs          LogReader
 	webhookSecret []byte
@@ -86,6 +89,7 @@ func New(cfg Config) *Server {
 		downloads:     downloads.Signer{Key: cfg.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL},
 		builds:        cfg.Builds,
 		deliveries:    cfg.Deliveries,
+		webhookSender: cfg.Webhooks,
 		artifacts:     cfg.Artifacts,
 		logs:          cfg.Logs,
 		webhookSecret: []byte(cfg.GitHubWebhookSecret),

@@ -34,8 +34,9 @@ type Workflow struct {
 	wg      sync.WaitGroup
 	stop    context.CancelFunc
 
-	// Ended is told of builds the workflow fails (interrupted, silent host).
-	Ended func(ctx context.Context, b *kiln.Build)
+	// Ended is told of builds the workflow fails (interrupted, silent host); Started of builds
+	// it starts.
+	Ended, Started func(ctx context.Context, b *kiln.Build)
 }
 
 var _ builds.Workflow = (*Workflow)(nil)
@@ -155,6 +156,9 @@ func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
 			return nil, err
 		}
 		builds.NoteOnProject(ctx, w.store, b, w.logger)
+		if w.Started != nil {
+			w.Started(ctx, b)
+		}
 		return b, nil
 	}
 	return nil, nil

@@ -1,0 +1,265 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/webhooks"
+)
+
+// WebhookDispatcher redelivers organization webhook deliveries.
+type WebhookDispatcher interface {
+	Redeliver(ctx context.Context, orgID, webhookID, deliveryID string) (*kiln.WebhookDelivery, error)
+}
+
+type webhookBody struct {
+	ID        string   `json:"id"`
+	URL       string   `json:"url"`
+	Events    []string `json:"events"`
+	Active    bool     `json:"active"`
+	Secret    string   `json:"secret,omitempty"`
+	CreatedAt string   `json:"createdAt"`
+	UpdatedAt string   `json:"updatedAt"`
+}
+
+func renderWebhook(h *kiln.Webhook) webhookBody {
+	events := make([]string, 0, len(h.Events))
+	for _, e := range h.Events {
+		events = append(events, string(e))
+	}
+	return webhookBody{ID: h.ID, URL: h.URL, Events: events, Active: h.Active, CreatedAt: timestamp(h.CreatedAt), UpdatedAt: timestamp(h.UpdatedAt)}
+}
+
+type deliveryBody struct {
+	ID             string  `json:"id"`
+	WebhookID      string  `json:"webhookId"`
+	Event          string  `json:"event"`
+	Status         string  `json:"status"`
+	Attempts       int     `json:"attempts"`
+	ResponseStatus *int    `json:"responseStatus"`
+	Error          *string `json:"error"`
+	CreatedAt      string  `json:"createdAt"`
+	UpdatedAt      string  `json:"updatedAt"`
+}
+
+func renderDelivery(d *kiln.WebhookDelivery) deliveryBody {
+	b := deliveryBody{ID: d.ID, WebhookID: d.WebhookID, Event: string(d.Event), Status: string(d.Status), Attempts: d.Attempts,
+		Error: nullable(d.Error), CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt)}
+	if d.ResponseStatus != 0 {
+		st := d.ResponseStatus
+		b.ResponseStatus = &st
+	}
+	return b
+}
+
+type webhookFields struct {
+	URL    Optional[string]   `json:"url"`
+	Events Optional[[]string] `json:"events"`
+	Active Optional[bool]     `json:"active"`
+}
+
+// apply merges the fields into h and checks the result.
+func (f webhookFields) apply(h *kiln.Webhook) error {
+	errs := kiln.FieldErrors{}
+	if f.URL.Set {
+		h.URL = strings.TrimSpace(f.URL.Value)
+		if f.URL.Null {
+			errs.Add("url", "must not be null")
+		}
+	}
+	if f.Events.Set {
+		h.Events = nil
+		for _, e := range f.Events.Value {
+			ev := kiln.WebhookEvent(e)
+			if !ev.Valid() {
+				errs.Add("events", "each event must be one of build.created, build.running, build.complete, build.failed, build.superseded")
+			} else if !slices.Contains(h.Events, ev) {
+				h.Events = append(h.Events, ev)
+			}
+		}
+	}
+	if f.Active.Set {
+		if f.Active.Null {
+			errs.Add("active", "must not be null")
+		}
+		h.Active = f.Active.Value
+	}
+	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || len(h.URL) > 2048 {
+		errs.Add("url", "is required and must be an absolute http or https URL without credentials")
+	}
+	if len(h.Events) == 0 {
+		errs.Add("events", "is required: at least one event")
+	}
+	return errs.Err()
+}
+
+// webhook loads the {webhookId} of the caller's organization named by {id}.
+func (s *Server) webhook(r *http.Request, p *auth.Principal) (*kiln.Webhook, error) {
+	if _, err := ownOrganization(r, p); err != nil {
+		return nil, err
+	}
+	id := r.PathValue("webhookId")
+	if !kiln.ValidID(id) {
+		return nil, kiln.NotFound("webhook")
+	}
+	return s.store.GetWebhook(r.Context(), p.Organization.ID, id)
+}
+
+// createWebhook answers POST /organizations/:id/webhooks; the signing secret is shown once.
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	if _, err := ownOrganization(r, p); err != nil {
+		return err
+	}
+	var f webhookFields
+	if err := decodeBody(w, r, &f, false); err != nil {
+		return err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	h := &kiln.Webhook{ID: kiln.NewID(), OrganizationID: p.Organization.ID, Active: true, CreatedAt: now, UpdatedAt: now}
+	if err := f.apply(h); err != nil {
+		return err
+	}
+	secret := "whsec_" + rand.Text()[:26] + rand.Text()[:14]
+	h.Secret = s.sealer.Seal([]byte(secret), webhooks.SecretAD(h.ID))
+	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
+		return err
+	}
+	body := renderWebhook(h)
+	body.Secret = secret
+	writeJSON(w, http.StatusCreated, body)
+	return nil
+}
+
+// listWebhooks answers GET /organizations/:id/webhooks.
+func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	if _, err := ownOrganization(r, p); err != nil {
+		return err
+	}
+	hooks, err := s.store.ListWebhooks(r.Context(), p.Organization.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderList(hooks, nil, renderWebhook))
+	return nil
+}
+
+// getWebhook answers GET /organizations/:id/webhooks/:webhookId.
+func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	h, err := s.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderWebhook(h))
+	return nil
+}
+
+// patchWebhook answers PATCH /organizations/:id/webhooks/:webhookId.
+func (s *Server) patchWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	h, err := s.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	var f webhookFields
+	if err := decodeBody(w, r, &f, false); err != nil {
+		return err
+	}
+	updated := *h
+	if err := f.apply(&updated); err != nil {
+		return err
+	}
+	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if err := s.store.UpdateWebhook(r.Context(), &updated); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderWebhook(&updated))
+	return nil
+}
+
+// deleteWebhook answers DELETE /organizations/:id/webhooks/:webhookId.
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	h, err := s.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteWebhook(r.Context(), p.Organization.ID, h.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// listWebhookDeliveries answers GET /organizations/:id/webhooks/:webhookId/deliveries.
+func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	h, err := s.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	query := "webhook-deliveries:" + h.ID
+	page, err := s.parsePage(r, p.Organization.ID, query)
+	if err != nil {
+		return err
+	}
+	dels, next, err := s.store.ListWebhookDeliveries(r.Context(), p.Organization.ID, h.ID, page)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderList(dels, s.cursors.encode(p.Organization.ID, query, next), renderDelivery))
+	return nil
+}
+
+// redeliverWebhook answers POST .../deliveries/:deliveryId/redeliver: a new delivery of the same
+// payload.
+func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	h, err := s.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	if err := decodeBody(w, r, &struct{}{}, true); err != nil {
+		return err
+	}
+	id := r.PathValue("deliveryId")
+	if !kiln.ValidID(id) || s.webhookSender == nil {
+		return kiln.NotFound("delivery")
+	}
+	d, err := s.webhookSender.Redeliver(r.Context(), p.Organization.ID, h.ID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, renderDelivery(d))
+	return nil
+}
+
+// webhookPayload is the envelope of a webhook event.
+type webhookPayload struct {
+	Type           string         `json:"type"`
+	CreatedAt      string         `json:"createdAt"`
+	OrganizationID string         `json:"organizationId"`
+	Data           webhookPayData `json:"data"`
+}
+
+type webhookPayData struct {
+	Build   buildBody        `json:"build"`
+	Project *projectItemBody `json:"project"`
+}
+
+// RenderWebhookEvent makes the body of a webhook event, with the build and its project (null
+// once deleted) in the API's own shapes.
+func RenderWebhookEvent(get func(ctx context.Context, orgID, projectID string) (*kiln.Project, error)) func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error) {
+	return func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error) {
+		payload := webhookPayload{Type: string(event), CreatedAt: timestamp(at), OrganizationID: b.OrganizationID,
+			Data: webhookPayData{Build: renderBuild(b)}}
+		if p, err := get(ctx, b.OrganizationID, b.ProjectID); err == nil {
+			item := renderProjectItem(p)
+			payload.Data.Project = &item
+		}
+		return json.Marshal(payload)
+	}
+}
