@@ -1,0 +1,204 @@
+// Package perforce runs the p4 command-line client against customer Perforce servers: strict
+// serverUrl parsing, the host resolved and checked in Go (Resolve), and every p4 call made with
+// the literal address, the ticket only in P4PASSWD, an environment confined to a private
+// directory, a timeout and the whole process group killed at the deadline.
+package perforce
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds a p4 call when Client.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+const (
+	maxZtagOutput = 8 << 20
+	maxStderr     = 64 << 10
+)
+
+// Client runs p4 for one server and user. Its fields are set by the caller; a Client is safe for
+// concurrent use as long as they are not changed.
+type Client struct {
+	// P4 is the p4 binary ($KILN_P4); empty means "p4" from PATH.
+	P4 string
+	// Server is the parsed serverUrl.
+	Server ServerURL
+	// Address is the literal ip:port the caller resolved and checked (Resolve); p4 is given
+	// <transport>:<Address> and never the host name.
+	Address string
+	User    string
+	// Ticket goes to p4 only in P4PASSWD: never in argv, errors or logs.
+	Ticket string
+	// Dir is a private directory (mode 0700, absolute) holding p4's tickets, trust and enviro
+	// files; it is also p4's HOME and working directory.
+	Dir string
+	// Fingerprint is the SSL fingerprint recorded on first contact; when set, Trust refuses a
+	// server that presents another one.
+	Fingerprint string
+	// Timeout bounds each p4 call; zero means DefaultTimeout.
+	Timeout time.Duration
+
+	// testEnv is added to p4's environment by this package's tests only (the fake p4's state
+	// and log files).
+	testEnv []string
+}
+
+// port returns the -p value: the transport and the literal address, with the address family
+// spelled out (ssl4:1.2.3.4:1666, tcp6:[::1]:1666) so that p4 does no lookup of its own.
+func (c *Client) port() (string, error) {
+	ap, err := netip.ParseAddrPort(c.Address)
+	if err != nil || ap.Addr().Zone() != "" || ap.Port() == 0 {
+		return "", fmt.Errorf("perforce: Address %q is not a literal ip:port", c.Address)
+	}
+	transport, ok := protocols[c.Server.Protocol]
+	if !ok {
+		return "", fmt.Errorf("perforce: unknown protocol %q", c.Server.Protocol)
+	}
+	a := ap.Addr().Unmap()
+	if a.Is4() {
+		return transport + "4:" + netip.AddrPortFrom(a, ap.Port()).String(), nil
+	}
+	return transport + "6:" + ap.String(), nil
+}
+
+func (c *Client) check() error {
+	if !filepath.IsAbs(c.Dir) {
+		return errors.New("perforce: Dir must be an absolute path")
+	}
+	if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("perforce: Dir %q is not a directory", c.Dir)
+	}
+	if c.User == "" || strings.HasPrefix(c.User, "-") || strings.ContainsFunc(c.User, isControlOrSpace) {
+		return errors.New("perforce: invalid user name")
+	}
+	if strings.ContainsFunc(c.Ticket, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return errors.New("perforce: invalid ticket")
+	}
+	return nil
+}
+
+func isControlOrSpace(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// env is the whole environment of a p4 call.
+func (c *Client) env() []string {
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"P4PASSWD=" + c.Ticket,
+		"P4CONFIG=" + filepath.Join(c.Dir, "noconfig"),
+		"P4ENVIRO=" + filepath.Join(c.Dir, "enviro"),
+		"P4TICKETS=" + filepath.Join(c.Dir, "tickets"),
+		"P4TRUST=" + filepath.Join(c.Dir, "trust"),
+		"HOME=" + c.Dir,
+	}, c.testEnv...)
+}
+
+// run runs p4 -ztag and parses its records.
+func (c *Client) run(ctx context.Context, args ...string) ([]map[string]string, error) {
+	out, err := c.exec(ctx, true, maxZtagOutput, args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseZtag(string(out)), nil
+}
+
+// exec runs p4 with args and returns its stdout, at most limit bytes (more is ErrTooLarge).
+func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("perforce: no command")
+	}
+	cmdName := args[0]
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	p, err := c.port()
+	if err != nil {
+		return nil, err
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	argv := []string{}
+	if ztag {
+		argv = append(argv, "-ztag")
+	}
+	argv = append(argv, "-p", p, "-u", c.User)
+	argv = append(argv, args...)
+	bin := c.P4
+	if bin == "" {
+		bin = "p4"
+	}
+	cmd := exec.CommandContext(ctx, bin, argv...)
+	cmd.Env = c.env()
+	cmd.Dir = c.Dir
+	cmd.Stdin = nil
+	stdout := &capped{limit: limit, overflow: cancel}
+	stderr := &capped{limit: maxStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	inOwnGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+
+	runErr := cmd.Run()
+	errText := stderr.buf.String()
+	switch {
+	case stdout.over:
+		return nil, &Error{Command: cmdName, Kind: ErrTooLarge}
+	case ctx.Err() != nil && runErr != nil:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, &Error{Command: cmdName, Kind: ErrTimeout}
+		}
+		return nil, &Error{Command: cmdName, Message: "cancelled", Kind: ctx.Err()}
+	}
+	if kind := classify(errText); kind != nil {
+		return nil, &Error{Command: cmdName, Message: firstLine(errText, c.Ticket), Kind: kind}
+	}
+	if runErr != nil {
+		var ee *exec.ExitError
+		if !errors.As(runErr, &ee) {
+			return nil, fmt.Errorf("perforce: start p4: %w", runErr)
+		}
+		msg := firstLine(errText, c.Ticket)
+		if msg == "" {
+			msg = fmt.Sprintf("exit code %d", ee.ExitCode())
+		}
+		return nil, &Error{Command: cmdName, Message: msg}
+	}
+	return stdout.buf.Bytes(), nil
+}
+
+// capped keeps at most limit bytes; past it, it records the overflow, calls overflow (which ends
+// the call early) and discards the rest.
+type capped struct {
+	buf      bytes.Buffer
+	limit    int
+	over     bool
+	overflow func()
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	if room := w.limit - w.buf.Len(); len(p) > room {
+		if room > 0 {
+			w.buf.Write(p[:room])
+		}
+		if !w.over {
+			w.over = true
+			if w.overflow != nil {
+				w.overflow()
+			}
+		}
+		return len(p), nil
+	}
+	return w.buf.Write(p)
+}

@@ -1,0 +1,103 @@
+package perforce
+
+import (
+	"errors"
+	"strings"
+)
+
+// Errors a p4 call is reported as; compare with errors.Is. An *Error wraps one of them, or none
+// when the failure is not one of these.
+var (
+	// ErrAuth: the user or ticket was refused (invalid, expired, unknown user).
+	ErrAuth = errors.New("perforce: credentials refused")
+	// ErrUnreachable: the server could not be reached.
+	ErrUnreachable = errors.New("perforce: server unreachable")
+	// ErrNotFound: the file, stream or change does not exist.
+	ErrNotFound = errors.New("perforce: not found")
+	// ErrTrust: the SSL server's fingerprint is not trusted, or differs from the one recorded.
+	ErrTrust = errors.New("perforce: server fingerprint not trusted")
+	// ErrTimeout: the call was killed at its deadline.
+	ErrTimeout = errors.New("perforce: timed out")
+	// ErrTooLarge: the output passed its size cap.
+	ErrTooLarge = errors.New("perforce: output too large")
+)
+
+// Error is a failed p4 call: the command (its first word only, never arguments or environment),
+// a one-line message from p4 with the ticket redacted, and the kind.
+type Error struct {
+	Command string
+	Message string
+	Kind    error
+}
+
+func (e *Error) Error() string {
+	s := "perforce: p4 " + e.Command
+	if e.Kind != nil {
+		s += ": " + strings.TrimPrefix(e.Kind.Error(), "perforce: ")
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+// The texts a real server and client answer with, matched on p4's stderr. Order matters: the
+// auth texts come first ("User x doesn't exist." is an auth failure, not ErrNotFound).
+var patterns = []struct {
+	text string
+	kind error
+}{
+	{"Perforce password (P4PASSWD) invalid or unset.", ErrAuth},
+	{"Your session has expired, please login again.", ErrAuth},
+	{"Password invalid.", ErrAuth},
+	{"Access for user '", ErrAuth}, // Access for user 'x' has not been enabled by 'p4 protect'.
+	{"User ", ErrAuth},             // User xyz doesn't exist.
+	{"Connect to server failed", ErrUnreachable},
+	{"TCP connect to ", ErrUnreachable},
+	{"SSL connect to ", ErrUnreachable},
+	{"IDENTIFICATION HAS CHANGED", ErrTrust},
+	{"The authenticity of '", ErrTrust},
+	{"no such file(s).", ErrNotFound},
+	{"doesn't exist", ErrNotFound},
+	{"unknown.", ErrNotFound}, // Change 99 unknown.
+	{"file(s) not in client view.", ErrNotFound},
+}
+
+// classify returns the kind of a p4 error text, or nil.
+func classify(stderr string) error {
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		for _, p := range patterns {
+			if p.text == "User " {
+				if strings.HasPrefix(line, "User ") && strings.HasSuffix(line, " doesn't exist.") {
+					return p.kind
+				}
+				continue
+			}
+			if strings.Contains(line, p.text) {
+				return p.kind
+			}
+		}
+	}
+	return nil
+}
+
+// firstLine returns the first non-empty line of s, with secret replaced, at most 200 bytes.
+func firstLine(s, secret string) string {
+	if secret != "" {
+		s = strings.ReplaceAll(s, secret, "[redacted]")
+	}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if len(line) > 200 {
+			line = line[:200]
+		}
+		return line
+	}
+	return ""
+}

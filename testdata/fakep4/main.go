@@ -1,0 +1,335 @@
+// Command fakep4 is a TEST FIXTURE, not Perforce: a stand-in for the p4 command-line client that
+// kiln's tests (shared/perforce) run instead of a real client and server.
+//
+// It parses p4's global options (-ztag, -p, -u) and the commands kiln uses (info, login -s,
+// trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted, describe -s), reads
+// the server it pretends to be from the JSON file named by FAKEP4_STATE (see state) and answers
+// with -ztag output and a real server's error texts and exit codes. Each call appends one JSON
+// line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set, the
+// names of its environment variables and the values of the non-secret P4 ones, so tests can
+// check that the ticket never reaches argv and the environment is confined.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// state is the server the fake pretends to be.
+type state struct {
+	// Port is the -p value a reachable server answers on (e.g. "ssl4:127.0.0.1:1666"); any
+	// other -p fails to connect.
+	Port        string            `json:"port"`
+	Unreachable bool              `json:"unreachable"`
+	SSL         bool              `json:"ssl"`
+	Fingerprint string            `json:"fingerprint"`
+	Users       map[string]string `json:"users"` // user -> valid ticket
+	Expired     bool              `json:"expired"`
+	Streams     []string          `json:"streams"`
+	Files       map[string]string `json:"files"` // depot file -> content
+	Changes     []change          `json:"changes"`
+	// Hang makes every call start a child `sleep 300`, write its pid to ChildPIDFile and sleep.
+	Hang         bool   `json:"hang"`
+	ChildPIDFile string `json:"childPidFile"`
+}
+
+type change struct {
+	Change int    `json:"change"`
+	Path   string `json:"path"` // a depot path under which the change submitted files
+	Desc   string `json:"desc"`
+}
+
+type logLine struct {
+	Argv        []string          `json:"argv"`
+	P4PasswdSet bool              `json:"p4passwdSet"`
+	EnvNames    []string          `json:"envNames"`
+	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, HOME
+}
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	return 1
+}
+
+func run(args []string) int {
+	writeLog(args)
+	var st state
+	raw, err := os.ReadFile(os.Getenv("FAKEP4_STATE"))
+	if err != nil {
+		return fail("fakep4: FAKEP4_STATE: %v", err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return fail("fakep4: state: %v", err)
+	}
+	var ztag bool
+	var port, user string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-ztag":
+			ztag = true
+			args = args[1:]
+		case "-p", "-u":
+			if len(args) < 2 {
+				return fail("Missing argument for %s flag.", args[0])
+			}
+			if args[0] == "-p" {
+				port = args[1]
+			} else {
+				user = args[1]
+			}
+			args = args[2:]
+		default:
+			return fail("Invalid option: %s.", args[0])
+		}
+	}
+	if len(args) == 0 {
+		return fail("fakep4: no command")
+	}
+	if st.Hang {
+		return hang(st)
+	}
+	addr := port[strings.Index(port, ":")+1:]
+	if st.Unreachable || port != st.Port {
+		return fail("Perforce client error:\n\tConnect to server failed; check $P4PORT.\n\tTCP connect to %s failed.\n\tconnect: %s: Connection refused", addr, addr)
+	}
+	cmd, cargs := args[0], args[1:]
+	if cmd == "trust" {
+		return trust(st, addr, cargs)
+	}
+	if st.SSL && !trusted(st, addr) {
+		return fail("The authenticity of '%s' can't be established,\nthis may be your first attempt to connect to this P4PORT.\nThe fingerprint for the key sent to your client is\n%s\nTo allow connection use the 'p4 trust' command.", addr, st.Fingerprint)
+	}
+	out := &output{ztag: ztag}
+	if cmd == "info" {
+		out.rec("userName", user, "serverAddress", addr, "serverVersion", "P4D/LINUX26X86_64/2024.1/2596294 (2024/05/06)", "serverLicense", "none")
+		return out.flush()
+	}
+	ticket, ok := st.Users[user]
+	if !ok || ticket == "" || os.Getenv("P4PASSWD") != ticket {
+		return fail("Perforce password (P4PASSWD) invalid or unset.")
+	}
+	if st.Expired {
+		return fail("Your session has expired, please login again.")
+	}
+	switch cmd {
+	case "login":
+		if len(cargs) != 1 || cargs[0] != "-s" {
+			return fail("fakep4: only login -s")
+		}
+		out.rec("User", user, "TicketExpiration", "43200")
+	case "streams":
+		for _, s := range st.Streams {
+			if len(cargs) == 0 || match(cargs[len(cargs)-1], s) {
+				out.rec("Stream", s, "Type", "mainline", "Name", path.Base(s))
+			}
+		}
+	case "files", "dirs":
+		if len(cargs) == 0 {
+			return fail("fakep4: missing pattern")
+		}
+		pat := cargs[len(cargs)-1]
+		seen := map[string]bool{}
+		for _, f := range sortedKeys(st.Files) {
+			if cmd == "files" && match(pat, f) {
+				out.rec("depotFile", f, "rev", "1", "change", "1", "action", "add", "type", "text")
+			}
+			for d := parent(f); cmd == "dirs" && len(d) > 2; d = parent(d) {
+				if match(pat, d) && !seen[d] {
+					seen[d] = true
+					out.rec("dir", d)
+				}
+			}
+		}
+		if len(out.recs) == 0 {
+			return fail("%s - no such file(s).", pat)
+		}
+	case "print":
+		if len(cargs) != 2 || cargs[0] != "-q" {
+			return fail("fakep4: only print -q <file>")
+		}
+		c, ok := st.Files[cargs[1]]
+		if !ok {
+			return fail("%s - no such file(s).", cargs[1])
+		}
+		os.Stdout.WriteString(c)
+		return 0
+	case "changes":
+		pat := cargs[len(cargs)-1]
+		best := -1
+		for i, ch := range st.Changes {
+			if match(pat, ch.Path) && (best < 0 || ch.Change > st.Changes[best].Change) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			ch := st.Changes[best]
+			out.rec("change", strconv.Itoa(ch.Change), "status", "submitted", "user", user, "desc", ch.Desc)
+		}
+	case "describe":
+		n, _ := strconv.Atoi(cargs[len(cargs)-1])
+		for _, ch := range st.Changes {
+			if ch.Change == n {
+				out.rec("change", strconv.Itoa(n), "user", user, "status", "submitted", "desc", ch.Desc+"\n")
+				return out.flush()
+			}
+		}
+		return fail("Change %s unknown.", cargs[len(cargs)-1])
+	default:
+		return fail("Unknown command.  Try 'p4 help' for info.")
+	}
+	return out.flush()
+}
+
+func writeLog(args []string) {
+	name := os.Getenv("FAKEP4_LOG")
+	if name == "" {
+		return
+	}
+	l := logLine{Argv: args, Env: map[string]string{}}
+	_, l.P4PasswdSet = os.LookupEnv("P4PASSWD")
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		l.EnvNames = append(l.EnvNames, k)
+		switch k {
+		case "P4TICKETS", "P4TRUST", "P4ENVIRO", "P4CONFIG", "HOME":
+			l.Env[k] = v
+		}
+	}
+	sort.Strings(l.EnvNames)
+	b, _ := json.Marshal(l)
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(append(b, '\n'))
+}
+
+func hang(st state) int {
+	child := exec.Command("sleep", "300")
+	if err := child.Start(); err != nil {
+		return fail("fakep4: %v", err)
+	}
+	os.WriteFile(st.ChildPIDFile, []byte(strconv.Itoa(child.Process.Pid)), 0o600)
+	time.Sleep(300 * time.Second)
+	return 0
+}
+
+// trust implements p4 trust -y and -l on the file named by P4TRUST ("<addr> <fingerprint>" lines).
+func trust(st state, addr string, args []string) int {
+	file := os.Getenv("P4TRUST")
+	if !st.SSL {
+		return fail("Not an SSL connection.")
+	}
+	known := readTrust(file)
+	switch {
+	case len(args) == 1 && args[0] == "-l":
+		for _, a := range sortedKeys(known) {
+			fmt.Printf("%s %s\n", a, known[a])
+		}
+		return 0
+	case len(args) == 1 && args[0] == "-y":
+		if fp, ok := known[addr]; ok {
+			if fp != st.Fingerprint {
+				return fail("******* WARNING P4PORT IDENTIFICATION HAS CHANGED! *******\nIt is possible that someone is intercepting your connection\nto the Perforce P4PORT '%s'\nIf this is not a scheduled key change, then you should contact\nyour Perforce administrator.\nThe fingerprint for the mismatched key sent to your client is\n%s\nTo allow connection use the 'p4 trust -r -f' command.", addr, st.Fingerprint)
+			}
+			fmt.Println("Trust already established.")
+			return 0
+		}
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fail("fakep4: %v", err)
+		}
+		fmt.Fprintf(f, "%s %s\n", addr, st.Fingerprint)
+		f.Close()
+		fmt.Printf("The fingerprint of the server of your P4PORT setting\n'%s' (%s) is not known.\nThat fingerprint is %s\nAdded trust for P4PORT '%s' (%s)\n", addr, addr, st.Fingerprint, addr, addr)
+		return 0
+	}
+	return fail("fakep4: only trust -y or trust -l")
+}
+
+func readTrust(file string) map[string]string {
+	m := map[string]string{}
+	b, _ := os.ReadFile(file)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			m[f[0]] = f[1]
+		}
+	}
+	return m
+}
+
+func trusted(st state, addr string) bool {
+	return readTrust(os.Getenv("P4TRUST"))[addr] == st.Fingerprint
+}
+
+// match is a small version of p4 wildcards: "..." matches anything, "*" anything but '/'.
+func match(pat, s string) bool {
+	if pat == "" {
+		return s == ""
+	}
+	if strings.HasPrefix(pat, "...") {
+		for i := 0; i <= len(s); i++ {
+			if match(pat[3:], s[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if pat[0] == '*' {
+		for i := 0; i <= len(s); i++ {
+			if match(pat[1:], s[i:]) {
+				return true
+			}
+			if i < len(s) && s[i] == '/' {
+				return false
+			}
+		}
+		return false
+	}
+	return s != "" && s[0] == pat[0] && match(pat[1:], s[1:])
+}
+
+// parent is path.Dir for depot paths (path.Dir would turn "//" into "/").
+func parent(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+type output struct {
+	ztag bool
+	recs [][]string
+}
+
+func (o *output) rec(kv ...string) { o.recs = append(o.recs, kv) }
+
+func (o *output) flush() int {
+	for _, r := range o.recs {
+		for i := 0; i+1 < len(r); i += 2 {
+			if o.ztag {
+				fmt.Printf("... %s %s\n", r[i], r[i+1])
+			} else {
+				fmt.Printf("%s\n", r[i+1])
+			}
+		}
+		if o.ztag {
+			fmt.Println()
+		}
+	}
+	return 0
+}
