@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
@@ -19,6 +20,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/webhooks"
 	"github.com/kilnbuild/kiln/shared/workflow/local"
@@ -121,6 +123,12 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	err := m.workflow.Shutdown(ctx)
 	m.loops.Wait()
 	return err
+}
+
+// newPerforce checks and reads Perforce servers with the configured p4 client, keeping each
+// organization's p4 state (tickets, trust) in a private directory under the data directory.
+func newPerforce(cfg Config) *perforce.Verifier {
+	return &perforce.Verifier{P4: cfg.P4, Dir: filepath.Join(cfg.Data, "p4"), Allow: cfg.OutboundAllow, Timeout: 30 * time.Second}
 }
 
 // newMailer sets up build notifications, or returns nil when no mail server is configured.

@@ -101,6 +101,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		Builds:              machine.service,
 		Deliveries:          machine.deliverer,
 		Webhooks:            machine.hooks,
+		Perforce:            newPerforce(cfg),
 		Artifacts:           machine.artifacts,
 		Logs:                machine.logs,
 		PublicURL:           cfg.PublicURL,

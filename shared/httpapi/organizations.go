@@ -30,9 +30,15 @@ type organizationBody struct {
 	DefaultProjectSettings projectDefaultsBody `json:"defaultProjectSettings"`
 	IntegrationSettings    integrationsBody    `json:"integrationSettings"`
 	// Perforce is null until the organization saves Perforce credentials.
-	Perforce  *struct{} `json:"perforce"`
-	CreatedAt string    `json:"createdAt"`
-	UpdatedAt string    `json:"updatedAt"`
+	Perforce  *perforceBody `json:"perforce"`
+	CreatedAt string        `json:"createdAt"`
+	UpdatedAt string        `json:"updatedAt"`
+}
+
+type perforceBody struct {
+	ServerURL string `json:"serverUrl"`
+	UserName  string `json:"userName"`
+	TicketSet bool   `json:"ticketSet"`
 }
 
 func renderOrganization(o *kiln.Organization) organizationBody {
@@ -46,6 +52,9 @@ func renderOrganization(o *kiln.Organization) organizationBody {
 		},
 		CreatedAt: timestamp(o.CreatedAt),
 		UpdatedAt: timestamp(o.UpdatedAt),
+	}
+	if pf := o.Perforce; pf != nil {
+		body.Perforce = &perforceBody{ServerURL: pf.ServerURL, UserName: pf.UserName, TicketSet: len(pf.Ticket) > 0}
 	}
 	if id := o.Integrations.GitHubInstallationID; id != "" {
 		body.IntegrationSettings.GitHub = &githubIntegrationBody{InstallationID: id}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -116,7 +117,30 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	return kiln.Errorf(kiln.EPerforceNotConfigured, "save the organization's Perforce credentials first (PATCH /organizations/%s/perforce)", p.Organization.ID)
+	cr, err := s.perforceCredentials(p.Organization)
+	if err != nil {
+		return err
+	}
+	stream := deref(req.StreamPath)
+	uproject, err := s.perforce.ReadProject(r.Context(), p.Organization.ID, cr, stream, deref(req.UprojectPath), github.ParseUproject)
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	pr := &kiln.Project{
+		ID: kiln.NewID(), OrganizationID: p.Organization.ID, Name: strings.TrimSpace(deref(req.Name)),
+		Description: strings.TrimSpace(deref(req.Description)), SourceControl: kiln.SourcePerforce,
+		RepoLink: stream, Depot: deref(req.Depot), StreamPath: stream,
+		UprojectPath: uproject.Path, Uproject: uproject, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := pr.Validate(); err != nil {
+		return err
+	}
+	if err := s.store.CreateProject(r.Context(), pr); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, renderProject(pr, nil))
+	return nil
 }
 
 func deref(s *string) string {

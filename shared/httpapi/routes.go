@@ -29,6 +29,9 @@ func (s *Server) routes() {
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})
+	s.handle("/organizations/{id}/perforce", methods{
+		http.MethodPatch: s.authed(kiln.ActAdmin, s.putPerforce),
+	})
 	s.handle("/organizations/{id}/webhooks", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listWebhooks),
 		http.MethodPost: s.authed(kiln.ActAdmin, s.createWebhook),

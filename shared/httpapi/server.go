@@ -44,6 +44,8 @@ type Config struct {
 	Deliveries Deliveries
 	// Webhooks redelivers organization webhook deliveries.
 	Webhooks WebhookDispatcher
+	// Perforce checks Perforce credentials (nil: not available).
+	Perforce PerforceVerifier
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
@@ -65,6 +67,7 @@ type Server struct {
 	builds        *builds.Service
 	deliveries    Deliveries
 	webhookSender WebhookDispatcher
+	perforce      PerforceVerifier
 	artifacts     artifacts.Store
 	logs          LogReader
 	webhookSecret []byte
@@ -90,6 +93,7 @@ func New(cfg Config) *Server {
 		builds:        cfg.Builds,
 		deliveries:    cfg.Deliveries,
 		webhookSender: cfg.Webhooks,
+		perforce:      cfg.Perforce,
 		artifacts:     cfg.Artifacts,
 		logs:          cfg.Logs,
 		webhookSecret: []byte(cfg.GitHubWebhookSecret),

@@ -15,8 +15,10 @@ type Organization struct {
 	Plan                   Plan
 	DefaultProjectSettings ProjectDefaults
 	Integrations           Integrations
-	CreatedAt              time.Time
-	UpdatedAt              time.Time
+	// Perforce holds the organization's Perforce credentials, or nil before they are saved.
+	Perforce  *PerforceCredentials
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ProjectDefaults are the values a new build setting of the organization takes for the fields its
@@ -49,6 +51,19 @@ func (d ProjectDefaults) Validate(prefix string, errs FieldErrors) {
 type Integrations struct {
 	// GitHubInstallationID is the linked GitHub App installation, or empty.
 	GitHubInstallationID string
+}
+
+// PerforceCredentials are an organization's Perforce server and login. The ticket is sealed and
+// never returned.
+type PerforceCredentials struct {
+	ServerURL string
+	UserName  string
+	// Ticket is the sealed Perforce ticket (or password).
+	Ticket []byte
+	// Fingerprint is the ssl server's fingerprint trusted on first contact; a changed one is
+	// refused later.
+	Fingerprint string
+	UpdatedAt   time.Time
 }
 
 // MaxNameLength bounds organization, project and user names (in characters).

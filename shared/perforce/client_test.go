@@ -82,6 +82,7 @@ func defaultState() fakeState {
 			"//game/main/Shooter/Shooter.uproject":       `{"EngineAssociation": "5.3"}`,
 			"//game/main/Shooter/Source/Shooter.cpp":     "int x;",
 			"//game/main/Tools/Deep/Deeper/Too.uproject": "{}",
+			"//game/main/A/B/C/D/TooDeep.uproject":       "{}",
 			"//game/main/Root.uproject":                  "{}",
 			"//game/main/Plugins/Foo/Foo.uproject":       "{}",
 			"//game/dev/Big.bin":                         strings.Repeat("x", MaxPrint+1),
@@ -285,7 +286,8 @@ func TestDepotOperations(t *testing.T) {
 		t.Errorf("StreamExists nope = %v, %v", ok, err)
 	}
 	ups, err := c.FindUprojects(ctx, "//game/main")
-	want := []string{"//game/main/Plugins/Foo/Foo.uproject", "//game/main/Root.uproject", "//game/main/Shooter/Shooter.uproject"}
+	// Up to depth 3, as on GitHub: a/b/c/Game.uproject is found, a/b/c/d/Game.uproject is not.
+	want := []string{"//game/main/Plugins/Foo/Foo.uproject", "//game/main/Root.uproject", "//game/main/Shooter/Shooter.uproject", "//game/main/Tools/Deep/Deeper/Too.uproject"}
 	if err != nil || !slices.Equal(ups, want) {
 		t.Errorf("FindUprojects = %q, %v; want %q", ups, err, want)
 	}
@@ -293,7 +295,7 @@ func TestDepotOperations(t *testing.T) {
 		t.Errorf("Files none = %q, %v", fs, err)
 	}
 	dirs, err := c.Dirs(ctx, "//game/main/*")
-	if err != nil || !slices.Equal(dirs, []string{"//game/main/Plugins", "//game/main/Shooter", "//game/main/Tools"}) {
+	if err != nil || !slices.Equal(dirs, []string{"//game/main/A", "//game/main/Plugins", "//game/main/Shooter", "//game/main/Tools"}) {
 		t.Errorf("Dirs = %q, %v", dirs, err)
 	}
 	b, err := c.Print(ctx, "//game/main/Shooter/Shooter.uproject")

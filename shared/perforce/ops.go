@@ -170,10 +170,10 @@ func (c *Client) list(ctx context.Context, key string, args ...string) ([]string
 }
 
 // FindUprojects lists the .uproject files at most 3 directories deep under stream: the stream
-// root, one and two directories below it.
+// root and one, two or three directories below it.
 func (c *Client) FindUprojects(ctx context.Context, stream string) ([]string, error) {
 	var all []string
-	for _, mid := range []string{"/", "/*/", "/*/*/"} {
+	for _, mid := range []string{"/", "/*/", "/*/*/", "/*/*/*/"} {
 		fs, err := c.Files(ctx, stream+mid+"*.uproject")
 		if err != nil {
 			return nil, err

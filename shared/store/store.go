@@ -59,6 +59,9 @@ type Organizations interface {
 	// UnlinkGitHubInstallation removes the organization's installation, if any, and frees it for
 	// other organizations.
 	UnlinkGitHubInstallation(ctx context.Context, orgID string, at time.Time) (*kiln.Organization, error)
+	// SetPerforce saves (or, with nil, removes) the organization's Perforce credentials and sets
+	// updatedAt; UpdateOrganization never changes them. Returns the updated organization.
+	SetPerforce(ctx context.Context, orgID string, creds *kiln.PerforceCredentials, at time.Time) (*kiln.Organization, error)
 	// GetOrganizationByInstallation finds the organization an installation is linked to.
 	GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error)
 }

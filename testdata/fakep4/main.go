@@ -63,7 +63,7 @@ func fail(format string, args ...any) int {
 func run(args []string) int {
 	writeLog(args)
 	var st state
-	raw, err := os.ReadFile(os.Getenv("FAKEP4_STATE"))
+	raw, err := os.ReadFile(beside("FAKEP4_STATE", ".state.json"))
 	if err != nil {
 		return fail("fakep4: FAKEP4_STATE: %v", err)
 	}
@@ -190,7 +190,7 @@ func run(args []string) int {
 }
 
 func writeLog(args []string) {
-	name := os.Getenv("FAKEP4_LOG")
+	name := beside("FAKEP4_LOG", ".log")
 	if name == "" {
 		return
 	}
@@ -332,4 +332,17 @@ func (o *output) flush() int {
 		}
 	}
 	return 0
+}
+
+// beside names a fixture file: the environment variable when set, else the executable's own path
+// plus suffix (so a test that cannot set p4's environment can still steer it).
+func beside(env, suffix string) string {
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe + suffix
 }

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -11,14 +12,42 @@ import (
 // orgItem is an organization: PK "ORG#<id>", SK "ORG".
 type orgItem struct {
 	itemKeys
-	ID                   string       `dynamo:"id"`
-	Name                 string       `dynamo:"name"`
-	Slug                 string       `dynamo:"slug"`
-	Plan                 string       `dynamo:"plan"`
-	Defaults             defaultsAttr `dynamo:"defaultProjectSettings,omitempty"`
-	GitHubInstallationID string       `dynamo:"githubInstallationId,omitempty"`
-	CreatedAt            int64        `dynamo:"createdAt"`
-	UpdatedAt            int64        `dynamo:"updatedAt"`
+	ID                   string        `dynamo:"id"`
+	Name                 string        `dynamo:"name"`
+	Slug                 string        `dynamo:"slug"`
+	Plan                 string        `dynamo:"plan"`
+	Defaults             defaultsAttr  `dynamo:"defaultProjectSettings,omitempty"`
+	GitHubInstallationID string        `dynamo:"githubInstallationId,omitempty"`
+	Perforce             *perforceAttr `dynamo:"perforce,omitempty"`
+	CreatedAt            int64         `dynamo:"createdAt"`
+	UpdatedAt            int64         `dynamo:"updatedAt"`
+}
+
+// perforceAttr is an organization's Perforce credentials, a map attribute absent when none are
+// saved. Only SetPerforce writes it.
+type perforceAttr struct {
+	ServerURL   string `dynamo:"serverUrl,omitempty"`
+	UserName    string `dynamo:"userName,omitempty"`
+	Ticket      []byte `dynamo:"ticket,omitempty"` // binary, sealed
+	Fingerprint string `dynamo:"fingerprint,omitempty"`
+	UpdatedAt   int64  `dynamo:"updatedAt"`
+}
+
+func newPerforceAttr(c *kiln.PerforceCredentials) *perforceAttr {
+	return &perforceAttr{
+		ServerURL: c.ServerURL, UserName: c.UserName, Ticket: c.Ticket, Fingerprint: c.Fingerprint,
+		UpdatedAt: toMS(c.UpdatedAt),
+	}
+}
+
+func (p *perforceAttr) credentials() *kiln.PerforceCredentials {
+	if p == nil {
+		return nil
+	}
+	return &kiln.PerforceCredentials{
+		ServerURL: p.ServerURL, UserName: p.UserName, Ticket: p.Ticket, Fingerprint: p.Fingerprint,
+		UpdatedAt: fromMS(p.UpdatedAt),
+	}
 }
 
 // defaultsAttr is an organization's default project settings, a map attribute.
@@ -32,7 +61,7 @@ type defaultsAttr struct {
 
 // orgMutable are the attributes UpdateOrganization replaces. githubInstallationId is not one:
 // only LinkGitHubInstallation and UnlinkGitHubInstallation write it, together with the
-// installation's own item.
+// installation's own item. Nor is perforce: only SetPerforce writes it.
 var orgMutable = []string{"name", "plan", "defaultProjectSettings", "updatedAt"}
 
 // slugItem reserves a slug across all organizations: PK = SK = "SLUG#<slug>".
@@ -50,8 +79,8 @@ func newOrgItem(o *kiln.Organization) *orgItem {
 			Platform: string(d.Platform), BuildType: string(d.BuildType), UEVersion: d.UEVersion,
 			Trigger: string(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
 		},
-		// No GitHubInstallationID: a new organization has none, and UpdateOrganization does not
-		// write it (see orgMutable).
+		// No GitHubInstallationID or Perforce: a new organization has neither, and
+		// UpdateOrganization writes neither (see orgMutable).
 		CreatedAt: toMS(o.CreatedAt),
 		UpdatedAt: toMS(o.UpdatedAt),
 	}
@@ -66,6 +95,7 @@ func (it *orgItem) organization() *kiln.Organization {
 			Trigger: kiln.Trigger(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
 		},
 		Integrations: kiln.Integrations{GitHubInstallationID: it.GitHubInstallationID},
+		Perforce:     it.Perforce.credentials(),
 		CreatedAt:    fromMS(it.CreatedAt),
 		UpdatedAt:    fromMS(it.UpdatedAt),
 	}
@@ -126,4 +156,25 @@ func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) 
 		return kiln.NotFound("organization")
 	}
 	return wrap("update organization", err)
+}
+
+// SetPerforce sets (or, with nil, removes) the organization's perforce map and its updatedAt, on
+// the condition that the organization exists, and returns the item as written.
+func (s *Store) SetPerforce(ctx context.Context, orgID string, creds *kiln.PerforceCredentials, at time.Time) (*kiln.Organization, error) {
+	u := s.table.Update(attrPK, orgPK(orgID)).Range(attrSK, orgSK).Set("updatedAt", toMS(at)).
+		If("attribute_exists($)", attrPK)
+	if creds != nil {
+		u = u.Set("perforce", newPerforceAttr(creds))
+	} else {
+		u = u.Remove("perforce")
+	}
+	var it orgItem
+	err := u.Value(ctx, &it)
+	if isCondFailed(err) {
+		return nil, kiln.NotFound("organization")
+	}
+	if err != nil {
+		return nil, wrap("set Perforce credentials", err)
+	}
+	return it.organization(), nil
 }

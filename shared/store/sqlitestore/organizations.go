@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -23,15 +24,29 @@ func encodeDefaults(d kiln.ProjectDefaults) (string, error) {
 	return string(b), err
 }
 
-const orgCols = `id, name, slug, plan, defaults, github_installation_id, created_at, updated_at`
+const orgCols = `id, name, slug, plan, defaults, github_installation_id, created_at, updated_at,
+	perforce_server, perforce_user, perforce_ticket, perforce_fingerprint, perforce_updated_at`
 
 func scanOrg(r scanner) (*kiln.Organization, error) {
 	var o kiln.Organization
 	var defaults string
 	var installation sql.NullString
 	var created, updated int64
-	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &installation, &created, &updated); err != nil {
+	var p4Server, p4User, p4Fingerprint sql.NullString
+	var p4Ticket []byte
+	var p4Updated sql.NullInt64
+	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &installation, &created, &updated,
+		&p4Server, &p4User, &p4Ticket, &p4Fingerprint, &p4Updated); err != nil {
 		return nil, err
+	}
+	if p4Server.Valid {
+		o.Perforce = &kiln.PerforceCredentials{
+			ServerURL:   p4Server.String,
+			UserName:    p4User.String,
+			Ticket:      p4Ticket,
+			Fingerprint: p4Fingerprint.String,
+			UpdatedAt:   fromMS(p4Updated.Int64),
+		}
 	}
 	o.Integrations.GitHubInstallationID = installation.String
 	var d defaultsJSON
@@ -44,14 +59,16 @@ func scanOrg(r scanner) (*kiln.Organization, error) {
 }
 
 // CreateOrganization stores a new organization without integrations: only
-// LinkGitHubInstallation links one, so that an installation is never linked twice.
+// LinkGitHubInstallation links one, so that an installation is never linked twice. Perforce
+// credentials are left out too: only SetPerforce saves them.
 func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error {
 	defaults, err := encodeDefaults(org.DefaultProjectSettings)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: create organization: %w", err)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?,
+			NULL, NULL, NULL, NULL, NULL)`,
 			org.ID, org.Name, org.Slug, org.Plan, defaults, ms(org.CreatedAt), ms(org.UpdatedAt))
 		if err != nil {
 			return writeErr("create organization", err, fmt.Sprintf("an organization with slug %q already exists", org.Slug))
@@ -71,7 +88,8 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organizat
 	return o, nil
 }
 
-// UpdateOrganization replaces name, plan, defaults and updatedAt; slug and integrations stay.
+// UpdateOrganization replaces name, plan, defaults and updatedAt; slug, integrations and
+// Perforce credentials stay.
 func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) error {
 	defaults, err := encodeDefaults(org.DefaultProjectSettings)
 	if err != nil {
@@ -85,4 +103,38 @@ func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) 
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}
 	return mustChange("update organization", res, "organization")
+}
+
+// SetPerforce saves the organization's Perforce credentials, or with nil clears them, and sets
+// its updatedAt.
+func (s *Store) SetPerforce(ctx context.Context, orgID string, creds *kiln.PerforceCredentials, at time.Time) (*kiln.Organization, error) {
+	var server, user, ticket, fingerprint, updated any // NULL unless creds
+	if creds != nil {
+		server, user, fingerprint, updated = creds.ServerURL, creds.UserName, creds.Fingerprint, ms(creds.UpdatedAt)
+		t := creds.Ticket
+		if t == nil {
+			t = []byte{} // a BLOB, not NULL
+		}
+		ticket = t
+	}
+	var org *kiln.Organization
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE organizations
+			SET perforce_server = ?, perforce_user = ?, perforce_ticket = ?, perforce_fingerprint = ?,
+				perforce_updated_at = ?, updated_at = ?
+			WHERE id = ?`,
+			server, user, ticket, fingerprint, updated, ms(at), orgID)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: set Perforce credentials: %w", err)
+		}
+		if err := mustChange("set Perforce credentials", res, "organization"); err != nil {
+			return err
+		}
+		org, err = getOrg(ctx, tx, orgID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return org, nil
 }

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("BuildsAwaitingDelivery", func(t *testing.T) { testBuildsAwaitingDelivery(t, open) })
 	t.Run("ScheduledBuildSettings", func(t *testing.T) { testScheduledBuildSettings(t, open) })
 	t.Run("GitHubInstallations", func(t *testing.T) { testGitHubInstallations(t, open) })
+	t.Run("Perforce", func(t *testing.T) { testPerforce(t, open) })
 	t.Run("Artifacts", func(t *testing.T) { testArtifacts(t, open) })
 	t.Run("ArtifactsCreatedBefore", func(t *testing.T) { testArtifactsCreatedBefore(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })

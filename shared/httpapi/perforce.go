@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
+)
+
+// PerforceVerifier checks Perforce credentials with the server before they are saved.
+type PerforceVerifier interface {
+	Verify(ctx context.Context, orgID, serverURL, user, ticket, knownFingerprint string) (fingerprint string, err error)
+	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream, uprojectPath string,
+		parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error)
+}
+
+// perforceCredentials opens the organization's saved credentials.
+func (s *Server) perforceCredentials(org *kiln.Organization) (perforce.Credentials, error) {
+	if org.Perforce == nil || s.perforce == nil {
+		return perforce.Credentials{}, kiln.Errorf(kiln.EPerforceNotConfigured, "save the organization's Perforce credentials first (PATCH /organizations/%s/perforce)", org.ID)
+	}
+	ticket, err := s.sealer.Open(org.Perforce.Ticket, perforceTicketAD(org.ID))
+	if err != nil {
+		return perforce.Credentials{}, fmt.Errorf("open the Perforce ticket: %w", err)
+	}
+	return perforce.Credentials{ServerURL: org.Perforce.ServerURL, UserName: org.Perforce.UserName,
+		Ticket: string(ticket), Fingerprint: org.Perforce.Fingerprint}, nil
+}
+
+type perforceRequest struct {
+	ServerURL *string `json:"serverUrl"`
+	UserName  *string `json:"userName"`
+	Ticket    *string `json:"ticket"`
+}
+
+// perforceTicketAD binds a sealed ticket to its organization.
+func perforceTicketAD(orgID string) []byte { return []byte("perforce:" + orgID) }
+
+// putPerforce answers PATCH /organizations/:id/perforce: the credentials are checked with the
+// server (p4 trust, info, login -s) before they are saved; wrong credentials or an unreachable
+// server are 400 perforce_auth_failed and nothing is saved.
+func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	var req perforceRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	if s.perforce == nil {
+		return kiln.Errorf(kiln.EPerforceAuthFailed, "Perforce is not available on this server")
+	}
+	known := ""
+	if org.Perforce != nil && org.Perforce.ServerURL == deref(req.ServerURL) {
+		known = org.Perforce.Fingerprint
+	}
+	fp, err := s.perforce.Verify(r.Context(), org.ID, deref(req.ServerURL), deref(req.UserName), deref(req.Ticket), known)
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	updated, err := s.store.SetPerforce(r.Context(), org.ID, &kiln.PerforceCredentials{
+		ServerURL: deref(req.ServerURL), UserName: deref(req.UserName), Fingerprint: fp, UpdatedAt: now,
+		Ticket: s.sealer.Seal([]byte(deref(req.Ticket)), perforceTicketAD(org.ID)),
+	}, now)
+	if err != nil {
+		return err
+	}
+	s.auth.ForgetOrganization(org.ID)
+	writeJSON(w, http.StatusOK, renderOrganization(updated))
+	return nil
+}

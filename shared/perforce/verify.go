@@ -1,0 +1,160 @@
+package perforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/outbound"
+)
+
+// Verifier checks an organization's Perforce credentials against its server before they are
+// saved: the server URL strictly parsed, the host resolved here and checked like every outbound
+// address, then `p4 trust -y` (ssl), `p4 info` and `p4 login -s`.
+type Verifier struct {
+	P4       string
+	Dir      string // private directories live under it, one per organization
+	Allow    []netip.Prefix
+	Resolver Resolver
+	Timeout  time.Duration
+}
+
+// Verify returns the server's fingerprint (ssl) when the credentials work. knownFingerprint is
+// the one trusted before for the same server; a different one now is refused. Errors are
+// validation_failed for a bad or non-public server address and perforce_auth_failed when the
+// server refused the credentials or could not be reached.
+func (v *Verifier) Verify(ctx context.Context, orgID, serverURL, user, ticket, knownFingerprint string) (string, error) {
+	errs := kiln.FieldErrors{}
+	u, err := ParseServerURL(serverURL)
+	if err != nil {
+		errs.Add("serverUrl", "must be ssl:<host>:<port> (or ssl4:, ssl6:, ssl46:, ssl64:, tcp:)")
+	}
+	if user == "" || len(user) > 255 || strings.HasPrefix(user, "-") || strings.IndexFunc(user, isControlOrSpace) >= 0 {
+		errs.Add("userName", "is required: a Perforce user name without spaces")
+	}
+	if ticket == "" || len(ticket) > 4096 || strings.ContainsAny(ticket, "\r\n\x00") {
+		errs.Add("ticket", "is required: a Perforce ticket or password on one line")
+	}
+	if err := errs.Err(); err != nil {
+		return "", err
+	}
+	addr, err := Resolve(ctx, v.Resolver, u, v.Allow)
+	var blocked *outbound.BlockedError
+	switch {
+	case errors.As(err, &blocked):
+		return "", &kiln.Error{Code: kiln.EValidation, Message: "the Perforce server's address is not public",
+			Fields: map[string]string{"serverUrl": "resolves to an address kiln may not reach (see KILN_OUTBOUND_ALLOW)"}}
+	case err != nil:
+		return "", kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server could not be reached")
+	}
+	dir := filepath.Join(v.Dir, orgID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("perforce: private directory: %w", err)
+	}
+	c := &Client{P4: v.P4, Server: u, Address: addr.String(), User: user, Ticket: ticket, Dir: dir,
+		Fingerprint: knownFingerprint, Timeout: v.Timeout}
+	fp, err := c.Check(ctx)
+	switch {
+	case err == nil:
+		return fp, nil
+	case errors.Is(err, ErrAuth):
+		return "", kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server rejected the user name or ticket")
+	case errors.Is(err, ErrTrust):
+		return "", kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server's ssl fingerprint changed since it was trusted; nothing was saved")
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrTimeout):
+		return "", kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server could not be reached")
+	default:
+		return "", err
+	}
+}
+
+// Credentials are an organization's saved Perforce login, with the ticket opened.
+type Credentials struct {
+	ServerURL, UserName, Ticket, Fingerprint string
+}
+
+// client opens a client for saved credentials, checking the address again (DNS may have moved).
+func (v *Verifier) client(ctx context.Context, orgID string, cr Credentials) (*Client, error) {
+	u, err := ParseServerURL(cr.ServerURL)
+	if err != nil {
+		return nil, kiln.Errorf(kiln.EPerforceAuthFailed, "the saved Perforce server URL is not valid; save the credentials again")
+	}
+	addr, err := Resolve(ctx, v.Resolver, u, v.Allow)
+	if err != nil {
+		return nil, kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server could not be reached")
+	}
+	dir := filepath.Join(v.Dir, orgID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("perforce: private directory: %w", err)
+	}
+	c := &Client{P4: v.P4, Server: u, Address: addr.String(), User: cr.UserName, Ticket: cr.Ticket, Dir: dir,
+		Fingerprint: cr.Fingerprint, Timeout: v.Timeout}
+	if _, err := c.Trust(ctx); err != nil {
+		return nil, asKiln(err)
+	}
+	return c, nil
+}
+
+// asKiln turns p4 failures into the API's errors.
+func asKiln(err error) error {
+	switch {
+	case errors.Is(err, ErrAuth):
+		return kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server rejected the saved credentials (an expired ticket?); save them again")
+	case errors.Is(err, ErrTrust):
+		return kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server's ssl fingerprint changed since it was trusted")
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrTimeout):
+		return kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server could not be reached")
+	default:
+		return err
+	}
+}
+
+// ReadProject checks that the stream exists and reads its .uproject: the one at uprojectPath
+// (relative to the stream), or the only one up to depth 3. parse reads the file's JSON.
+func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials, stream, uprojectPath string,
+	parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error) {
+	c, err := v.client(ctx, orgID, cr)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := c.StreamExists(ctx, stream)
+	if err != nil {
+		return nil, asKiln(err)
+	}
+	if !ok {
+		return nil, &kiln.Error{Code: kiln.EValidation, Message: "no such stream on the Perforce server",
+			Fields: map[string]string{"streamPath": "no such stream"}}
+	}
+	if uprojectPath == "" {
+		found, err := c.FindUprojects(ctx, stream)
+		if err != nil {
+			return nil, asKiln(err)
+		}
+		var rel []string
+		for _, f := range found {
+			rel = append(rel, strings.TrimPrefix(f, stream+"/"))
+		}
+		switch len(rel) {
+		case 0:
+			return nil, kiln.Errorf(kiln.EUprojectNotFound, "no .uproject file up to 3 directories deep in %s", stream)
+		case 1:
+			uprojectPath = rel[0]
+		default:
+			return nil, &kiln.Error{Code: kiln.EMultipleUprojects, Message: "several .uproject files; pass uprojectPath", Candidates: rel}
+		}
+	}
+	data, err := c.Print(ctx, stream+"/"+uprojectPath)
+	if errors.Is(err, ErrNotFound) {
+		return nil, kiln.Errorf(kiln.EUprojectNotFound, "no %s in %s", uprojectPath, stream)
+	}
+	if err != nil {
+		return nil, asKiln(err)
+	}
+	return parse(uprojectPath, data)
+}
