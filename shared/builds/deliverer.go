@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Deliverer pushes complete builds' artifacts to their settings' uploadBuildUrl (auto deploy).
@@ -29,30 +30,17 @@ type Deliverer struct {
 	Logger    *slog.Logger
 	Now       func() time.Time
 
-	wake chan struct{}
+	wake wake.Signal
 }
 
 // Notify wakes the deliverer: a build became ready for delivery.
-func (d *Deliverer) Notify() {
-	select {
-	case d.wakeChan() <- struct{}{}:
-	default:
-	}
-}
-
-func (d *Deliverer) wakeChan() chan struct{} {
-	if d.wake == nil {
-		d.wake = make(chan struct{}, 1)
-	}
-	return d.wake
-}
+func (d *Deliverer) Notify() { d.wake.Notify() }
 
 // deliveryPoll is how often the queue is looked at without being woken.
 const deliveryPoll = 5 * time.Second
 
 // Run delivers until ctx ends.
 func (d *Deliverer) Run(ctx context.Context) {
-	wake := d.wakeChan()
 	for {
 		waiting, err := d.Store.BuildsAwaitingDelivery(ctx, 10)
 		if err != nil && ctx.Err() == nil {
@@ -70,7 +58,7 @@ func (d *Deliverer) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-wake:
+		case <-d.wake.C():
 		case <-time.After(deliveryPoll):
 		}
 	}

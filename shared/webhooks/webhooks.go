@@ -17,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Sign is the X-Kiln-Signature of a body: "sha256=" and the hex HMAC-SHA256 with the secret.
@@ -41,7 +42,7 @@ type Dispatcher struct {
 	Attempts int
 	Backoff  time.Duration
 	Logger   *slog.Logger
-	wake     chan struct{}
+	wake     wake.Signal
 }
 
 // eventOf names the event of a build's current status.
@@ -109,23 +110,10 @@ func (d *Dispatcher) Redeliver(ctx context.Context, orgID, webhookID, deliveryID
 }
 
 // Notify wakes the sender.
-func (d *Dispatcher) Notify() {
-	select {
-	case d.wakeChan() <- struct{}{}:
-	default:
-	}
-}
-
-func (d *Dispatcher) wakeChan() chan struct{} {
-	if d.wake == nil {
-		d.wake = make(chan struct{}, 1)
-	}
-	return d.wake
-}
+func (d *Dispatcher) Notify() { d.wake.Notify() }
 
 // Run sends pending deliveries until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
-	wake := d.wakeChan()
 	for ctx.Err() == nil {
 		pending, err := d.Store.PendingWebhookDeliveries(ctx, 20)
 		if err != nil && ctx.Err() == nil {
@@ -145,7 +133,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-wake:
+		case <-d.wake.C():
 		case <-time.After(5 * time.Second):
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Runner runs one claimed build to its end.
@@ -28,7 +29,7 @@ type Workflow struct {
 	logger  *slog.Logger
 	now     func() time.Time
 
-	wake    chan struct{}
+	wake    wake.Signal
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // build id → stop
 	wg      sync.WaitGroup
@@ -57,7 +58,7 @@ func New(st store.Store, runner Runner, workers int, logger *slog.Logger) *Workf
 		logger = slog.Default()
 	}
 	return &Workflow{store: st, runner: runner, workers: max(1, workers), logger: logger, now: time.Now,
-		wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}}
+		running: map[string]context.CancelFunc{}}
 }
 
 // Run fails the builds a previous run left running, then starts the workers and the watchdog. It
@@ -108,12 +109,7 @@ func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
 	return nil
 }
 
-func (w *Workflow) poke() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *Workflow) poke() { w.wake.Notify() }
 
 // work takes pending builds, oldest first, until ctx ends.
 func (w *Workflow) work(ctx context.Context) {
@@ -125,7 +121,7 @@ func (w *Workflow) work(ctx context.Context) {
 		if b == nil {
 			select {
 			case <-ctx.Done():
-			case <-w.wake:
+			case <-w.wake.C():
 			case <-time.After(pollEvery):
 			}
 			continue
