@@ -47,7 +47,12 @@ func (s *Server) getProject(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	settings, err := s.store.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
+	return s.writeProject(w, r, pr)
+}
+
+// writeProject answers with a project's detail and its build settings.
+func (s *Server) writeProject(w http.ResponseWriter, r *http.Request, pr *kiln.Project) error {
+	settings, err := s.store.ListBuildSettings(r.Context(), pr.OrganizationID, pr.ID)
 	if err != nil {
 		return err
 	}
@@ -91,12 +96,7 @@ func (s *Server) patchProject(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err := s.store.UpdateProject(r.Context(), &updated); err != nil {
 		return err
 	}
-	settings, err := s.store.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderProject(&updated, settings))
-	return nil
+	return s.writeProject(w, r, &updated)
 }
 
 // deleteProject answers DELETE /projects/:id: the project and its settings go, builds stay.
