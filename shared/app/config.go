@@ -43,6 +43,8 @@ type Config struct {
 	SMTPURL, SMTPFrom string
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
+	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
+	publicURLFromAddr bool
 }
 
 // setting is one row of the operator table.
@@ -162,7 +164,7 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 		}
 	}
 	if c.PublicURL == "" {
-		c.PublicURL = "http://" + c.Addr
+		c.PublicURL, c.publicURLFromAddr = "http://"+c.Addr, true
 	}
 	if c.Data == "" {
 		return c, errors.New("KILN_DATA: must not be empty")

@@ -167,7 +167,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 // publicURL is KILN_PUBLIC_URL, or the address actually listened on when it was left to default
 // (so port 0 works).
 func publicURL(cfg Config, ln net.Listener) string {
-	if cfg.PublicURL == "http://"+cfg.Addr {
+	if cfg.publicURLFromAddr {
 		return "http://" + ln.Addr().String()
 	}
 	return cfg.PublicURL

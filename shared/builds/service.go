@@ -94,14 +94,14 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	if err := s.supersede(ctx, b); err != nil {
 		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
-	s.noteOnProject(ctx, b)
+	NoteOnProject(ctx, s.Store, b, s.log())
 	if err := s.Workflow.Start(ctx, b); err != nil {
 		// pending → failed: it could not start.
 		s.log().ErrorContext(ctx, "start build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		reason := "could not start: " + err.Error()
 		if b.Transition(kiln.StatusFailed, s.now(), reason) == nil {
 			if uerr := s.Store.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusPending); uerr == nil {
-				s.noteOnProject(ctx, b)
+				NoteOnProject(ctx, s.Store, b, s.log())
 			}
 		}
 		return nil, false, fmt.Errorf("trigger: start: %w", err)
@@ -183,7 +183,7 @@ func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Buil
 				s.log().WarnContext(ctx, "stop cancelled build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 			}
 		}
-		s.noteOnProject(ctx, b)
+		NoteOnProject(ctx, s.Store, b, s.log())
 		if s.Ended != nil {
 			s.Ended(ctx, b)
 		}
@@ -192,13 +192,8 @@ func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Buil
 	return nil, errors.New("cancel: the build kept changing status")
 }
 
-// noteOnProject records a build's status as its project's last build, if the build is the
-// project's newest one; a deleted project is left alone.
-func (s *Service) noteOnProject(ctx context.Context, b *kiln.Build) {
-	NoteOnProject(ctx, s.Store, b, s.log())
-}
-
-// NoteOnProject keeps a project's lastBuildAt and lastBuildStatus on its newest build.
+// NoteOnProject keeps a project's lastBuildAt and lastBuildStatus on its newest build; a build
+// that is not the project's newest, or a deleted project, is left alone.
 func NoteOnProject(ctx context.Context, st store.Store, b *kiln.Build, logger *slog.Logger) {
 	newest, _, err := st.ListBuilds(ctx, b.OrganizationID, store.BuildFilter{ProjectID: b.ProjectID}, store.Page{Limit: 1})
 	if err != nil || len(newest) == 0 || newest[0].ID != b.ID {
