@@ -31,7 +31,9 @@ type CheckoutInput struct {
 	// so that a build fetches only what changed since the last one, and runs one step at a time
 	// in it.
 	Workspace string
-	Git       *GitSource
+	// Git or Perforce is the source: exactly one is set.
+	Git      *GitSource
+	Perforce *PerforceSource
 }
 
 // CheckoutOutput is the checked-out source.
@@ -53,11 +55,15 @@ var (
 	fullSHAPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 )
 
-// Checkout brings the workspace to the commit to build (stage "sync"): it fetches the branch (or
+// Checkout brings the workspace to the commit or changelist to build (stage "sync"). A Perforce
+// source is synced (checkoutPerforce). For git, it fetches the branch (or
 // the commit) from the clone URL into the workspace's repository, made on first use, checks it out
 // detached, and removes untracked files but the build caches (keepUntracked).
 func (a *Agent) Checkout(ctx context.Context, in CheckoutInput, r Reporter) (CheckoutOutput, error) {
 	r.Stage(ctx, StageSync)
+	if in.Perforce != nil {
+		return a.checkoutPerforce(ctx, in, r)
+	}
 	if in.Git == nil {
 		return CheckoutOutput{}, errors.New("agent: checkout: no git source")
 	}

@@ -78,21 +78,43 @@ func md5hex(b []byte) string {
 // tarEntries lists the names in a .tar.gz.
 func tarEntries(t *testing.T, data []byte) []string {
 	t.Helper()
+	var names []string
+	walkTar(t, data, func(h *tar.Header, _ io.Reader) { names = append(names, h.Name) })
+	return names
+}
+
+// tarFiles returns the regular files of a .tar.gz and their contents.
+func tarFiles(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	walkTar(t, data, func(h *tar.Header, r io.Reader) {
+		if h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[h.Name] = string(b)
+		}
+	})
+	return files
+}
+
+func walkTar(t *testing.T, data []byte, visit func(*tar.Header, io.Reader)) {
+	t.Helper()
 	zr, err := gzip.NewReader(strings.NewReader(string(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(zr)
-	var names []string
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return names
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, h.Name)
+		visit(h, tr)
 	}
 }
 

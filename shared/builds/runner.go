@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -23,6 +24,11 @@ import (
 type GitHubSource interface {
 	CloneURL(ctx context.Context, installationID int64, fullName string) (string, error)
 	InstallationToken(ctx context.Context, installationID int64) (string, error)
+}
+
+// PerforceConnector opens p4 clients with an organization's saved Perforce credentials.
+type PerforceConnector interface {
+	Connect(ctx context.Context, org *kiln.Organization) (*perforce.Client, error)
 }
 
 // EngineResolver finds the RunUAT.sh of the engine a version builds with.
@@ -44,7 +50,8 @@ type Runner struct {
 	Agent     *agent.Agent
 	Artifacts artifacts.Store
 	Engines   EngineResolver
-	GitHub    GitHubSource // nil when no GitHub App is configured
+	GitHub    GitHubSource      // nil when no GitHub App is configured
+	Perforce  PerforceConnector // nil when this host has no p4
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
 	WorkDir string
 	// Ended is told of every build the runner ends (complete or failed): auto deploy and
@@ -112,22 +119,27 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 	if !ok {
 		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
 	}
-	if p.SourceControl != kiln.SourceGitHub {
-		return none, fail("building Perforce projects is not available on this server yet")
-	}
-	src, err := r.gitSource(ctx, b, p)
-	if err != nil {
-		return none, err
-	}
 	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, branchDir(b.Branch))
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
 	}
-	co, err := r.Agent.Checkout(ctx, agent.CheckoutInput{Workspace: workspace, Git: src}, rep)
+	in := agent.CheckoutInput{Workspace: workspace}
+	if p.SourceControl == kiln.SourcePerforce {
+		in.Perforce, err = r.perforceSource(ctx, b, p)
+	} else {
+		in.Git, err = r.gitSource(ctx, b, p)
+	}
+	if err != nil {
+		return none, err
+	}
+	co, err := r.Agent.Checkout(ctx, in, rep)
 	if err != nil {
 		return none, err
 	}
 	b.Commit, b.CommitMessage = co.Commit, co.CommitMessage
+	if p.SourceControl == kiln.SourcePerforce {
+		b.Changelist = co.Commit
+	}
 	if err := r.save(ctx, b); err != nil {
 		return none, err
 	}
@@ -175,6 +187,32 @@ func (r *Runner) gitSource(ctx context.Context, b *kiln.Build, p *kiln.Project) 
 	return &agent.GitSource{
 		CloneURL: cloneURL, Branch: b.Branch, Commit: b.Commit,
 		Token: func(ctx context.Context) (string, error) { return r.GitHub.InstallationToken(ctx, inst) },
+	}, nil
+}
+
+// perforceSource opens the organization's Perforce server for a build of a stream project. The
+// client workspace is named after the project and stream, like the workspace directory, so each
+// build of them syncs only what changed since the last.
+func (r *Runner) perforceSource(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.PerforceSource, error) {
+	if r.Perforce == nil {
+		return nil, fail("Perforce is not available on this build host")
+	}
+	org, err := r.Store.GetOrganization(ctx, b.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Perforce.Connect(ctx, org)
+	var ke *kiln.Error
+	switch {
+	case kiln.IsCode(err, kiln.EPerforceNotConfigured):
+		return nil, fail("Perforce is not configured for the organization: save its credentials (PATCH /organizations/%s/perforce), then trigger a new build", org.ID)
+	case errors.As(err, &ke):
+		return nil, fail("sync failed: %s", ke.Message)
+	case err != nil:
+		return nil, err
+	}
+	return &agent.PerforceSource{
+		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + branchDir(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
 	}, nil
 }
 

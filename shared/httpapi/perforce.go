@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -20,15 +19,10 @@ type PerforceVerifier interface {
 
 // perforceCredentials opens the organization's saved credentials.
 func (s *Server) perforceCredentials(org *kiln.Organization) (perforce.Credentials, error) {
-	if org.Perforce == nil || s.perforce == nil {
-		return perforce.Credentials{}, kiln.Errorf(kiln.EPerforceNotConfigured, "save the organization's Perforce credentials first (PATCH /organizations/%s/perforce)", org.ID)
+	if s.perforce == nil {
+		return perforce.Credentials{}, kiln.Errorf(kiln.EPerforceNotConfigured, "Perforce is not available on this server")
 	}
-	ticket, err := s.sealer.Open(org.Perforce.Ticket, perforceTicketAD(org.ID))
-	if err != nil {
-		return perforce.Credentials{}, fmt.Errorf("open the Perforce ticket: %w", err)
-	}
-	return perforce.Credentials{ServerURL: org.Perforce.ServerURL, UserName: org.Perforce.UserName,
-		Ticket: string(ticket), Fingerprint: org.Perforce.Fingerprint}, nil
+	return perforce.SavedCredentials(org, s.sealer.Open)
 }
 
 type perforceRequest struct {
@@ -36,9 +30,6 @@ type perforceRequest struct {
 	UserName  *string `json:"userName"`
 	Ticket    *string `json:"ticket"`
 }
-
-// perforceTicketAD binds a sealed ticket to its organization.
-func perforceTicketAD(orgID string) []byte { return []byte("perforce:" + orgID) }
 
 // putPerforce answers PATCH /organizations/:id/perforce: the credentials are checked with the
 // server (p4 trust, info, login -s) before they are saved; wrong credentials or an unreachable
@@ -66,7 +57,7 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	now := s.now().UTC().Truncate(time.Millisecond)
 	updated, err := s.store.SetPerforce(r.Context(), org.ID, &kiln.PerforceCredentials{
 		ServerURL: deref(req.ServerURL), UserName: deref(req.UserName), Fingerprint: fp, UpdatedAt: now,
-		Ticket: s.sealer.Seal([]byte(deref(req.Ticket)), perforceTicketAD(org.ID)),
+		Ticket: s.sealer.Seal([]byte(deref(req.Ticket)), perforce.TicketAD(org.ID)),
 	}, now)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -44,8 +45,10 @@ type Client struct {
 	// Fingerprint is the SSL fingerprint recorded on first contact; when set, Trust refuses a
 	// server that presents another one.
 	Fingerprint string
-	// Timeout bounds each p4 call; zero means DefaultTimeout.
+	// Timeout bounds each p4 call but sync; zero means DefaultTimeout.
 	Timeout time.Duration
+	// SyncTimeout bounds a sync; zero means DefaultSyncTimeout.
+	SyncTimeout time.Duration
 
 	// testEnv is added to p4's environment by this package's tests only (the fake p4's state
 	// and log files).
@@ -112,18 +115,36 @@ func (c *Client) run(ctx context.Context, args ...string) ([]map[string]string, 
 
 // exec runs p4 with args and returns its stdout, at most limit bytes (more is ErrTooLarge).
 func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string) ([]byte, error) {
-	if len(args) == 0 {
-		return nil, errors.New("perforce: no command")
-	}
-	cmdName := args[0]
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	p, err := c.port()
+	stdout := &capped{limit: limit}
+	err := c.call(ctx, c.Timeout, callOptions{ztag: ztag, stdout: stdout, stdoutCap: stdout}, args...)
 	if err != nil {
 		return nil, err
 	}
-	timeout := c.Timeout
+	return stdout.buf.Bytes(), nil
+}
+
+// callOptions are the parts of a p4 call besides its arguments.
+type callOptions struct {
+	ztag      bool
+	stdin     io.Reader
+	stdout    io.Writer
+	stdoutCap *capped // when stdout is one: its overflow ends the call with ErrTooLarge
+}
+
+// call runs one p4 command: the checks, the confined environment, its own process group killed
+// at the deadline (timeout, or DefaultTimeout when zero), and p4's errors classified.
+func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions, args ...string) error {
+	if len(args) == 0 {
+		return errors.New("perforce: no command")
+	}
+	cmdName := args[0]
+	if err := c.check(); err != nil {
+		return err
+	}
+	p, err := c.port()
+	if err != nil {
+		return err
+	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -131,7 +152,7 @@ func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string)
 	defer cancel()
 
 	argv := []string{}
-	if ztag {
+	if o.ztag {
 		argv = append(argv, "-ztag")
 	}
 	argv = append(argv, "-p", p, "-u", c.User)
@@ -143,39 +164,41 @@ func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string)
 	cmd := exec.CommandContext(ctx, bin, argv...)
 	cmd.Env = c.env()
 	cmd.Dir = c.Dir
-	cmd.Stdin = nil
-	stdout := &capped{limit: limit, overflow: cancel}
+	cmd.Stdin = o.stdin
+	if o.stdoutCap != nil {
+		o.stdoutCap.overflow = cancel
+	}
 	stderr := &capped{limit: maxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = o.stdout, stderr
 	inOwnGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 
 	runErr := cmd.Run()
 	errText := stderr.buf.String()
 	switch {
-	case stdout.over:
-		return nil, &Error{Command: cmdName, Kind: ErrTooLarge}
+	case o.stdoutCap != nil && o.stdoutCap.over:
+		return &Error{Command: cmdName, Kind: ErrTooLarge}
 	case ctx.Err() != nil && runErr != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &Error{Command: cmdName, Kind: ErrTimeout}
+			return &Error{Command: cmdName, Kind: ErrTimeout}
 		}
-		return nil, &Error{Command: cmdName, Message: "cancelled", Kind: ctx.Err()}
+		return &Error{Command: cmdName, Message: "cancelled", Kind: ctx.Err()}
 	}
 	if kind := classify(errText); kind != nil {
-		return nil, &Error{Command: cmdName, Message: firstLine(errText, c.Ticket), Kind: kind}
+		return &Error{Command: cmdName, Message: firstLine(errText, c.Ticket), Kind: kind}
 	}
 	if runErr != nil {
 		var ee *exec.ExitError
 		if !errors.As(runErr, &ee) {
-			return nil, fmt.Errorf("perforce: start p4: %w", runErr)
+			return fmt.Errorf("perforce: start p4: %w", runErr)
 		}
 		msg := firstLine(errText, c.Ticket)
 		if msg == "" {
 			msg = fmt.Sprintf("exit code %d", ee.ExitCode())
 		}
-		return nil, &Error{Command: cmdName, Message: msg}
+		return &Error{Command: cmdName, Message: msg}
 	}
-	return stdout.buf.Bytes(), nil
+	return nil
 }
 
 // capped keeps at most limit bytes; past it, it records the overflow, calls overflow (which ends

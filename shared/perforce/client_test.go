@@ -59,9 +59,12 @@ type fakeState struct {
 }
 
 type fakeChange struct {
-	Change int    `json:"change"`
-	Path   string `json:"path"`
-	Desc   string `json:"desc"`
+	Change  int               `json:"change"`
+	Path    string            `json:"path"`
+	Desc    string            `json:"desc"`
+	Pending bool              `json:"pending"`
+	Files   map[string]string `json:"files"`
+	Deleted []string          `json:"deleted"`
 }
 
 type fakeLog struct {
@@ -314,7 +317,7 @@ func TestDepotOperations(t *testing.T) {
 	if _, err := c.LatestChange(ctx, "//game/empty"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LatestChange empty: %v, want ErrNotFound", err)
 	}
-	if d, err := c.Describe(ctx, "42"); err != nil || d != "Bump engine\n\nto 5.3" {
+	if d, err := c.Describe(ctx, "42"); err != nil || d != (Change{Number: "42", Description: "Bump engine\n\nto 5.3", Status: "submitted"}) {
 		t.Errorf("Describe = %q, %v", d, err)
 	}
 	if _, err := c.Describe(ctx, "99"); !errors.Is(err, ErrNotFound) {

@@ -212,21 +212,6 @@ func (c *Client) LatestChange(ctx context.Context, stream string) (string, error
 	return recs[0]["change"], nil
 }
 
-// Describe returns a submitted changelist's description (p4 describe -s).
-func (c *Client) Describe(ctx context.Context, change string) (string, error) {
-	if !isChange(change) {
-		return "", fmt.Errorf("perforce: invalid change %q", change)
-	}
-	recs, err := c.run(ctx, "describe", "-s", change)
-	if err != nil {
-		return "", err
-	}
-	if len(recs) == 0 {
-		return "", &Error{Command: "describe", Message: "change " + change, Kind: ErrNotFound}
-	}
-	return recs[0]["desc"], nil
-}
-
 func isChange(s string) bool {
 	return s != "" && len(s) <= 12 && strings.Trim(s, "0123456789") == "" && s[0] != '0'
 }

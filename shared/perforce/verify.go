@@ -79,8 +79,10 @@ type Credentials struct {
 	ServerURL, UserName, Ticket, Fingerprint string
 }
 
-// client opens a client for saved credentials, checking the address again (DNS may have moved).
-func (v *Verifier) client(ctx context.Context, orgID string, cr Credentials) (*Client, error) {
+// Open opens a client for saved credentials, checking the address again (DNS may have moved)
+// and the server's fingerprint against the recorded one. Its errors are the API's
+// (perforce_auth_failed with a reason).
+func (v *Verifier) Open(ctx context.Context, orgID string, cr Credentials) (*Client, error) {
 	u, err := ParseServerURL(cr.ServerURL)
 	if err != nil {
 		return nil, kiln.Errorf(kiln.EPerforceAuthFailed, "the saved Perforce server URL is not valid; save the credentials again")
@@ -101,7 +103,10 @@ func (v *Verifier) client(ctx context.Context, orgID string, cr Credentials) (*C
 	return c, nil
 }
 
-// asKiln turns p4 failures into the API's errors.
+// AsKiln turns p4 failures into the API's errors (perforce_auth_failed with a reason); other
+// errors are returned as they are.
+func AsKiln(err error) error { return asKiln(err) }
+
 func asKiln(err error) error {
 	switch {
 	case errors.Is(err, ErrAuth):
@@ -119,7 +124,7 @@ func asKiln(err error) error {
 // (relative to the stream), or the only one up to depth 3. parse reads the file's JSON.
 func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials, stream, uprojectPath string,
 	parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error) {
-	c, err := v.client(ctx, orgID, cr)
+	c, err := v.Open(ctx, orgID, cr)
 	if err != nil {
 		return nil, err
 	}

@@ -1,21 +1,29 @@
 // Command fakep4 is a TEST FIXTURE, not Perforce: a stand-in for the p4 command-line client that
 // kiln's tests (shared/perforce) run instead of a real client and server.
 //
-// It parses p4's global options (-ztag, -p, -u) and the commands kiln uses (info, login -s,
-// trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted, describe -s), reads
+// It parses p4's global options (-ztag, -p, -u, -c) and the commands kiln uses (info, login -s,
+// trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted, describe -s,
+// client -i, sync), reads
 // the server it pretends to be from the JSON file named by FAKEP4_STATE (see state) and answers
 // with -ztag output and a real server's error texts and exit codes. Each call appends one JSON
 // line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set, the
 // names of its environment variables and the values of the non-secret P4 ones, so tests can
 // check that the ticket never reaches argv and the environment is confined.
+//
+// Client workspaces (client -i) and their have lists live beside the state file, in
+// <state>.clients/<name>.json, the way a real server keeps them: sync writes, updates and removes
+// files under the client's root and transfers only what changed since the last sync.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +52,12 @@ type change struct {
 	Change int    `json:"change"`
 	Path   string `json:"path"` // a depot path under which the change submitted files
 	Desc   string `json:"desc"`
+	// Pending changes are not submitted: changes skips them, describe says so, sync ignores them.
+	Pending bool `json:"pending"`
+	// Files are the depot files the change added or edited (file -> new content); Deleted the
+	// ones it deleted. The state's Files exist from before the first change.
+	Files   map[string]string `json:"files"`
+	Deleted []string          `json:"deleted"`
 }
 
 type logLine struct {
@@ -63,7 +77,8 @@ func fail(format string, args ...any) int {
 func run(args []string) int {
 	writeLog(args)
 	var st state
-	raw, err := os.ReadFile(beside("FAKEP4_STATE", ".state.json"))
+	stateFile := beside("FAKEP4_STATE", ".state.json")
+	raw, err := os.ReadFile(stateFile)
 	if err != nil {
 		return fail("fakep4: FAKEP4_STATE: %v", err)
 	}
@@ -71,20 +86,23 @@ func run(args []string) int {
 		return fail("fakep4: state: %v", err)
 	}
 	var ztag bool
-	var port, user string
+	var port, user, client string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-ztag":
 			ztag = true
 			args = args[1:]
-		case "-p", "-u":
+		case "-p", "-u", "-c":
 			if len(args) < 2 {
 				return fail("Missing argument for %s flag.", args[0])
 			}
-			if args[0] == "-p" {
+			switch args[0] {
+			case "-p":
 				port = args[1]
-			} else {
+			case "-u":
 				user = args[1]
+			default:
+				client = args[1]
 			}
 			args = args[2:]
 		default:
@@ -138,7 +156,8 @@ func run(args []string) int {
 		}
 		pat := cargs[len(cargs)-1]
 		seen := map[string]bool{}
-		for _, f := range sortedKeys(st.Files) {
+		head := filesAt(st, latest(st))
+		for _, f := range sortedKeys(head) {
 			if cmd == "files" && match(pat, f) {
 				out.rec("depotFile", f, "rev", "1", "change", "1", "action", "add", "type", "text")
 			}
@@ -156,17 +175,17 @@ func run(args []string) int {
 		if len(cargs) != 2 || cargs[0] != "-q" {
 			return fail("fakep4: only print -q <file>")
 		}
-		c, ok := st.Files[cargs[1]]
+		c, ok := filesAt(st, latest(st))[cargs[1]]
 		if !ok {
 			return fail("%s - no such file(s).", cargs[1])
 		}
-		os.Stdout.WriteString(c)
+		os.Stdout.WriteString(c.Content)
 		return 0
 	case "changes":
 		pat := cargs[len(cargs)-1]
 		best := -1
 		for i, ch := range st.Changes {
-			if match(pat, ch.Path) && (best < 0 || ch.Change > st.Changes[best].Change) {
+			if !ch.Pending && touches(ch, pat) && (best < 0 || ch.Change > st.Changes[best].Change) {
 				best = i
 			}
 		}
@@ -178,11 +197,22 @@ func run(args []string) int {
 		n, _ := strconv.Atoi(cargs[len(cargs)-1])
 		for _, ch := range st.Changes {
 			if ch.Change == n {
-				out.rec("change", strconv.Itoa(n), "user", user, "status", "submitted", "desc", ch.Desc+"\n")
+				status := "submitted"
+				if ch.Pending {
+					status = "pending"
+				}
+				out.rec("change", strconv.Itoa(n), "user", user, "status", status, "desc", ch.Desc+"\n")
 				return out.flush()
 			}
 		}
 		return fail("Change %s unknown.", cargs[len(cargs)-1])
+	case "client":
+		if len(cargs) != 1 || cargs[0] != "-i" {
+			return fail("fakep4: only client -i")
+		}
+		return saveClient(st, stateFile)
+	case "sync":
+		return syncClient(st, stateFile, client, cargs)
 	default:
 		return fail("Unknown command.  Try 'p4 help' for info.")
 	}
@@ -221,6 +251,219 @@ func hang(st state) int {
 	}
 	os.WriteFile(st.ChildPIDFile, []byte(strconv.Itoa(child.Process.Pid)), 0o600)
 	time.Sleep(300 * time.Second)
+	return 0
+}
+
+// fileRev is a depot file's content and revision number.
+type fileRev struct {
+	Content string
+	Rev     int
+}
+
+// filesAt is the depot at changelist n: the state's Files (revision 1) with every submitted
+// change up to n applied in order.
+func filesAt(st state, n int) map[string]fileRev {
+	at := map[string]fileRev{}
+	for f, c := range st.Files {
+		at[f] = fileRev{Content: c, Rev: 1}
+	}
+	changes := append([]change(nil), st.Changes...)
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Change < changes[j].Change })
+	for _, ch := range changes {
+		if ch.Pending || ch.Change > n {
+			continue
+		}
+		for f, c := range ch.Files {
+			at[f] = fileRev{Content: c, Rev: at[f].Rev + 1}
+		}
+		for _, f := range ch.Deleted {
+			delete(at, f)
+		}
+	}
+	return at
+}
+
+// latest is the newest submitted changelist number (0 without any).
+func latest(st state) int {
+	n := 0
+	for _, ch := range st.Changes {
+		if !ch.Pending && ch.Change > n {
+			n = ch.Change
+		}
+	}
+	return n
+}
+
+// touches reports whether a change submitted files matching the pattern.
+func touches(ch change, pat string) bool {
+	if match(pat, ch.Path) {
+		return true
+	}
+	for f := range ch.Files {
+		if match(pat, f) {
+			return true
+		}
+	}
+	for _, f := range ch.Deleted {
+		if match(pat, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientSpec is a saved client workspace with its have list (depot file -> revision).
+type clientSpec struct {
+	Name   string         `json:"name"`
+	Root   string         `json:"root"`
+	Stream string         `json:"stream"`
+	Have   map[string]int `json:"have"`
+}
+
+func clientFile(stateFile, name string) string {
+	return filepath.Join(stateFile+".clients", name+".json")
+}
+
+func loadClient(stateFile, name string) (*clientSpec, bool) {
+	b, err := os.ReadFile(clientFile(stateFile, name))
+	if err != nil {
+		return nil, false
+	}
+	var c clientSpec
+	if json.Unmarshal(b, &c) != nil {
+		return nil, false
+	}
+	return &c, true
+}
+
+func storeClient(stateFile string, c *clientSpec) error {
+	if err := os.MkdirAll(stateFile+".clients", 0o700); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(c)
+	return os.WriteFile(clientFile(stateFile, c.Name), b, 0o600)
+}
+
+// saveClient implements client -i: a client spec form on stdin ("Field:\tvalue" lines).
+func saveClient(st state, stateFile string) int {
+	raw, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return fail("fakep4: read spec: %v", err)
+	}
+	spec := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line == "" || line[0] == '\t' || line[0] == ' ' || line[0] == '#' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if ok {
+			spec[k] = strings.TrimSpace(v)
+		}
+	}
+	name, root, stream := spec["Client"], spec["Root"], spec["Stream"]
+	switch {
+	case name == "":
+		return fail("Error in client specification.\nMissing required field 'Client'.")
+	case !filepath.IsAbs(root):
+		return fail("Error in client specification.\nMissing required field 'Root'.")
+	case stream != "" && !slices.Contains(st.Streams, stream):
+		return fail("Stream '%s' doesn't exist.", stream)
+	}
+	c, ok := loadClient(stateFile, name)
+	if ok && c.Root == root && c.Stream == stream {
+		fmt.Printf("Client %s not changed.\n", name)
+		return 0
+	}
+	if !ok {
+		c = &clientSpec{Name: name, Have: map[string]int{}}
+	}
+	c.Root, c.Stream = root, stream
+	if err := storeClient(stateFile, c); err != nil {
+		return fail("fakep4: %v", err)
+	}
+	fmt.Printf("Client %s saved.\n", name)
+	return 0
+}
+
+// syncClient implements sync <stream>/...[@change|#head]: the client's root brought to the depot
+// at that change, transferring only files whose revision differs from the have list.
+func syncClient(st state, stateFile, name string, args []string) int {
+	c, ok := loadClient(stateFile, name)
+	if name == "" || !ok {
+		return fail("Client '%s' unknown - use 'client' command to create it.", name)
+	}
+	if len(args) == 0 {
+		return fail("fakep4: sync needs a file argument")
+	}
+	arg := args[len(args)-1]
+	pat, at := arg, latest(st)
+	if i := strings.LastIndexAny(arg, "@#"); i > 0 {
+		pat = arg[:i]
+		if rev := arg[i+1:]; arg[i] == '@' {
+			n, err := strconv.Atoi(rev)
+			if err != nil || n <= 0 {
+				return fail("Invalid changelist/client/label/date '@%s'.", rev)
+			}
+			if n > latest(st) {
+				return fail("Change %d unknown.", n)
+			}
+			at = n
+		} else if rev != "head" {
+			return fail("fakep4: only #head")
+		}
+	}
+	if c.Stream == "" || !strings.HasPrefix(pat, c.Stream+"/") {
+		return fail("%s - file(s) not in client view.", pat)
+	}
+	want := map[string]fileRev{}
+	for f, fr := range filesAt(st, at) {
+		if match(pat, f) {
+			want[f] = fr
+		}
+	}
+	local := func(f string) string {
+		return filepath.Join(c.Root, filepath.FromSlash(strings.TrimPrefix(f, c.Stream+"/")))
+	}
+	changed := 0
+	for _, f := range sortedKeys(c.Have) {
+		if _, ok := want[f]; !ok && match(pat, f) {
+			os.Remove(local(f))
+			delete(c.Have, f)
+			fmt.Printf("%s#none - deleted as %s\n", f, local(f))
+			changed++
+		}
+	}
+	files := make([]string, 0, len(want))
+	for f := range want {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		fr := want[f]
+		have, had := c.Have[f]
+		if had && have == fr.Rev {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(local(f)), 0o755); err != nil {
+			return fail("fakep4: %v", err)
+		}
+		if err := os.WriteFile(local(f), []byte(fr.Content), 0o644); err != nil {
+			return fail("fakep4: %v", err)
+		}
+		c.Have[f] = fr.Rev
+		verb := "added as"
+		if had {
+			verb = "updating"
+		}
+		fmt.Printf("%s#%d - %s %s\n", f, fr.Rev, verb, local(f))
+		changed++
+	}
+	if err := storeClient(stateFile, c); err != nil {
+		return fail("fakep4: %v", err)
+	}
+	if changed == 0 {
+		fmt.Fprintf(os.Stderr, "%s - file(s) up-to-date.\n", arg)
+	}
 	return 0
 }
 
@@ -302,7 +545,7 @@ func match(pat, s string) bool {
 // parent is path.Dir for depot paths (path.Dir would turn "//" into "/").
 func parent(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

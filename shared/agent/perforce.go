@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/perforce"
+)
+
+// PerforceSource is a Perforce stream to build from.
+type PerforceSource struct {
+	// Client talks to the organization's server with its saved credentials.
+	Client *perforce.Client
+	// WorkspaceName names the client workspace on the server. The caller keeps one per
+	// (project, stream) together with the checkout's Workspace directory, its root.
+	WorkspaceName string
+	// Stream is the stream to build (//depot/stream).
+	Stream string
+	// Changelist is the submitted changelist to build; "" builds the stream's latest one.
+	Changelist string
+}
+
+// syncLinesLogged is how many of p4's per-file sync lines go to the build log; the rest are
+// counted. A first sync of a game stream lists hundreds of thousands of files.
+const syncLinesLogged = 200
+
+// checkoutPerforce brings the workspace to the changelist to build: the stream must exist, the
+// changelist must be submitted (the latest one when none is asked for), and the client workspace
+// is saved (made on first use) and synced, which transfers only what changed since the last
+// build in it. Files that are not in the depot (Unreal's Intermediate/ and DerivedDataCache/
+// among them) stay, as p4 leaves them.
+func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Reporter) (CheckoutOutput, error) {
+	src := *in.Perforce
+	if src.Client == nil {
+		return CheckoutOutput{}, errors.New("agent: checkout: no Perforce client")
+	}
+	if src.Changelist != "" && !perforce.IsChange(src.Changelist) {
+		return CheckoutOutput{}, fmt.Errorf("agent: checkout: invalid changelist %q", src.Changelist)
+	}
+	ws, err := filepath.Abs(in.Workspace)
+	if err != nil || in.Workspace == "" {
+		return CheckoutOutput{}, fmt.Errorf("agent: checkout: workspace %q: %v", in.Workspace, err)
+	}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return CheckoutOutput{}, fmt.Errorf("agent: checkout: %w", err)
+	}
+	log := a.logger().With("workspace", ws, "stream", src.Stream, "changelist", src.Changelist)
+	log.InfoContext(ctx, "agent: perforce sync started")
+	c := src.Client
+
+	exists, err := c.StreamExists(ctx, src.Stream)
+	if err != nil {
+		return CheckoutOutput{}, p4Failure(ctx, r, err, "")
+	}
+	if !exists {
+		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: the stream %s does not exist on the Perforce server", src.Stream)
+	}
+	change := src.Changelist
+	if change == "" {
+		if change, err = c.LatestChange(ctx, src.Stream); err != nil {
+			return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s has no submitted changelist", src.Stream))
+		}
+	}
+	desc, err := c.Describe(ctx, change)
+	if err != nil {
+		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("changelist %s does not exist on the Perforce server", change))
+	}
+	if desc.Status != "submitted" {
+		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: changelist %s is %s, not submitted", change, desc.Status)
+	}
+
+	workspace := perforce.Workspace{Name: src.WorkspaceName, Root: ws, Stream: src.Stream}
+	if err := c.SaveWorkspace(ctx, workspace); err != nil {
+		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s does not exist on the Perforce server", src.Stream))
+	}
+	logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s", src.Stream, change, src.WorkspaceName)
+	logged := 0
+	n, err := c.Sync(ctx, workspace, change, func(line string) {
+		if logged < syncLinesLogged {
+			logged++
+			logf(ctx, r, LevelInfo, "%s", line)
+		}
+	})
+	if err != nil {
+		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("changelist %s does not exist on the Perforce server", change))
+	}
+	switch {
+	case n == 0:
+		logf(ctx, r, LevelInfo, "The workspace already holds %s@%s", src.Stream, change)
+	case n > syncLinesLogged:
+		logf(ctx, r, LevelInfo, "Synced %s@%s: %d files changed (%d more not listed)", src.Stream, change, n, n-syncLinesLogged)
+	default:
+		logf(ctx, r, LevelInfo, "Synced %s@%s: %d files changed", src.Stream, change, n)
+	}
+	subject, _, _ := strings.Cut(desc.Description, "\n")
+	logf(ctx, r, LevelInfo, "Checked out changelist %s (%s): %s", change, src.Stream, subject)
+	log.InfoContext(ctx, "agent: perforce sync done", "change", change, "files", n)
+	return CheckoutOutput{Dir: ws, Commit: change, CommitMessage: desc.Description}, nil
+}
+
+// p4Failure turns a failed p4 call into a Failure with a reason for the customer (notFound says
+// what is missing when the server answers "no such"), or the context's error when the sync was
+// cancelled.
+func p4Failure(ctx context.Context, r Reporter, err error, notFound string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var reason string
+	switch {
+	case errors.Is(err, perforce.ErrAuth):
+		reason = "the Perforce server refused the saved credentials (has the ticket expired?): save new ones with PATCH /organizations/:id/perforce, then trigger a new build"
+	case errors.Is(err, perforce.ErrTrust):
+		reason = "the Perforce server's ssl fingerprint changed since it was trusted; check the server, then save the credentials again"
+	case errors.Is(err, perforce.ErrUnreachable):
+		reason = "could not reach the Perforce server"
+	case errors.Is(err, perforce.ErrTimeout):
+		reason = "the Perforce server did not answer in time"
+	case errors.Is(err, perforce.ErrNotFound) && notFound != "":
+		reason = notFound
+	default:
+		var pe *perforce.Error
+		if !errors.As(err, &pe) {
+			return fmt.Errorf("agent: checkout: %w", err)
+		}
+		reason = "p4 " + pe.Command + " failed: " + pe.Message
+	}
+	return fail(ctx, r, StageSync, err, "sync failed: %s", reason)
+}

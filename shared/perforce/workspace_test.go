@@ -1,0 +1,172 @@
+package perforce
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func syncState() fakeState {
+	st := defaultState()
+	st.Files = map[string]string{
+		"//game/main/Shooter/Shooter.uproject":   `{"EngineAssociation": "5.3"}`,
+		"//game/main/Shooter/Source/Shooter.cpp": "int x;",
+		"//game/main/Shooter/Content/Old.uasset": "old",
+		"//game/dev/Other.txt":                   "not in main",
+	}
+	st.Changes = []fakeChange{
+		{Change: 10, Path: "//game/main/...", Desc: "first", Files: map[string]string{"//game/main/Shooter/Source/Shooter.cpp": "int x = 10;"}},
+		{Change: 11, Path: "//game/main/...", Desc: "second", Files: map[string]string{"//game/main/Shooter/Content/New.uasset": "new"},
+			Deleted: []string{"//game/main/Shooter/Content/Old.uasset"}},
+		{Change: 12, Path: "//game/main/...", Desc: "not yet", Pending: true, Files: map[string]string{"//game/main/Shooter/Source/Shooter.cpp": "pending"}},
+	}
+	return st
+}
+
+func readTree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		got[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestSyncIsIncrementalAndFollowsChangelists(t *testing.T) {
+	ctx := context.Background()
+	c, logPath := setup(t, syncState())
+	if _, err := c.Trust(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Name: "kiln-p1-abc", Root: filepath.Join(t.TempDir(), "ws"), Stream: "//game/main"}
+	if err := c.SaveWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SaveWorkspace(ctx, ws); err != nil { // saving it again is harmless
+		t.Fatal(err)
+	}
+
+	steps := []struct {
+		change    string
+		wantFiles int
+		wantTree  map[string]string
+	}{
+		{"10", 3, map[string]string{
+			"Shooter/Shooter.uproject": `{"EngineAssociation": "5.3"}`, "Shooter/Source/Shooter.cpp": "int x = 10;", "Shooter/Content/Old.uasset": "old"}},
+		{"10", 0, nil}, // nothing changed: nothing transferred
+		{"11", 2, map[string]string{ // one added, one deleted; the rest stays
+			"Shooter/Shooter.uproject": `{"EngineAssociation": "5.3"}`, "Shooter/Source/Shooter.cpp": "int x = 10;", "Shooter/Content/New.uasset": "new"}},
+		{"10", 2, map[string]string{ // back in time
+			"Shooter/Shooter.uproject": `{"EngineAssociation": "5.3"}`, "Shooter/Source/Shooter.cpp": "int x = 10;", "Shooter/Content/Old.uasset": "old"}},
+	}
+	for _, s := range steps {
+		var lines []string
+		n, err := c.Sync(ctx, ws, s.change, func(l string) { lines = append(lines, l) })
+		if err != nil || n != s.wantFiles || len(lines) != n {
+			t.Fatalf("Sync @%s = %d (%q), %v; want %d files", s.change, n, lines, err, s.wantFiles)
+		}
+		if s.wantTree != nil {
+			if got := readTree(t, ws.Root); !mapsEqual(got, s.wantTree) {
+				t.Errorf("after sync @%s the workspace holds %q, want %q", s.change, got, s.wantTree)
+			}
+		}
+	}
+
+	for _, l := range readLog(t, logPath) {
+		if slices.Contains(l.Argv, testTicket) {
+			t.Errorf("ticket in argv: %q", l.Argv)
+		}
+		if slices.Contains(l.Argv, "sync") && !slices.Contains(l.Argv, ws.Name) {
+			t.Errorf("sync without -c %s: %q", ws.Name, l.Argv)
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSyncErrors(t *testing.T) {
+	ctx := context.Background()
+	c, _ := setup(t, syncState())
+	if _, err := c.Trust(ctx); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	if err := c.SaveWorkspace(ctx, Workspace{Name: "kiln-gone", Root: root, Stream: "//game/gone"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SaveWorkspace of a missing stream: %v, want ErrNotFound", err)
+	}
+	ws := Workspace{Name: "kiln-ok", Root: root, Stream: "//game/main"}
+	if err := c.SaveWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Sync(ctx, ws, "999", nil); err == nil || !strings.Contains(err.Error(), "999") {
+		t.Errorf("Sync of an unknown change: %v", err)
+	}
+	if d, err := c.Describe(ctx, "12"); err != nil || d.Status != "pending" {
+		t.Errorf("Describe pending = %+v, %v", d, err)
+	}
+
+	bad := []struct {
+		name   string
+		ws     Workspace
+		change string
+	}{
+		{"option as name", Workspace{Name: "-x", Root: root, Stream: "//game/main"}, "10"},
+		{"relative root", Workspace{Name: "kiln-a", Root: "ws", Stream: "//game/main"}, "10"},
+		{"newline in root", Workspace{Name: "kiln-a", Root: root + "\nHost: x", Stream: "//game/main"}, "10"},
+		{"wildcard stream", Workspace{Name: "kiln-a", Root: root, Stream: "//game/..."}, "10"},
+		{"revision in stream", Workspace{Name: "kiln-a", Root: root, Stream: "//game/main@3"}, "10"},
+		{"change not a number", ws, "10,12"},
+		{"change with a leading zero", ws, "010"},
+		{"no change", ws, ""},
+	}
+	for _, b := range bad {
+		if _, err := c.Sync(ctx, b.ws, b.change, nil); err == nil {
+			t.Errorf("%s: Sync accepted it", b.name)
+		}
+		if b.ws != ws {
+			if err := c.SaveWorkspace(ctx, b.ws); err == nil {
+				t.Errorf("%s: SaveWorkspace accepted it", b.name)
+			}
+		}
+	}
+}
+
+func TestSyncExpiredTicket(t *testing.T) {
+	ctx := context.Background()
+	st := syncState()
+	c, _ := setup(t, st)
+	if _, err := c.Trust(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Name: "kiln-exp", Root: filepath.Join(t.TempDir(), "ws"), Stream: "//game/main"}
+	if err := c.SaveWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	c.Ticket = "0000"
+	if _, err := c.Sync(ctx, ws, "10", nil); !errors.Is(err, ErrAuth) {
+		t.Errorf("Sync with a bad ticket: %v, want ErrAuth", err)
+	}
+}
