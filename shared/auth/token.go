@@ -51,15 +51,7 @@ func HashToken(secret string) string {
 // without a store lookup.
 func WellFormed(s string) bool {
 	rest, ok := strings.CutPrefix(s, TokenPrefix)
-	if !ok || len(rest) != tokenRandomLength {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		if strings.IndexByte(tokenAlphabet, rest[i]) < 0 {
-			return false
-		}
-	}
-	return true
+	return ok && wellFormedRandom(rest)
 }
 
 func randomString(n int) string {
@@ -80,4 +72,37 @@ func randomString(n int) string {
 		}
 	}
 	return string(out)
+}
+
+// TriggerTokenPrefix starts every Perforce trigger token. It differs from TokenPrefix, so a
+// trigger token is never taken for an API token, nor the other way round.
+const TriggerTokenPrefix = "kilnp4_"
+
+// NewTriggerToken makes an organization's Perforce trigger token: the secret to show once, and
+// the record to store, which holds only the secret's hash.
+func NewTriggerToken(orgID, createdBy, name string, now time.Time) (secret string, t *kiln.TriggerToken) {
+	secret = TriggerTokenPrefix + randomString(tokenRandomLength)
+	return secret, &kiln.TriggerToken{
+		ID: kiln.NewID(), OrganizationID: orgID, Name: name, CreatedBy: createdBy,
+		Hash: HashToken(secret), Hint: secret[:len(TriggerTokenPrefix)+4],
+		CreatedAt: now.UTC().Truncate(time.Millisecond),
+	}
+}
+
+// WellFormedTrigger reports whether s has the shape of a trigger token.
+func WellFormedTrigger(s string) bool {
+	rest, ok := strings.CutPrefix(s, TriggerTokenPrefix)
+	return ok && wellFormedRandom(rest)
+}
+
+func wellFormedRandom(rest string) bool {
+	if len(rest) != tokenRandomLength {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(tokenAlphabet, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }

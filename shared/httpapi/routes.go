@@ -32,6 +32,13 @@ func (s *Server) routes() {
 	s.handle("/organizations/{id}/perforce", methods{
 		http.MethodPatch: s.authed(kiln.ActAdmin, s.putPerforce),
 	})
+	s.handle("/organizations/{id}/perforce/trigger-tokens", methods{
+		http.MethodGet:  s.authed(kiln.ActAdmin, s.listTriggerTokens),
+		http.MethodPost: s.authed(kiln.ActAdmin, s.createTriggerToken),
+	})
+	s.handle("/organizations/{id}/perforce/trigger-tokens/{tokenId}", methods{
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.deleteTriggerToken),
+	})
 	s.handle("/organizations/{id}/webhooks", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listWebhooks),
 		http.MethodPost: s.authed(kiln.ActAdmin, s.createWebhook),
@@ -117,5 +124,8 @@ func (s *Server) routes() {
 	})
 	s.handle("/webhooks/github", methods{
 		http.MethodPost: http.HandlerFunc(s.githubWebhook),
+	})
+	s.handle("/webhooks/perforce", methods{
+		http.MethodPost: http.HandlerFunc(s.perforceWebhook),
 	})
 }

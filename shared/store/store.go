@@ -1,8 +1,8 @@
 // Package store defines how kiln keeps its state. The interface follows DynamoDB's access
-// patterns: every item lives under its organization (except the token lookup by hash), every list
-// is a query on one partition in sort-key order with a cursor that is the last key returned, and
-// status changes are conditional writes. Implementations: sqlitestore (one machine) and
-// dynamostore (AWS). storetest holds the contract suite both pass.
+// patterns: every item lives under its organization (except the lookups of API and trigger tokens
+// by hash), every list is a query on one partition in sort-key order with a cursor that is the last
+// key returned, and status changes are conditional writes. Implementations: sqlitestore (one
+// machine) and dynamostore (AWS). storetest holds the contract suite both pass.
 package store
 
 import (
@@ -32,6 +32,7 @@ type Store interface {
 	Organizations
 	Members
 	Tokens
+	TriggerTokens
 	Projects
 	BuildSettings
 	Builds
@@ -85,6 +86,26 @@ type Tokens interface {
 	ListTokens(ctx context.Context, orgID, userID string, p Page) ([]*kiln.Token, string, error)
 	// DeleteToken revokes a user's token.
 	DeleteToken(ctx context.Context, orgID, userID, tokenID string) error
+}
+
+// TriggerTokens keeps organizations' Perforce trigger tokens.
+type TriggerTokens interface {
+	// CreateTriggerToken adds a token to an organization; a taken id or hash is conflict. Like
+	// CreateToken, it is for an organization the caller has just read: not every store checks
+	// that the organization exists.
+	CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) error
+	// GetTriggerTokenByHash finds a token by the SHA-256 of its secret (not_found when none). Like
+	// GetTokenByHash it is not scoped to an organization, because the token is what tells the
+	// organization.
+	GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.TriggerToken, error)
+	// ListTriggerTokens lists an organization's trigger tokens, newest first.
+	ListTriggerTokens(ctx context.Context, orgID string, p Page) ([]*kiln.TriggerToken, string, error)
+	// DeleteTriggerToken revokes one of the organization's trigger tokens; another organization's
+	// is not_found and stays.
+	DeleteTriggerToken(ctx context.Context, orgID, id string) error
+	// TouchTriggerToken records that the token was used at time at (its LastUsedAt); not_found
+	// when the organization has no such token (any more).
+	TouchTriggerToken(ctx context.Context, orgID, id string, at time.Time) error
 }
 
 // ProjectFilter narrows a project list.

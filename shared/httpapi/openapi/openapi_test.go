@@ -320,9 +320,12 @@ func TestOperationsFollowTheConventions(t *testing.T) {
 		}
 		sec, overridden := op["security"].([]any)
 		public := overridden && len(sec) == 0
+		// The Perforce submit webhook checks its own kind of token (a trigger token) rather than
+		// going through the API's bearer check.
+		ownToken := overridden && len(sec) == 1 && sec[0].(map[string]any)["triggerToken"] != nil
 		switch {
-		case r.action == "" && !public:
-			t.Errorf("%s: routes.go serves it without a token; the document must say security: []", key)
+		case r.action == "" && !public && !ownToken:
+			t.Errorf("%s: routes.go serves it without a token; the document must say security: [] (or triggerToken)", key)
 		case r.action != "" && public:
 			t.Errorf("%s: routes.go asks for a token; the document says security: []", key)
 		}

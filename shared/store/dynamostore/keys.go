@@ -45,6 +45,8 @@ const (
 	typeEmail        = "email"
 	typeToken        = "token"
 	typeTokenHash    = "tokenhash"
+	typeTrigger      = "triggertoken"
+	typeTriggerHash  = "triggertokenhash"
 	typeProject      = "project"
 	typeBuildSetting = "buildsetting"
 	typeBuild        = "build"
@@ -60,6 +62,7 @@ const (
 	prefixMember   = "MEMBER#"
 	prefixEmail    = "EMAIL#"
 	prefixToken    = "TOKEN#"
+	prefixTrigger  = "TRIGGERTOKEN#"
 	prefixProject  = "PROJECT#"
 	prefixSetting  = "SETTING#"
 	prefixBuild    = "BUILD#"
@@ -79,6 +82,8 @@ func emailSK(email string) string                  { return prefixEmail + kiln.N
 func tokenPrefix(userID string) string             { return prefixToken + userID + "#" }
 func tokenSK(userID, tokenID string) string        { return tokenPrefix(userID) + tokenID }
 func tokenHashKey(hash string) string              { return "TOKENHASH#" + hash }
+func triggerTokenSK(id string) string              { return prefixTrigger + id }
+func triggerTokenHashKey(hash string) string       { return "TRIGGERTOKENHASH#" + hash }
 func projectSK(projectID string) string            { return prefixProject + projectID }
 func settingPrefix(projectID string) string        { return prefixSetting + projectID + "#" }
 func settingSK(projectID, settingID string) string { return settingPrefix(projectID) + settingID }

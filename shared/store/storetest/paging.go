@@ -131,6 +131,7 @@ var pagedLists = []pagedList{
 	artifactList("Artifacts", store.ArtifactFilter{}),
 	artifactList("ArtifactsByBranchAndCommit", store.ArtifactFilter{Branch: "release/2.0", Commit: "feed42"}),
 	webhookDeliveryList,
+	triggerTokenList,
 }
 
 func testPaging(t *testing.T, open func(t *testing.T) store.Store) {

@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// triggerTokenBody describes a Perforce trigger token; the secret appears only in the response
+// that creates it.
+type triggerTokenBody struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	Hint       string  `json:"hint"`
+	Token      string  `json:"token,omitempty"`
+	CreatedBy  string  `json:"createdBy"`
+	CreatedAt  string  `json:"createdAt"`
+	LastUsedAt *string `json:"lastUsedAt"`
+}
+
+func renderTriggerToken(t *kiln.TriggerToken) triggerTokenBody {
+	return triggerTokenBody{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
+		CreatedAt: timestamp(t.CreatedAt), LastUsedAt: optionalTimestamp(t.LastUsedAt)}
+}
+
+type createTriggerTokenRequest struct {
+	Name *string `json:"name"`
+}
+
+// createTriggerToken answers POST /organizations/:id/perforce/trigger-tokens: a token for the
+// organization's Helix submit trigger, shown once.
+func (s *Server) createTriggerToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	var req createTriggerTokenRequest
+	if err := decodeBody(w, r, &req, true); err != nil {
+		return err
+	}
+	name := "perforce trigger"
+	if req.Name != nil {
+		name = strings.TrimSpace(*req.Name)
+		errs := kiln.FieldErrors{}
+		kiln.ValidateName("name", name, errs)
+		if err := errs.Err(); err != nil {
+			return err
+		}
+	}
+	secret, tok := auth.NewTriggerToken(org.ID, p.Member.User.ID, name, s.now())
+	if err := s.store.CreateTriggerToken(r.Context(), tok); err != nil {
+		return err
+	}
+	body := renderTriggerToken(tok)
+	body.Token = secret
+	writeJSON(w, http.StatusCreated, body)
+	return nil
+}
+
+// listTriggerTokens answers GET /organizations/:id/perforce/trigger-tokens, without secrets.
+func (s *Server) listTriggerTokens(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	const query = "trigger-tokens"
+	page, err := s.parsePage(r, org.ID, query)
+	if err != nil {
+		return err
+	}
+	toks, next, err := s.store.ListTriggerTokens(r.Context(), org.ID, page)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderList(toks, s.cursors.encode(org.ID, query, next), renderTriggerToken))
+	return nil
+}
+
+// deleteTriggerToken answers DELETE /organizations/:id/perforce/trigger-tokens/:tokenId: the
+// token stops working at once.
+func (s *Server) deleteTriggerToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteTriggerToken(r.Context(), org.ID, r.PathValue("tokenId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

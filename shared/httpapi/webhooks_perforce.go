@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// submitEvent is what a Helix change-commit trigger posts.
+type submitEvent struct {
+	Stream     *string `json:"stream"`
+	Changelist *string `json:"changelist"`
+}
+
+// perforceWebhook answers POST /webhooks/perforce: a submit to a stream starts the builds of the
+// settings with trigger push on that stream, in the organization whose trigger token (a bearer
+// token made by an admin) signs the request. A repeated submit starts nothing new.
+func (s *Server) perforceWebhook(w http.ResponseWriter, r *http.Request) {
+	if err := s.handlePerforceWebhook(w, r); err != nil {
+		writeError(w, r, err)
+	}
+}
+
+func (s *Server) handlePerforceWebhook(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	tok, err := s.triggerToken(r)
+	if err != nil {
+		if !s.rateLimit(w, r, "addr:"+clientAddr(r), s.now()) {
+			return nil
+		}
+		return err
+	}
+	if !s.rateLimit(w, r, "trigger:"+tok.ID, s.now()) {
+		return nil
+	}
+	var ev submitEvent
+	if err := decodeBody(w, r, &ev, false); err != nil {
+		return err
+	}
+	errs := kiln.FieldErrors{}
+	if ev.Stream == nil || !kiln.ValidDepotPath(*ev.Stream) {
+		errs.Add("stream", "is required: the stream submitted to, //<depot>/<stream>")
+	}
+	if ev.Changelist == nil || !changelistRe.MatchString(*ev.Changelist) {
+		errs.Add("changelist", "is required: the submitted changelist number")
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := s.store.TouchTriggerToken(ctx, tok.OrganizationID, tok.ID, s.now()); err != nil {
+		loggerOf(ctx).WarnContext(ctx, "record trigger token use", slog.String("error", err.Error()))
+	}
+	started, err := s.buildsForSubmit(r, tok.OrganizationID, *ev.Stream, *ev.Changelist)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"builds": started})
+	return nil
+}
+
+// triggerToken resolves the request's bearer trigger token; invalid_token when it is missing,
+// malformed, unknown or revoked.
+func (s *Server) triggerToken(r *http.Request) (*kiln.TriggerToken, error) {
+	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	secret = strings.TrimSpace(secret)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !auth.WellFormedTrigger(secret) {
+		return nil, kiln.Errorf(kiln.EInvalidToken, "a Perforce trigger token (kilnp4_…) is required as the bearer token")
+	}
+	tok, err := s.store.GetTriggerTokenByHash(r.Context(), auth.HashToken(secret))
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return nil, kiln.Errorf(kiln.EInvalidToken, "the trigger token is not valid or was revoked")
+	}
+	return tok, err
+}
+
+// buildsForSubmit triggers the push settings on the stream in every Perforce project of the
+// organization. Each build is keyed by the stream, changelist and setting, so a trigger that
+// fires twice for one submit starts nothing new.
+func (s *Server) buildsForSubmit(r *http.Request, orgID, stream, changelist string) ([]string, error) {
+	ctx := r.Context()
+	started := []string{}
+	page := store.Page{Limit: store.MaxLimit}
+	for {
+		projects, next, err := s.store.ListProjects(ctx, orgID, store.ProjectFilter{SourceControl: kiln.SourcePerforce}, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range projects {
+			settings, err := s.store.ListBuildSettings(ctx, orgID, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range settings {
+				if st.Trigger != kiln.TriggerPush || st.StreamPath != stream {
+					continue
+				}
+				b, created, err := s.builds.Trigger(ctx, builds.TriggerRequest{
+					Project: p, Setting: st, Changelist: changelist, TriggeredBy: "push:" + changelist,
+					IdempotencyKey: "perforce-submit:" + stream + "@" + changelist + ":" + st.ID, Fingerprint: changelist,
+				})
+				if err != nil {
+					loggerOf(ctx).ErrorContext(ctx, "submit build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
+					continue
+				}
+				if created {
+					started = append(started, b.ID)
+				}
+			}
+		}
+		if next == "" {
+			return started, nil
+		}
+		page.After = next
+	}
+}

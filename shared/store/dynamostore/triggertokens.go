@@ -1,0 +1,143 @@
+package dynamostore
+
+import (
+	"context"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// triggerTokenItem is a Perforce trigger token, stored twice with the same attributes, as API
+// tokens are: in the organization's partition (PK "ORG#<org>", SK "TRIGGERTOKEN#<id>") and in its
+// own partition for the lookup by hash (PK = SK = "TRIGGERTOKENHASH#<sha256>").
+type triggerTokenItem struct {
+	itemKeys
+	ID             string `dynamo:"id"`
+	OrganizationID string `dynamo:"organizationId"`
+	Name           string `dynamo:"name"`
+	Hash           string `dynamo:"hash"`
+	Hint           string `dynamo:"hint"`
+	CreatedBy      string `dynamo:"createdBy"`
+	CreatedAt      int64  `dynamo:"createdAt"`
+	LastUsedAt     *int64 `dynamo:"lastUsedAt,omitempty"`
+}
+
+func newTriggerTokenItem(t *kiln.TriggerToken, keys itemKeys) *triggerTokenItem {
+	return &triggerTokenItem{
+		itemKeys: keys,
+		ID:       t.ID, OrganizationID: t.OrganizationID, Name: t.Name, Hash: t.Hash, Hint: t.Hint,
+		CreatedBy: t.CreatedBy, CreatedAt: toMS(t.CreatedAt), LastUsedAt: toMSPtr(t.LastUsedAt),
+	}
+}
+
+func (it *triggerTokenItem) triggerToken() *kiln.TriggerToken {
+	return &kiln.TriggerToken{
+		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Hash: it.Hash, Hint: it.Hint,
+		CreatedBy: it.CreatedBy, CreatedAt: fromMS(it.CreatedAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
+	}
+}
+
+// CreateTriggerToken writes, in one transaction: a check that the organization exists, then the
+// token and its hash item, each only if absent.
+func (s *Store) CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) error {
+	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Check(s.table.Check(attrPK, orgPK(t.OrganizationID)).Range(attrSK, orgSK).IfExists())
+		tx.Put(s.table.Put(newTriggerTokenItem(t, itemKeys{
+			PK: orgPK(t.OrganizationID), SK: triggerTokenSK(t.ID), Type: typeTrigger,
+		})).If(notExists, attrPK))
+		tx.Put(s.table.Put(newTriggerTokenItem(t, itemKeys{
+			PK: triggerTokenHashKey(t.Hash), SK: triggerTokenHashKey(t.Hash), Type: typeTriggerHash,
+		})).If(notExists, attrPK))
+	})
+	if at := txFailedAt(err); at != nil {
+		if at[0] == 0 {
+			return kiln.NotFound("organization")
+		}
+		return kiln.Errorf(kiln.EConflict, "the trigger token already exists")
+	}
+	return wrap("create trigger token", err)
+}
+
+// GetTriggerTokenByHash is one GetItem on "TRIGGERTOKENHASH#<hash>".
+func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.TriggerToken, error) {
+	var it triggerTokenItem
+	key := triggerTokenHashKey(hash)
+	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("trigger token")
+	}
+	if err != nil {
+		return nil, wrap("get trigger token by hash", err)
+	}
+	return it.triggerToken(), nil
+}
+
+// ListTriggerTokens queries the organization's partition for SK begins_with "TRIGGERTOKEN#",
+// newest first.
+func (s *Store) ListTriggerTokens(ctx context.Context, orgID string, p store.Page) ([]*kiln.TriggerToken, string, error) {
+	q := listQuery{
+		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixTrigger,
+		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, triggerTokenSK(p.After)),
+	}
+	items, next, err := queryPage(ctx, s, q, limit(p), func(it *triggerTokenItem) string { return it.ID })
+	if err != nil {
+		return nil, "", wrap("list trigger tokens", err)
+	}
+	out := make([]*kiln.TriggerToken, len(items))
+	for i, it := range items {
+		out[i] = it.triggerToken()
+	}
+	return out, next, nil
+}
+
+// getTriggerToken reads the token in the organization's partition (for its hash).
+func (s *Store) getTriggerToken(ctx context.Context, op, orgID, id string) (*triggerTokenItem, error) {
+	var it triggerTokenItem
+	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, triggerTokenSK(id)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("trigger token")
+	}
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return &it, nil
+}
+
+// DeleteTriggerToken reads the token (for its hash), then deletes the token item (if it still
+// exists) and its hash item in one transaction.
+func (s *Store) DeleteTriggerToken(ctx context.Context, orgID, id string) error {
+	it, err := s.getTriggerToken(ctx, "delete trigger token", orgID, id)
+	if err != nil {
+		return err
+	}
+	hashKey := triggerTokenHashKey(it.Hash)
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))
+		tx.Delete(s.table.Delete(attrPK, hashKey).Range(attrSK, hashKey))
+	})
+	if txFailedAt(err) != nil {
+		return kiln.NotFound("trigger token")
+	}
+	return wrap("delete trigger token", err)
+}
+
+// TouchTriggerToken reads the token (for its hash), then sets lastUsedAt on the token item and its
+// hash item in one transaction, each only if it still exists.
+func (s *Store) TouchTriggerToken(ctx context.Context, orgID, id string, at time.Time) error {
+	it, err := s.getTriggerToken(ctx, "touch trigger token", orgID, id)
+	if err != nil {
+		return err
+	}
+	hashKey := triggerTokenHashKey(it.Hash)
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("lastUsedAt", toMS(at)).If(exists, attrPK))
+		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("lastUsedAt", toMS(at)).If(exists, attrPK))
+	})
+	if txFailedAt(err) != nil {
+		return kiln.NotFound("trigger token")
+	}
+	return wrap("touch trigger token", err)
+}
