@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // perforceWorld is a world whose organization has saved credentials for the fake p4 server and a
@@ -182,5 +183,24 @@ func TestPerforceBuildFailures(t *testing.T) {
 	id := w.trigger(t, w.projectID, w.settingID, "")
 	if b := w.waitEnded(t, id); b["status"] != "complete" {
 		t.Fatalf("after recovery: %v %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+	}
+}
+
+func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
+	t.Parallel() // it waits for the next minute
+	w := newPerforceWorld(t)
+	sid := w.addSetting(t, w.projectID, map[string]any{"branch": nil, "streamPath": "//game/main", "trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
+	deadline := time.Now().Add(75 * time.Second)
+	var got []map[string]any
+	for len(got) == 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		got = items(t, w.do(t, "GET", "/builds?buildSettingId="+sid, w.token, nil))
+	}
+	if len(got) == 0 || got[0]["triggeredBy"] != "cron" {
+		t.Fatalf("scheduled builds: %v", got)
+	}
+	b := w.waitEnded(t, got[0]["id"].(string))
+	if b["status"] != "complete" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\nTuned by design." {
+		t.Fatalf("scheduled build: %v\nlog:\n%s", b, w.logText(t, got[0]["id"].(string)))
 	}
 }
