@@ -41,14 +41,14 @@ func p4BuildState() map[string]any {
 	}
 }
 
-func newPerforceWorld(t *testing.T) *perforceWorld {
+func newPerforceWorld(t *testing.T, configure ...func(*Config)) *perforceWorld {
 	t.Helper()
 	p4 := fakeP4(t)
 	setP4State(t, p4, p4BuildState())
-	w := newWorld(t, func(c *Config) {
+	w := newWorld(t, append([]func(*Config){func(c *Config) {
 		c.P4 = p4
 		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	})
+	}}, configure...)...)
 	r := w.do(t, "PATCH", "/organizations/"+w.orgID+"/perforce", w.token,
 		map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": p4Ticket})
 	if r.Status != 200 {
@@ -202,5 +202,27 @@ func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 	b := w.waitEnded(t, got[0]["id"].(string))
 	if b["status"] != "complete" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\nTuned by design." {
 		t.Fatalf("scheduled build: %v\nlog:\n%s", b, w.logText(t, got[0]["id"].(string)))
+	}
+}
+
+func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
+	w := newPerforceWorld(t, func(c *Config) { c.Workers = 2 })
+	state := p4BuildState()
+	state["files"].(map[string]string)["//game/main/Shooter/FakeUAT.env"] = "FAKE_UAT_SLEEP=1\n"
+	setP4State(t, w.p4, state)
+	other := w.addSetting(t, w.projectID, map[string]any{"branch": nil, "streamPath": "//game/main", "buildType": "Development"})["id"].(string)
+	first := w.trigger(t, w.projectID, w.settingID, "")
+	second := w.trigger(t, w.projectID, other, "")
+	waited := 0
+	for _, id := range []string{first, second} {
+		if b := w.waitEnded(t, id); b["status"] != "complete" {
+			t.Fatalf("build %s: %v %v\nlog:\n%s", id, b["status"], b["failureReason"], w.logText(t, id))
+		}
+		if strings.Contains(w.logText(t, id), "Waiting for another build of //game/main to finish with the workspace") {
+			waited++
+		}
+	}
+	if waited != 1 {
+		t.Fatalf("%d of the two builds waited for the shared workspace, want 1", waited)
 	}
 }

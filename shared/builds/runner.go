@@ -59,6 +59,8 @@ type Runner struct {
 	Ended  func(ctx context.Context, b *kiln.Build)
 	Logger *slog.Logger
 	Now    func() time.Time
+
+	workspaces workspaceLocks
 }
 
 // failure is a build failure with the reason the customer sees.
@@ -123,6 +125,14 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
 	}
+	release, ok := r.workspaces.tryAcquire(workspace)
+	if !ok {
+		rep.Log(ctx, agent.LogLine{Time: r.now(), Level: agent.LevelInfo, Message: "Waiting for another build of " + b.Branch + " to finish with the workspace"})
+		if release, err = r.workspaces.acquire(ctx, workspace); err != nil {
+			return none, err
+		}
+	}
+	defer release()
 	in := agent.CheckoutInput{Workspace: workspace}
 	if p.SourceControl == kiln.SourcePerforce {
 		in.Perforce, err = r.perforceSource(ctx, b, p)
