@@ -24,6 +24,10 @@ type PerforceSource struct {
 	Changelist string
 }
 
+// workspaceMarker is the file in a workspace directory that says which client workspace (and
+// server) its files came from.
+const workspaceMarker = ".kiln-p4-workspace"
+
 // syncLinesLogged is how many of p4's per-file sync lines go to the build log; the rest are
 // counted. A first sync of a game stream lists hundreds of thousands of files.
 const syncLinesLogged = 200
@@ -77,9 +81,25 @@ func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 	if err := c.SaveWorkspace(ctx, workspace); err != nil {
 		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s does not exist on the Perforce server", src.Stream))
 	}
-	logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s", src.Stream, change, src.WorkspaceName)
+	// The server remembers what each workspace has. A directory that never had this workspace's
+	// files, or lost them, gets every file again; otherwise a sync would trust the server's
+	// record and transfer nothing.
+	marker := filepath.Join(ws, workspaceMarker)
+	identity := src.WorkspaceName + "@" + c.Address + "\n"
+	force := false
+	if b, err := os.ReadFile(marker); err != nil || string(b) != identity {
+		force = true
+		if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return CheckoutOutput{}, fmt.Errorf("agent: checkout: %w", err)
+		}
+	}
+	if force {
+		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s (every file: the directory is new to it)", src.Stream, change, src.WorkspaceName)
+	} else {
+		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s", src.Stream, change, src.WorkspaceName)
+	}
 	logged := 0
-	n, err := c.Sync(ctx, workspace, change, func(line string) {
+	n, err := c.Sync(ctx, workspace, change, force, func(line string) {
 		if logged < syncLinesLogged {
 			logged++
 			logf(ctx, r, LevelInfo, "%s", line)
@@ -87,6 +107,11 @@ func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 	})
 	if err != nil {
 		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("changelist %s does not exist on the Perforce server", change))
+	}
+	if force {
+		if err := os.WriteFile(marker, []byte(identity), 0o644); err != nil {
+			return CheckoutOutput{}, fmt.Errorf("agent: checkout: %w", err)
+		}
 	}
 	switch {
 	case n == 0:

@@ -96,6 +96,19 @@ func TestPerforceCheckout(t *testing.T) {
 		t.Errorf("the compile intermediates were removed: %v", err)
 	}
 
+	// A workspace directory that lost its files (a disk cleaned up) gets them all back, although
+	// the server records them as synced.
+	if err := os.RemoveAll(out.Dir); err != nil {
+		t.Fatal(err)
+	}
+	rec = &recorder{}
+	if _, err := a.Checkout(ctx, in, rec); err != nil {
+		t.Fatalf("checkout into a wiped directory: %v\nlog:\n%s", err, rec.text())
+	}
+	if b, err := os.ReadFile(filepath.Join(out.Dir, "Game.uproject")); err != nil || string(b) != "{}" {
+		t.Fatalf("after a wipe the workspace lacks its files: %q, %v\nlog:\n%s", b, err, rec.text())
+	}
+
 	// Refused before p4 runs: a changelist that is not a number.
 	in.Perforce.Changelist = "7 -f"
 	if _, err := a.Checkout(ctx, in, &recorder{}); err == nil {

@@ -70,10 +70,12 @@ func (c *Client) SaveWorkspace(ctx context.Context, ws Workspace) error {
 }
 
 // Sync brings the workspace to the stream at change (p4 -c <name> sync <stream>/...@<change>),
-// transferring only the files whose revision differs from what the workspace has. p4's line
-// for each file added, updated or deleted is passed to onFile (nil ignores them); Sync returns
-// how many there were. It is bounded by SyncTimeout, not Timeout.
-func (c *Client) Sync(ctx context.Context, ws Workspace, change string, onFile func(line string)) (int, error) {
+// transferring only the files whose revision differs from what the server records the workspace
+// to have. With force (sync -f) every file is transferred again, whatever the server records: for
+// a root that lost its files. p4's line for each file added, updated or deleted is passed to
+// onFile (nil ignores them); Sync returns how many there were. It is bounded by SyncTimeout, not
+// Timeout.
+func (c *Client) Sync(ctx context.Context, ws Workspace, change string, force bool, onFile func(line string)) (int, error) {
 	if err := ws.check(); err != nil {
 		return 0, err
 	}
@@ -85,7 +87,11 @@ func (c *Client) Sync(ctx context.Context, ws Workspace, change string, onFile f
 	if timeout <= 0 {
 		timeout = DefaultSyncTimeout
 	}
-	err := c.call(ctx, timeout, callOptions{stdout: lines}, "-c", ws.Name, "sync", ws.Stream+"/...@"+change)
+	args := []string{"-c", ws.Name, "sync"}
+	if force {
+		args = append(args, "-f")
+	}
+	err := c.call(ctx, timeout, callOptions{stdout: lines}, append(args, ws.Stream+"/...@"+change)...)
 	lines.finish()
 	var pe *Error
 	if errors.As(err, &pe) && pe.Kind == nil && strings.HasSuffix(pe.Message, "file(s) up-to-date.") {

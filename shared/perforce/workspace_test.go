@@ -74,7 +74,7 @@ func TestSyncIsIncrementalAndFollowsChangelists(t *testing.T) {
 	}
 	for _, s := range steps {
 		var lines []string
-		n, err := c.Sync(ctx, ws, s.change, func(l string) { lines = append(lines, l) })
+		n, err := c.Sync(ctx, ws, s.change, false, func(l string) { lines = append(lines, l) })
 		if err != nil || n != s.wantFiles || len(lines) != n {
 			t.Fatalf("Sync @%s = %d (%q), %v; want %d files", s.change, n, lines, err, s.wantFiles)
 		}
@@ -83,6 +83,18 @@ func TestSyncIsIncrementalAndFollowsChangelists(t *testing.T) {
 				t.Errorf("after sync @%s the workspace holds %q, want %q", s.change, got, s.wantTree)
 			}
 		}
+	}
+
+	// A root that lost its files while the server still records them: a plain sync transfers
+	// nothing, a forced one everything.
+	if err := os.RemoveAll(ws.Root); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Sync(ctx, ws, "10", false, nil); err != nil || n != 0 {
+		t.Fatalf("plain sync of a wiped root = %d, %v", n, err)
+	}
+	if n, err := c.Sync(ctx, ws, "10", true, nil); err != nil || n != 3 || len(readTree(t, ws.Root)) != 3 {
+		t.Fatalf("forced sync of a wiped root = %d, %v", n, err)
 	}
 
 	for _, l := range readLog(t, logPath) {
@@ -121,7 +133,7 @@ func TestSyncErrors(t *testing.T) {
 	if err := c.SaveWorkspace(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Sync(ctx, ws, "999", nil); err == nil || !strings.Contains(err.Error(), "999") {
+	if _, err := c.Sync(ctx, ws, "999", false, nil); err == nil || !strings.Contains(err.Error(), "999") {
 		t.Errorf("Sync of an unknown change: %v", err)
 	}
 	if d, err := c.Describe(ctx, "12"); err != nil || d.Status != "pending" {
@@ -143,7 +155,7 @@ func TestSyncErrors(t *testing.T) {
 		{"no change", ws, ""},
 	}
 	for _, b := range bad {
-		if _, err := c.Sync(ctx, b.ws, b.change, nil); err == nil {
+		if _, err := c.Sync(ctx, b.ws, b.change, false, nil); err == nil {
 			t.Errorf("%s: Sync accepted it", b.name)
 		}
 		if b.ws != ws {
@@ -166,7 +178,7 @@ func TestSyncExpiredTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Ticket = "0000"
-	if _, err := c.Sync(ctx, ws, "10", nil); !errors.Is(err, ErrAuth) {
+	if _, err := c.Sync(ctx, ws, "10", false, nil); !errors.Is(err, ErrAuth) {
 		t.Errorf("Sync with a bad ticket: %v, want ErrAuth", err)
 	}
 }

@@ -385,8 +385,10 @@ func saveClient(st state, stateFile string) int {
 	return 0
 }
 
-// syncClient implements sync <stream>/...[@change|#head]: the client's root brought to the depot
-// at that change, transferring only files whose revision differs from the have list.
+// syncClient implements sync [-f] <stream>/...[@change|#head]: the client's root brought to the
+// depot at that change, transferring only files whose revision differs from the have list (with
+// -f, every file). Like a real server it trusts the have list: files removed from the root behind
+// its back are not noticed.
 func syncClient(st state, stateFile, name string, args []string) int {
 	c, ok := loadClient(stateFile, name)
 	if name == "" || !ok {
@@ -395,6 +397,7 @@ func syncClient(st state, stateFile, name string, args []string) int {
 	if len(args) == 0 {
 		return fail("fakep4: sync needs a file argument")
 	}
+	force := slices.Contains(args[:len(args)-1], "-f")
 	arg := args[len(args)-1]
 	pat, at := arg, latest(st)
 	if i := strings.LastIndexAny(arg, "@#"); i > 0 {
@@ -441,7 +444,7 @@ func syncClient(st state, stateFile, name string, args []string) int {
 	for _, f := range files {
 		fr := want[f]
 		have, had := c.Have[f]
-		if had && have == fr.Rev {
+		if had && have == fr.Rev && !force {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(local(f)), 0o755); err != nil {
