@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,34 @@ func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
 	}
 	if waited != 1 {
 		t.Fatalf("%d of the two builds waited for the shared workspace, want 1", waited)
+	}
+}
+
+func TestRemovingPerforceCredentials(t *testing.T) {
+	w := newPerforceWorld(t)
+	path := "/organizations/" + w.orgID + "/perforce"
+	wantError(t, w.do(t, "DELETE", path, addUser(t, w.testService, w.orgID, "member"), nil), 403, "insufficient_scope")
+	if r := w.do(t, "DELETE", path, w.token, nil); r.Status != 204 {
+		t.Fatalf("delete credentials: %d %s", r.Status, r.Raw)
+	}
+	if r := w.do(t, "GET", "/organizations/"+w.orgID, w.token, nil); r.Body["perforce"] != nil {
+		t.Fatalf("credentials still shown: %s", r.Raw)
+	}
+	if _, err := os.Stat(filepath.Join(w.cfg.Data, "p4", w.orgID)); !os.IsNotExist(err) {
+		t.Errorf("the organization's p4 directory (trusted fingerprint) is still there: %v", err)
+	}
+	wantError(t, w.do(t, "POST", "/projects/add-perforce", w.token, `{"name":"Dev","depot":"//game/dev","streamPath":"//game/dev"}`), 409, "perforce_not_configured")
+	id := w.trigger(t, w.projectID, w.settingID, "")
+	if b := w.waitEnded(t, id); b["status"] != "failed" || !strings.Contains(b["failureReason"].(string), "Perforce is not configured for the organization") {
+		t.Fatalf("build without credentials: %v %v", b["status"], b["failureReason"])
+	}
+
+	// Saved again, builds work again.
+	if r := w.do(t, "PATCH", path, w.token, map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": p4Ticket}); r.Status != 200 {
+		t.Fatalf("save again: %d %s", r.Status, r.Raw)
+	}
+	id = w.trigger(t, w.projectID, w.settingID, "")
+	if b := w.waitEnded(t, id); b["status"] != "complete" {
+		t.Fatalf("build after saving again: %v %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
 	}
 }

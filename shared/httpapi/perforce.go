@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -15,6 +16,9 @@ type PerforceVerifier interface {
 	Verify(ctx context.Context, orgID, serverURL, user, ticket, knownFingerprint string) (fingerprint string, err error)
 	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream, uprojectPath string,
 		parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error)
+	// Forget removes what kiln keeps for the organization's server besides the credentials
+	// (trusted fingerprints).
+	Forget(orgID string) error
 }
 
 // perforceCredentials opens the organization's saved credentials.
@@ -64,5 +68,25 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	s.auth.ForgetOrganization(org.ID)
 	writeJSON(w, http.StatusOK, renderOrganization(updated))
+	return nil
+}
+
+// deletePerforce answers DELETE /organizations/:id/perforce: the credentials and the trusted
+// fingerprint are removed; builds of Perforce projects fail until new credentials are saved.
+func (s *Server) deletePerforce(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.SetPerforce(r.Context(), org.ID, nil, s.now().UTC().Truncate(time.Millisecond)); err != nil {
+		return err
+	}
+	s.auth.ForgetOrganization(org.ID)
+	if s.perforce != nil {
+		if err := s.perforce.Forget(org.ID); err != nil {
+			loggerOf(r.Context()).WarnContext(r.Context(), "forget Perforce state", slog.String("error", err.Error()))
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -30,7 +30,8 @@ func (s *Server) routes() {
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})
 	s.handle("/organizations/{id}/perforce", methods{
-		http.MethodPatch: s.authed(kiln.ActAdmin, s.putPerforce),
+		http.MethodPatch:  s.authed(kiln.ActAdmin, s.putPerforce),
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.deletePerforce),
 	})
 	s.handle("/organizations/{id}/perforce/trigger-tokens", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listTriggerTokens),

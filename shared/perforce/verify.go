@@ -163,3 +163,15 @@ func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials
 	}
 	return parse(uprojectPath, data)
 }
+
+// Forget removes the organization's private p4 directory (trusted fingerprints, p4's own files)
+// once its credentials are removed; the next credentials start from first contact again.
+func (v *Verifier) Forget(orgID string) error {
+	if orgID == "" || strings.ContainsAny(orgID, `/\.`) {
+		return fmt.Errorf("perforce: invalid organization id %q", orgID)
+	}
+	if err := os.RemoveAll(filepath.Join(v.Dir, orgID)); err != nil {
+		return fmt.Errorf("perforce: forget %s: %w", orgID, err)
+	}
+	return nil
+}
