@@ -33,9 +33,10 @@ const workspaceMarker = ".kiln-p4-workspace"
 const syncLinesLogged = 200
 
 // checkoutPerforce brings the workspace to the changelist to build: the stream must exist, the
-// changelist must be submitted (the latest one when none is asked for), and the client workspace
-// is saved (made on first use) and synced, which transfers only what changed since the last
-// build in it. Files that are not in the depot (Unreal's Intermediate/ and DerivedDataCache/
+// client workspace is saved (made on first use), the changelist must be submitted (the latest
+// one in the workspace's view when none is asked for, so that a submit to a path the stream
+// imports counts too), and the whole view is synced, which transfers only what changed since the
+// last build in it. Files that are not in the depot (Unreal's Intermediate/ and DerivedDataCache/
 // among them) stay, as p4 leaves them.
 func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Reporter) (CheckoutOutput, error) {
 	src := *in.Perforce
@@ -63,9 +64,13 @@ func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 	if !exists {
 		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: the stream %s does not exist on the Perforce server", src.Stream)
 	}
+	workspace := perforce.Workspace{Name: src.WorkspaceName, Root: ws, Stream: src.Stream}
+	if err := c.SaveWorkspace(ctx, workspace); err != nil {
+		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s does not exist on the Perforce server", src.Stream))
+	}
 	change := src.Changelist
 	if change == "" {
-		if change, err = c.LatestChange(ctx, src.Stream); err != nil {
+		if change, err = c.LatestChangeIn(ctx, workspace); err != nil {
 			return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s has no submitted changelist", src.Stream))
 		}
 	}
@@ -77,10 +82,6 @@ func (a *Agent) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: changelist %s is %s, not submitted", change, desc.Status)
 	}
 
-	workspace := perforce.Workspace{Name: src.WorkspaceName, Root: ws, Stream: src.Stream}
-	if err := c.SaveWorkspace(ctx, workspace); err != nil {
-		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s does not exist on the Perforce server", src.Stream))
-	}
 	// The server remembers what each workspace has. A directory that never had this workspace's
 	// files, or lost them, gets every file again; otherwise a sync would trust the server's
 	// record and transfer nothing.

@@ -311,12 +311,6 @@ func TestDepotOperations(t *testing.T) {
 	if _, err := c.Print(ctx, "//game/dev/Big.bin"); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Print big: %v, want ErrTooLarge", err)
 	}
-	if ch, err := c.LatestChange(ctx, "//game/main"); err != nil || ch != "42" {
-		t.Errorf("LatestChange = %q, %v", ch, err)
-	}
-	if _, err := c.LatestChange(ctx, "//game/empty"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("LatestChange empty: %v, want ErrNotFound", err)
-	}
 	if d, err := c.Describe(ctx, "42"); err != nil || d != (Change{Number: "42", Description: "Bump engine\n\nto 5.3", Status: "submitted"}) {
 		t.Errorf("Describe = %q, %v", d, err)
 	}
@@ -334,7 +328,7 @@ func TestArgumentsRefusedBeforeRunning(t *testing.T) {
 		func() error { _, err := c.Files(ctx, "--help"); return err },
 		func() error { _, err := c.Print(ctx, "//game/..."); return err },
 		func() error { _, err := c.Describe(ctx, "-s"); return err },
-		func() error { _, err := c.LatestChange(ctx, "game"); return err },
+		func() error { _, err := c.LatestChangeIn(ctx, Workspace{Name: "-x", Root: "/tmp/ws", Stream: "//game/main"}); return err },
 		func() error { c2 := *c; c2.Address = "p4.example.com:1666"; return c2.LoginStatus(ctx) },
 		func() error { c2 := *c; c2.User = "-u"; return c2.LoginStatus(ctx) },
 		func() error { c2 := *c; c2.Dir = "relative"; return c2.LoginStatus(ctx) },

@@ -196,22 +196,6 @@ func (c *Client) Print(ctx context.Context, depotFile string) ([]byte, error) {
 	return c.exec(ctx, false, MaxPrint, "print", "-q", depotFile)
 }
 
-// LatestChange returns the number of the newest submitted changelist under stream; ErrNotFound
-// when there is none.
-func (c *Client) LatestChange(ctx context.Context, stream string) (string, error) {
-	if err := checkPath(stream); err != nil {
-		return "", err
-	}
-	recs, err := c.run(ctx, "changes", "-m1", "-s", "submitted", stream+"/...")
-	if err != nil {
-		return "", err
-	}
-	if len(recs) == 0 || !isChange(recs[0]["change"]) {
-		return "", &Error{Command: "changes", Message: "no submitted change under " + stream, Kind: ErrNotFound}
-	}
-	return recs[0]["change"], nil
-}
-
 func isChange(s string) bool {
 	return s != "" && len(s) <= 12 && strings.Trim(s, "0123456789") == "" && s[0] != '0'
 }

@@ -69,7 +69,28 @@ func (c *Client) SaveWorkspace(ctx context.Context, ws Workspace) error {
 	return c.call(ctx, c.Timeout, callOptions{stdin: strings.NewReader(spec), stdout: out, stdoutCap: out}, "client", "-i")
 }
 
-// Sync brings the workspace to the stream at change (p4 -c <name> sync <stream>/...@<change>),
+// view is the whole of the workspace's view in client syntax (//<name>/...): the stream's own
+// files and whatever its spec imports (an engine from another depot, say).
+func (ws Workspace) view() string { return "//" + ws.Name + "/..." }
+
+// LatestChangeIn returns the newest submitted changelist that touches the workspace's view
+// (p4 -c <name> changes -m1 -s submitted //<name>/...), imported paths included; ErrNotFound
+// when there is none.
+func (c *Client) LatestChangeIn(ctx context.Context, ws Workspace) (string, error) {
+	if err := ws.check(); err != nil {
+		return "", err
+	}
+	recs, err := c.run(ctx, "-c", ws.Name, "changes", "-m1", "-s", "submitted", ws.view())
+	if err != nil {
+		return "", err
+	}
+	if len(recs) == 0 || !isChange(recs[0]["change"]) {
+		return "", &Error{Command: "changes", Message: "no submitted change in " + ws.Stream, Kind: ErrNotFound}
+	}
+	return recs[0]["change"], nil
+}
+
+// Sync brings the workspace to its view at change (p4 -c <name> sync //<name>/...@<change>),
 // transferring only the files whose revision differs from what the server records the workspace
 // to have. With force (sync -f) every file is transferred again, whatever the server records: for
 // a root that lost its files. p4's line for each file added, updated or deleted is passed to
@@ -91,7 +112,7 @@ func (c *Client) Sync(ctx context.Context, ws Workspace, change string, force bo
 	if force {
 		args = append(args, "-f")
 	}
-	err := c.call(ctx, timeout, callOptions{stdout: lines}, append(args, ws.Stream+"/...@"+change)...)
+	err := c.call(ctx, timeout, callOptions{stdout: lines}, append(args, ws.view()+"@"+change)...)
 	lines.finish()
 	var pe *Error
 	if errors.As(err, &pe) && pe.Kind == nil && strings.HasSuffix(pe.Message, "file(s) up-to-date.") {

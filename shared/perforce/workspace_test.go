@@ -58,6 +58,9 @@ func TestSyncIsIncrementalAndFollowsChangelists(t *testing.T) {
 	if err := c.SaveWorkspace(ctx, ws); err != nil { // saving it again is harmless
 		t.Fatal(err)
 	}
+	if ch, err := c.LatestChangeIn(ctx, ws); err != nil || ch != "11" { // 12 is pending
+		t.Fatalf("LatestChangeIn = %q, %v", ch, err)
+	}
 
 	steps := []struct {
 		change    string
@@ -101,8 +104,8 @@ func TestSyncIsIncrementalAndFollowsChangelists(t *testing.T) {
 		if slices.Contains(l.Argv, testTicket) {
 			t.Errorf("ticket in argv: %q", l.Argv)
 		}
-		if slices.Contains(l.Argv, "sync") && !slices.Contains(l.Argv, ws.Name) {
-			t.Errorf("sync without -c %s: %q", ws.Name, l.Argv)
+		if slices.Contains(l.Argv, "sync") && (!slices.Contains(l.Argv, ws.Name) || !strings.HasPrefix(l.Argv[len(l.Argv)-1], "//"+ws.Name+"/...@")) {
+			t.Errorf("sync not of the whole client view: %q", l.Argv)
 		}
 	}
 }

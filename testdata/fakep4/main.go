@@ -182,7 +182,7 @@ func run(args []string) int {
 		os.Stdout.WriteString(c.Content)
 		return 0
 	case "changes":
-		pat := cargs[len(cargs)-1]
+		pat := depotSyntax(stateFile, client, cargs[len(cargs)-1])
 		best := -1
 		for i, ch := range st.Changes {
 			if !ch.Pending && touches(ch, pat) && (best < 0 || ch.Change > st.Changes[best].Change) {
@@ -312,6 +312,23 @@ func touches(ch change, pat string) bool {
 	return false
 }
 
+// depotSyntax turns a path in client syntax (//<client>/rest) into the depot path it maps to
+// (<stream>/rest) when client is the -c client; other paths are returned as they are.
+func depotSyntax(stateFile, client, p string) string {
+	if client == "" {
+		return p
+	}
+	rest, ok := strings.CutPrefix(p, "//"+client+"/")
+	if !ok {
+		return p
+	}
+	c, ok := loadClient(stateFile, client)
+	if !ok || c.Stream == "" {
+		return p
+	}
+	return c.Stream + "/" + rest
+}
+
 // clientSpec is a saved client workspace with its have list (depot file -> revision).
 type clientSpec struct {
 	Name   string         `json:"name"`
@@ -415,6 +432,7 @@ func syncClient(st state, stateFile, name string, args []string) int {
 			return fail("fakep4: only #head")
 		}
 	}
+	pat = depotSyntax(stateFile, name, pat)
 	if c.Stream == "" || !strings.HasPrefix(pat, c.Stream+"/") {
 		return fail("%s - file(s) not in client view.", pat)
 	}
