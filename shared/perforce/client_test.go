@@ -328,7 +328,10 @@ func TestArgumentsRefusedBeforeRunning(t *testing.T) {
 		func() error { _, err := c.Files(ctx, "--help"); return err },
 		func() error { _, err := c.Print(ctx, "//game/..."); return err },
 		func() error { _, err := c.Describe(ctx, "-s"); return err },
-		func() error { _, err := c.LatestChangeIn(ctx, Workspace{Name: "-x", Root: "/tmp/ws", Stream: "//game/main"}); return err },
+		func() error {
+			_, err := c.LatestChangeIn(ctx, Workspace{Name: "-x", Root: "/tmp/ws", Stream: "//game/main"})
+			return err
+		},
 		func() error { c2 := *c; c2.Address = "p4.example.com:1666"; return c2.LoginStatus(ctx) },
 		func() error { c2 := *c; c2.User = "-u"; return c2.LoginStatus(ctx) },
 		func() error { c2 := *c; c2.Dir = "relative"; return c2.LoginStatus(ctx) },
