@@ -125,12 +125,11 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
 	}
-	release, ok := r.workspaces.tryAcquire(workspace)
-	if !ok {
+	release, err := r.workspaces.acquire(ctx, workspace, func() {
 		rep.Log(ctx, agent.LogLine{Time: r.now(), Level: agent.LevelInfo, Message: "Waiting for another build of " + b.Branch + " to finish with the workspace"})
-		if release, err = r.workspaces.acquire(ctx, workspace); err != nil {
-			return none, err
-		}
+	})
+	if err != nil {
+		return none, err
 	}
 	defer release()
 	in := agent.CheckoutInput{Workspace: workspace}

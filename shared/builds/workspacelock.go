@@ -13,20 +13,18 @@ type workspaceLocks struct {
 	held map[string]chan struct{}
 }
 
-// tryAcquire takes the workspace's lock if it is free.
-func (l *workspaceLocks) tryAcquire(dir string) (release func(), ok bool) {
+// acquire takes the workspace's lock, waiting until ctx ends if another build holds it; waiting
+// is called (when not nil) before it waits.
+func (l *workspaceLocks) acquire(ctx context.Context, dir string, waiting func()) (release func(), err error) {
 	ch := l.slot(dir)
 	select {
 	case ch <- struct{}{}:
-		return func() { <-ch }, true
+		return func() { <-ch }, nil
 	default:
-		return nil, false
 	}
-}
-
-// acquire waits for the workspace's lock until ctx ends.
-func (l *workspaceLocks) acquire(ctx context.Context, dir string) (release func(), err error) {
-	ch := l.slot(dir)
+	if waiting != nil {
+		waiting()
+	}
 	select {
 	case ch <- struct{}{}:
 		return func() { <-ch }, nil

@@ -185,11 +185,20 @@ func (s *Server) authed(action kiln.Action, h apiHandler) http.Handler {
 }
 
 func (s *Server) authenticate(r *http.Request) (*auth.Principal, error) {
-	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	secret, ok := bearerToken(r)
+	if !ok {
 		return nil, auth.ErrInvalidToken()
 	}
-	return s.auth.Resolve(r.Context(), strings.TrimSpace(secret))
+	return s.auth.Resolve(r.Context(), secret)
+}
+
+// bearerToken is the request's "Authorization: Bearer <secret>" secret.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(secret), true
 }
 
 // rateLimit takes a request from key's budget; when it is spent it answers 429 with Retry-After

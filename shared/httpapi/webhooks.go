@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,31 +100,51 @@ func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) (
 	if err != nil {
 		return nil, err
 	}
+	linksRepo := func(p *kiln.Project) bool { return strings.EqualFold(p.RepoLink, ev.Repo.FullName) }
+	return s.triggerPushSettings(ctx, org.ID, kiln.SourceGitHub, linksRepo, func(st *kiln.BuildSetting) *builds.TriggerRequest {
+		if st.Branch != branch {
+			return nil
+		}
+		req := &builds.TriggerRequest{Commit: ev.After, TriggeredBy: "push:" + ev.After}
+		if delivery != "" {
+			req.IdempotencyKey = "github-delivery:" + delivery + ":" + st.ID
+			req.Fingerprint = ev.After
+		}
+		return req
+	})
+}
+
+// triggerPushSettings starts a build of every setting with trigger push, in the organization's
+// projects of one source control that wantProject accepts (nil: all), for which request returns a
+// request (nil skips the setting; Project and Setting are filled in). It returns the ids of the builds it created; a setting
+// whose build fails to start is logged and skipped, so one bad setting does not stop the others.
+func (s *Server) triggerPushSettings(ctx context.Context, orgID string, source kiln.SourceControl,
+	wantProject func(*kiln.Project) bool, request func(*kiln.BuildSetting) *builds.TriggerRequest) ([]string, error) {
 	started := []string{}
 	page := store.Page{Limit: store.MaxLimit}
 	for {
-		projects, next, err := s.store.ListProjects(ctx, org.ID, store.ProjectFilter{SourceControl: kiln.SourceGitHub}, page)
+		projects, next, err := s.store.ListProjects(ctx, orgID, store.ProjectFilter{SourceControl: source}, page)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range projects {
-			if !strings.EqualFold(p.RepoLink, ev.Repo.FullName) {
+			if wantProject != nil && !wantProject(p) {
 				continue
 			}
-			settings, err := s.store.ListBuildSettings(ctx, org.ID, p.ID)
+			settings, err := s.store.ListBuildSettings(ctx, orgID, p.ID)
 			if err != nil {
 				return nil, err
 			}
 			for _, st := range settings {
-				if st.Trigger != kiln.TriggerPush || st.Branch != branch {
+				if st.Trigger != kiln.TriggerPush {
 					continue
 				}
-				req := builds.TriggerRequest{Project: p, Setting: st, Commit: ev.After, TriggeredBy: "push:" + ev.After}
-				if delivery != "" {
-					req.IdempotencyKey = "github-delivery:" + delivery + ":" + st.ID
-					req.Fingerprint = ev.After
+				req := request(st)
+				if req == nil {
+					continue
 				}
-				b, created, err := s.builds.Trigger(ctx, req)
+				req.Project, req.Setting = p, st
+				b, created, err := s.builds.Trigger(ctx, *req)
 				if err != nil {
 					loggerOf(ctx).ErrorContext(ctx, "push build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
 					continue

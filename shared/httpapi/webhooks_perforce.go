@@ -1,14 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // submitEvent is what a Helix change-commit trigger posts.
@@ -55,7 +54,7 @@ func (s *Server) handlePerforceWebhook(w http.ResponseWriter, r *http.Request) e
 	if err := s.store.TouchTriggerToken(ctx, tok.OrganizationID, tok.ID, s.now()); err != nil {
 		loggerOf(ctx).WarnContext(ctx, "record trigger token use", slog.String("error", err.Error()))
 	}
-	started, err := s.buildsForSubmit(r, tok.OrganizationID, *ev.Stream, *ev.Changelist)
+	started, err := s.buildsForSubmit(ctx, tok.OrganizationID, *ev.Stream, *ev.Changelist)
 	if err != nil {
 		return err
 	}
@@ -66,9 +65,8 @@ func (s *Server) handlePerforceWebhook(w http.ResponseWriter, r *http.Request) e
 // triggerToken resolves the request's bearer trigger token; invalid_token when it is missing,
 // malformed, unknown or revoked.
 func (s *Server) triggerToken(r *http.Request) (*kiln.TriggerToken, error) {
-	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	secret = strings.TrimSpace(secret)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || !auth.WellFormedTrigger(secret) {
+	secret, ok := bearerToken(r)
+	if !ok || !auth.WellFormedTrigger(secret) {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "a Perforce trigger token (kilnp4_…) is required as the bearer token")
 	}
 	tok, err := s.store.GetTriggerTokenByHash(r.Context(), auth.HashToken(secret))
@@ -81,40 +79,12 @@ func (s *Server) triggerToken(r *http.Request) (*kiln.TriggerToken, error) {
 // buildsForSubmit triggers the push settings on the stream in every Perforce project of the
 // organization. Each build is keyed by the stream, changelist and setting, so a trigger that
 // fires twice for one submit starts nothing new.
-func (s *Server) buildsForSubmit(r *http.Request, orgID, stream, changelist string) ([]string, error) {
-	ctx := r.Context()
-	started := []string{}
-	page := store.Page{Limit: store.MaxLimit}
-	for {
-		projects, next, err := s.store.ListProjects(ctx, orgID, store.ProjectFilter{SourceControl: kiln.SourcePerforce}, page)
-		if err != nil {
-			return nil, err
+func (s *Server) buildsForSubmit(ctx context.Context, orgID, stream, changelist string) ([]string, error) {
+	return s.triggerPushSettings(ctx, orgID, kiln.SourcePerforce, nil, func(st *kiln.BuildSetting) *builds.TriggerRequest {
+		if st.StreamPath != stream {
+			return nil
 		}
-		for _, p := range projects {
-			settings, err := s.store.ListBuildSettings(ctx, orgID, p.ID)
-			if err != nil {
-				return nil, err
-			}
-			for _, st := range settings {
-				if st.Trigger != kiln.TriggerPush || st.StreamPath != stream {
-					continue
-				}
-				b, created, err := s.builds.Trigger(ctx, builds.TriggerRequest{
-					Project: p, Setting: st, Changelist: changelist, TriggeredBy: "push:" + changelist,
-					IdempotencyKey: "perforce-submit:" + stream + "@" + changelist + ":" + st.ID, Fingerprint: changelist,
-				})
-				if err != nil {
-					loggerOf(ctx).ErrorContext(ctx, "submit build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
-					continue
-				}
-				if created {
-					started = append(started, b.ID)
-				}
-			}
-		}
-		if next == "" {
-			return started, nil
-		}
-		page.After = next
-	}
+		return &builds.TriggerRequest{Changelist: changelist, TriggeredBy: "push:" + changelist,
+			IdempotencyKey: "perforce-submit:" + stream + "@" + changelist + ":" + st.ID, Fingerprint: changelist}
+	})
 }

@@ -117,11 +117,8 @@ func checkPath(p string) error {
 
 // StreamExists reports whether stream (//depot/name) is a stream on the server.
 func (c *Client) StreamExists(ctx context.Context, stream string) (bool, error) {
-	if err := checkPath(stream); err != nil {
+	if err := checkStream(stream); err != nil {
 		return false, err
-	}
-	if strings.ContainsAny(stream, "*@#%") || strings.Contains(stream, "...") {
-		return false, fmt.Errorf("perforce: invalid stream %q", stream)
 	}
 	recs, err := c.run(ctx, "streams", stream)
 	if errors.Is(err, ErrNotFound) {
@@ -196,6 +193,7 @@ func (c *Client) Print(ctx context.Context, depotFile string) ([]byte, error) {
 	return c.exec(ctx, false, MaxPrint, "print", "-q", depotFile)
 }
 
-func isChange(s string) bool {
+// IsChange reports whether s is a changelist number as kiln accepts one: digits, no leading zero.
+func IsChange(s string) bool {
 	return s != "" && len(s) <= 12 && strings.Trim(s, "0123456789") == "" && s[0] != '0'
 }

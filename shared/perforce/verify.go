@@ -103,10 +103,8 @@ func (v *Verifier) Open(ctx context.Context, orgID string, cr Credentials) (*Cli
 	return c, nil
 }
 
-// AsKiln turns p4 failures into the API's errors (perforce_auth_failed with a reason); other
+// asKiln turns p4 failures into the API's errors (perforce_auth_failed with a reason); other
 // errors are returned as they are.
-func AsKiln(err error) error { return asKiln(err) }
-
 func asKiln(err error) error {
 	switch {
 	case errors.Is(err, ErrAuth):

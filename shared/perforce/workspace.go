@@ -84,7 +84,7 @@ func (c *Client) LatestChangeIn(ctx context.Context, ws Workspace) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if len(recs) == 0 || !isChange(recs[0]["change"]) {
+	if len(recs) == 0 || !IsChange(recs[0]["change"]) {
 		return "", &Error{Command: "changes", Message: "no submitted change in " + ws.Stream, Kind: ErrNotFound}
 	}
 	return recs[0]["change"], nil
@@ -100,7 +100,7 @@ func (c *Client) Sync(ctx context.Context, ws Workspace, change string, force bo
 	if err := ws.check(); err != nil {
 		return 0, err
 	}
-	if !isChange(change) {
+	if !IsChange(change) {
 		return 0, fmt.Errorf("perforce: invalid change %q", change)
 	}
 	lines := &lineWriter{onLine: onFile}
@@ -132,7 +132,7 @@ type Change struct {
 // Describe returns a changelist (p4 describe -s); ErrNotFound when the server has none by that
 // number.
 func (c *Client) Describe(ctx context.Context, change string) (Change, error) {
-	if !isChange(change) {
+	if !IsChange(change) {
 		return Change{}, fmt.Errorf("perforce: invalid change %q", change)
 	}
 	recs, err := c.run(ctx, "describe", "-s", change)
@@ -145,9 +145,6 @@ func (c *Client) Describe(ctx context.Context, change string) (Change, error) {
 	r := recs[0]
 	return Change{Number: change, Description: strings.TrimSpace(r["desc"]), Status: r["status"]}, nil
 }
-
-// IsChange reports whether s is a changelist number as kiln accepts one: digits, no leading zero.
-func IsChange(s string) bool { return isChange(s) }
 
 // maxSyncLine caps a line of sync output kept for onFile; the rest of a longer line is dropped.
 const maxSyncLine = 4 << 10
