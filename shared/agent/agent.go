@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
 // Stage is a stage of a build, as the build log and the API show it.
@@ -63,6 +64,16 @@ type Agent struct {
 	Git string
 	// Logger receives operational logs (never secrets); nil discards them.
 	Logger *slog.Logger
+	// Sandbox confines RunUAT, which runs the customer's code; nil runs it unconfined
+	// (sandbox.Unconfined), which only a host that builds for one trusted studio may do.
+	Sandbox sandbox.Confiner
+}
+
+func (a *Agent) confiner() sandbox.Confiner {
+	if a.Sandbox != nil {
+		return a.Sandbox
+	}
+	return sandbox.Unconfined{}
 }
 
 // Failure is a step's failure with a reason written for the customer: the caller records Reason as

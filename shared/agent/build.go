@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
 // BuildInput says what to build with which engine.
@@ -27,6 +26,9 @@ type BuildInput struct {
 	RunUAT string
 	// ArchiveDir receives RunUAT's archive. It must be missing or empty: give each build its own.
 	ArchiveDir string
+	// ScratchDir is the build's own directory for RunUAT's $HOME and $TMPDIR (made if missing);
+	// "" makes a temporary one, removed after the build.
+	ScratchDir string
 }
 
 // BuildOutput is what RunUAT made.
@@ -64,6 +66,11 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 	if err := emptyDir(archiveDir); err != nil {
 		return BuildOutput{}, err
 	}
+	jail, cleanup, err := buildJail(runUAT, projectDir, archiveDir, in.ScratchDir)
+	if err != nil {
+		return BuildOutput{}, err
+	}
+	defer cleanup()
 	r.Stage(ctx, StageCompile)
 	stage := StageCompile
 
@@ -81,9 +88,14 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 
 	args := uatArgs(uproject, in.Platform, in.BuildType, archiveDir)
 	logf(ctx, r, LevelInfo, "Running: %s %s", runUAT, strings.Join(args, " "))
-	cmd := exec.Command(runUAT, args...)
-	cmd.Dir = projectDir
-	cmd.Env = engineEnv(os.Environ())
+	cmd, err := a.confiner().Command(jail, runUAT, args...)
+	if err != nil {
+		var se *sandbox.Error
+		if errors.As(err, &se) {
+			return BuildOutput{}, fail(ctx, r, stage, err, "%s", se.Reason)
+		}
+		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
+	}
 	err = runGroup(ctx, cmd, func(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
@@ -154,20 +166,43 @@ func bannerStage(line string) (Stage, bool) {
 	return "", false
 }
 
-// engineEnv is the environment RunUAT gets: the agent's, without kiln's own settings and the
-// credentials a host may hold (the build runs the customer's code).
-func engineEnv(environ []string) []string {
-	drop := []string{"P4PASSWD", "GITHUB_TOKEN", "GH_TOKEN"}
-	var out []string
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "KILN_") || strings.HasPrefix(name, "AWS_") ||
-			strings.HasPrefix(name, "GIT_CONFIG_") || slices.Contains(drop, name) {
-			continue
+// buildJail is what RunUAT may touch: the engine read-only; the checkout, the archive directory
+// and the build's scratch directory (its $HOME and $TMPDIR) writable.
+func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, func(), error) {
+	cleanup := func() {}
+	if scratch == "" {
+		dir, err := os.MkdirTemp("", "kiln-build-")
+		if err != nil {
+			return sandbox.Jail{}, nil, fmt.Errorf("agent: build: scratch directory: %w", err)
 		}
-		out = append(out, kv)
+		scratch, cleanup = dir, func() { os.RemoveAll(dir) }
 	}
-	return out
+	scratch, err := filepath.Abs(scratch)
+	if err != nil {
+		return sandbox.Jail{}, nil, fmt.Errorf("agent: build: %w", err)
+	}
+	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			cleanup()
+			return sandbox.Jail{}, nil, fmt.Errorf("agent: build: scratch directory: %w", err)
+		}
+	}
+	return sandbox.Jail{
+		ReadOnly: []string{EngineRoot(runUAT)},
+		Writable: []string{projectDir, archiveDir, scratch},
+		Dir:      projectDir, Home: home, Tmp: tmp,
+	}, cleanup, nil
+}
+
+// EngineRoot is the engine installation a RunUAT.sh belongs to: the directory that holds
+// Engine/Build/BatchFiles/RunUAT.sh, or RunUAT's own directory when it is laid out otherwise.
+func EngineRoot(runUAT string) string {
+	dir := filepath.Dir(runUAT)
+	if filepath.ToSlash(dir) != "" && strings.HasSuffix(filepath.ToSlash(dir), "/Engine/Build/BatchFiles") {
+		return filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	}
+	return dir
 }
 
 // emptyDir makes dir, or checks that it is empty.

@@ -36,7 +36,11 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Pdeathsig: if this process dies, the leader goes with it (its children may not).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	for _, f := range cmd.ExtraFiles { // the child has its own copies now
+		f.Close()
+	}
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return err

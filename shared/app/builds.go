@@ -53,7 +53,15 @@ func (g githubSource) CloneURL(ctx context.Context, installationID int64, fullNa
 
 // newBuildMachine sets up logs, artifacts, the agent, the in-process workflow, the scheduler and
 // the retention janitor, all with their state under the data directory.
-func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *github.Client, logger *slog.Logger) (*buildMachine, error) {
+func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyring.Keyring, gh *github.Client, logger *slog.Logger) (*buildMachine, error) {
+	orgs, ok := st.(organizationCounter)
+	if !ok {
+		return nil, fmt.Errorf("the store %T cannot count organizations", st)
+	}
+	confiner, err := newSandbox(ctx, cfg, orgs, logger)
+	if err != nil {
+		return nil, err
+	}
 	logs, err := buildlog.NewFiles(filepath.Join(cfg.Data, "logs"))
 	if err != nil {
 		return nil, err
@@ -64,8 +72,8 @@ func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *gith
 	}
 	runner := &builds.Runner{
 		Store: st, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
-		Agent:   &agent.Agent{Artifacts: arts, Logger: logger},
-		WorkDir: cfg.Data, Logger: logger,
+		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
+		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
 		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
 	}
 	if gh != nil {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,20 @@ type Config struct {
 	// SMTPURL is the mail server for build notifications (smtp://user:pass@host:port); empty
 	// turns notifications off. SMTPFrom is their From address.
 	SMTPURL, SMTPFrom string
+	// Sandbox is how builds are confined: "bwrap" (bubblewrap) or "off".
+	Sandbox string
+	// SandboxOffConfirmed is KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION: builds may run
+	// unconfined although the service holds several organizations.
+	SandboxOffConfirmed bool
+	// Bwrap is the bubblewrap binary; SandboxNetwork whether builds reach the network;
+	// SandboxReadOnly more host directories builds see read-only; SandboxEnv names of variables
+	// passed to builds.
+	Bwrap           string
+	SandboxNetwork  bool
+	SandboxReadOnly []string
+	SandboxEnv      []string
+	// BuildTimeout is how long a build may run (KILN_BUILD_TIMEOUT).
+	BuildTimeout time.Duration
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
@@ -122,6 +137,50 @@ var settings = []setting{
 		return nil
 	}},
 	{"KILN_SMTP_FROM", "kiln <kiln@localhost>", "From address of build notifications", str(func(c *Config) *string { return &c.SMTPFrom })},
+	{"KILN_SANDBOX", "bwrap", "how builds are confined: bwrap (each build in a bubblewrap sandbox) or off (one trusted studio only)", func(c *Config, v string) error {
+		if v != "bwrap" && v != "off" {
+			return errors.New("must be bwrap or off")
+		}
+		c.Sandbox = v
+		return nil
+	}},
+	{"KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION", "0", "1 lets builds run without a sandbox (KILN_SANDBOX=off) although the service holds several organizations", boolean(func(c *Config) *bool { return &c.SandboxOffConfirmed })},
+	{"KILN_BWRAP", "bwrap", "the bubblewrap binary", str(func(c *Config) *string { return &c.Bwrap })},
+	{"KILN_SANDBOX_NETWORK", "on", "on: builds reach the network; off: builds have no network", func(c *Config, v string) error {
+		if v != "on" && v != "off" {
+			return errors.New("must be on or off")
+		}
+		c.SandboxNetwork = v == "on"
+		return nil
+	}},
+	{"KILN_SANDBOX_READONLY", "", "comma-separated host directories builds also see read-only (SDKs outside the engine, e.g. /opt/android-sdk)", func(c *Config, v string) error {
+		c.SandboxReadOnly = nil
+		for _, p := range commaList(v) {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("%q is not an absolute path", p)
+			}
+			c.SandboxReadOnly = append(c.SandboxReadOnly, filepath.Clean(p))
+		}
+		return nil
+	}},
+	{"KILN_SANDBOX_ENV", "", "comma-separated names of environment variables passed to builds (e.g. ANDROID_HOME,JAVA_HOME)", func(c *Config, v string) error {
+		c.SandboxEnv = nil
+		for _, name := range commaList(v) {
+			if strings.HasPrefix(name, "KILN_") || strings.ContainsAny(name, "= ") {
+				return fmt.Errorf("%q cannot be passed to builds", name)
+			}
+			c.SandboxEnv = append(c.SandboxEnv, name)
+		}
+		return nil
+	}},
+	{"KILN_BUILD_TIMEOUT", "4h", "how long a build may run before it is stopped and fails with \"time limit\"", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 4h or 90m")
+		}
+		c.BuildTimeout = d
+		return nil
+	}},
 	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -185,6 +244,28 @@ func positiveInt(field func(*Config) *int) func(*Config, string) error {
 		*field(c) = n
 		return nil
 	}
+}
+
+func boolean(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errors.New("must be 1 or 0")
+		}
+		*field(c) = b
+		return nil
+	}
+}
+
+// commaList splits a comma-separated setting, dropping blanks.
+func commaList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 func httpURL(field func(*Config) *string) func(*Config, string) error {

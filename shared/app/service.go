@@ -86,7 +86,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return nil, err
 	}
 	cfg.PublicURL = publicURL(cfg, ln)
-	machine, err := newBuildMachine(cfg, local.Store, local.Keys, gh, logger)
+	machine, err := newBuildMachine(ctx, cfg, local.Store, local.Keys, gh, logger)
 	if err != nil {
 		ln.Close()
 		local.Close()

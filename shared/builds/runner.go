@@ -59,9 +59,18 @@ type Runner struct {
 	Ended  func(ctx context.Context, b *kiln.Build)
 	Logger *slog.Logger
 	Now    func() time.Time
+	// TimeLimit is how long a build may run, checkout to artifact (KILN_BUILD_TIMEOUT); past it
+	// every process of the build is stopped and the build fails with "time limit". 0: no limit.
+	TimeLimit time.Duration
 
 	workspaces workspaceLocks
 }
+
+// ReasonTimeLimit is the failureReason of a build that ran past its time limit.
+const ReasonTimeLimit = "time limit"
+
+// errTimeLimit is the cause of a build's context ending at its time limit.
+var errTimeLimit = errors.New("the build ran past its time limit")
 
 // failure is a build failure with the reason the customer sees.
 type failure struct{ reason string }
@@ -74,10 +83,20 @@ func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf
 // ctx ends first (the build was cancelled or superseded, or the service is stopping), the
 // build's status is left to whoever ended it; ErrInterrupted is returned when nobody did.
 func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
+	outer := ctx
+	if r.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.TimeLimit, errTimeLimit)
+		defer cancel()
+	}
 	rep := &reporter{logs: r.Logs, build: b, now: r.now}
 	stopFlushing := rep.flushPeriodically(ctx)
 	pkg, err := r.run(ctx, b, rep)
 	stopFlushing()
+	if outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit) {
+		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
+			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", r.TimeLimit)})
+	}
 	rep.flush(context.WithoutCancel(ctx)) // the whole log is written before the build ends
 	if err == nil {
 		err = r.finishComplete(ctx, b, pkg)
@@ -88,6 +107,8 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	var f failure
 	var af *agent.Failure
 	switch {
+	case outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit):
+		return r.finishFailed(context.WithoutCancel(ctx), b, ReasonTimeLimit)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &f):
@@ -152,6 +173,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 	if err := r.save(ctx, b); err != nil {
 		return none, err
 	}
+	// The build's own directory: RunUAT's archive, and its $HOME and $TMPDIR.
 	staging := filepath.Join(r.WorkDir, "staging", b.ID)
 	if err := os.RemoveAll(staging); err != nil {
 		return none, err
@@ -163,7 +185,8 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 	}
 	out, err := r.Agent.Build(ctx, agent.BuildInput{
 		ProjectDir: co.Dir, UprojectPath: uproject, Platform: b.Platform, BuildType: b.BuildType,
-		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: staging,
+		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: filepath.Join(staging, "archive"),
+		ScratchDir: filepath.Join(staging, "scratch"),
 	}, rep)
 	if err != nil {
 		return none, err

@@ -1,0 +1,57 @@
+// Package sandbox confines the build steps that run a customer's code. RunUAT compiles and runs
+// the project's build rules and pre-build steps, so on a machine shared by several organizations
+// it must not see kiln's data directory, its keys, its processes or its environment, nor write
+// anything but its own build's directories.
+//
+// Bubblewrap (bwrap, from Debian's bubblewrap package) gives each build its own user, mount, PID,
+// IPC and UTS namespaces; Unconfined runs the step as a plain child process, for a single trusted
+// studio; Unavailable fails every build with a reason that names the fix.
+package sandbox
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// Jail says what a confined step may see and where it runs.
+type Jail struct {
+	// ReadOnly are directories visible read-only at their own paths (the engine installation).
+	ReadOnly []string
+	// Writable are directories visible read-write at their own paths (the build's workspace and
+	// its staging directory).
+	Writable []string
+	// Dir is the working directory; it must be inside ReadOnly or Writable.
+	Dir string
+	// Home is the step's $HOME and Tmp its $TMPDIR; both must be inside Writable.
+	Home, Tmp string
+}
+
+// Confiner makes the command that runs a program confined to a jail. The command it returns has
+// its Path, Args, Dir and Env set, and no SysProcAttr: the caller runs it in a process group of
+// its own.
+type Confiner interface {
+	Command(j Jail, path string, args ...string) (*exec.Cmd, error)
+}
+
+var (
+	_ Confiner = (*Bubblewrap)(nil)
+	_ Confiner = Unconfined{}
+	_ Confiner = Unavailable{}
+)
+
+// hostEnv is the environment an unconfined step gets: this process's, without kiln's own settings
+// and the credentials a host may hold.
+func hostEnv(environ []string) []string {
+	drop := []string{"P4PASSWD", "P4TICKETS", "GITHUB_TOKEN", "GH_TOKEN"}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "KILN_") || strings.HasPrefix(name, "AWS_") ||
+			strings.HasPrefix(name, "GIT_CONFIG_") || slices.Contains(drop, name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
