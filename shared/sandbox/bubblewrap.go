@@ -163,4 +163,3 @@ func closeAll(files []*os.File) {
 		f.Close()
 	}
 }
-

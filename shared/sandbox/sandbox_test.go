@@ -214,4 +214,3 @@ func probeValue(out, key string) int {
 	}
 	return -1
 }
-
