@@ -23,7 +23,7 @@ const (
 	drainWait = 2 * time.Second
 )
 
-// runGroup runs cmd in a process group of its own and hands every line of its combined standard
+// runGroup runs cmd in a session and process group of its own and hands every line of its combined standard
 // output and error to line, in order, from one goroutine. When ctx ends, the whole group gets
 // SIGTERM, then SIGKILL after killGrace; when the leader exits, whatever it left behind in the
 // group is killed too. It returns cmd.Wait's error (an *exec.ExitError for a non-zero exit) or
@@ -34,8 +34,11 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A session of its own: a new process group, and no controlling terminal, so that the
+	// customer's code cannot push keystrokes into the terminal of whoever started kiln (TIOCSTI).
+	// A sandbox's init (bwrap) stays in the group, so killing the group ends the whole sandbox.
 	// Pdeathsig: if this process dies, the leader goes with it (its children may not).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	for _, f := range cmd.ExtraFiles { // the child has its own copies now
 		f.Close()

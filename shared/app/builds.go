@@ -32,6 +32,7 @@ type buildMachine struct {
 	deliverer *builds.Deliverer
 	hooks     *webhooks.Dispatcher
 	workflow  *local.Workflow
+	runner    *builds.Runner
 	scheduler *builds.Scheduler
 	janitor   *builds.Janitor
 	artifacts *fsartifacts.Store
@@ -105,14 +106,15 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	wf.Ended, wf.Started = ended, hooks.BuildChanged
 	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: hooks.BuildChanged}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, artifacts: arts, logs: logs,
+		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: runner, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
 }
 
-// start recovers interrupted builds and starts the workers, the scheduler and the janitor.
+// start stops what a crashed run left running, recovers interrupted builds and starts the workers, the scheduler and the janitor.
 func (m *buildMachine) start(ctx context.Context) error {
+	m.runner.KillOrphans(ctx)
 	if err := m.workflow.Run(ctx); err != nil {
 		return err
 	}

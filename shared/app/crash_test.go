@@ -15,7 +15,7 @@ import (
 
 // TestKillDuringABuild kills `kiln serve` with SIGKILL while a build runs, starts it again on the
 // same data directory, and checks that no build stays running, no half artifact is visible, and
-// a download link issued before the crash still works.
+// a download link issued before the crash still works, and nothing of the build still runs.
 func TestKillDuringABuild(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "kiln")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kiln").CombinedOutput(); err != nil {
@@ -68,7 +68,7 @@ func TestKillDuringABuild(t *testing.T) {
 	}
 	desc := w.do(t, "GET", "/builds/"+done["id"].(string)+"/download", w.token, nil)
 	url, sum := field(t, desc.Body, "url"), field(t, desc.Body, "checksumMd5")
-	w.shooter.Commit("slow", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=3\nFAKE_UAT_PAK_MB=8\n"})
+	w.shooter.Commit("slow", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\nFAKE_UAT_PAK_MB=8\n"})
 	slow := w.addSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
 	id := w.trigger(t, pid, slow, "")
 	w.waitStatus(t, id, "running")
@@ -89,6 +89,16 @@ func TestKillDuringABuild(t *testing.T) {
 	}
 	if got := fetchArtifact(t, url); md5hex(got) != sum {
 		t.Fatal("the download link issued before the crash gives other bytes")
+	}
+	// The crashed service's build (its sandbox, the engine's sleeping workers) was stopped.
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if left = processesUnder(w.cfg.Data); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("the crashed service's build still runs: %v", left)
 	}
 }
 

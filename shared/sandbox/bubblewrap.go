@@ -62,7 +62,7 @@ func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, er
 	env := b.env(j)
 	bargs := []string{
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--disable-userns", "--new-session",
+		"--disable-userns",
 		"--uid", strconv.Itoa(buildUID), "--gid", strconv.Itoa(buildUID), "--hostname", "kiln-build",
 		"--ro-bind", "/usr", "/usr",
 	}

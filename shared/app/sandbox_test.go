@@ -1,0 +1,144 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// probeScript is tenant code: the stand-in engine sources a project's FakeUAT.env, as Unreal runs a
+// project's build rules. Each probe prints "PROBE <name>=yes" when the build can do it.
+func probeScript(cfg Config) string {
+	engine := filepath.Join(cfg.Engines, "5.3")
+	return strings.Join([]string{
+		`can() { if eval "$2" >/dev/null 2>&1; then echo "PROBE $1=yes"; else echo "PROBE $1=no"; fi; }`,
+		`can read-master-key "cat '` + filepath.Join(cfg.Data, masterKeyFile) + `'"`,
+		`can read-database "test -r '` + filepath.Join(cfg.Data, databaseFile) + `'"`,
+		`can list-logs "ls '` + filepath.Join(cfg.Data, "logs") + `'"`,
+		`can list-artifacts "ls '` + filepath.Join(cfg.Data, "artifacts") + `'"`,
+		`can read-github-app-key "cat '` + cfg.GitHubAppKey + `'"`,
+		`can write-engine "touch '` + engine + `/tampered'"`,
+		`kiln_environ() { for c in /proc/[0-9]*/cmdline; do if grep -qa -- '-test.' "$c"; then cat "${c%/cmdline}/environ" | grep -qa PATH= && return 0; fi; done; return 1; }`,
+		`can read-kiln-environment kiln_environ`,
+		`can see-kiln-process "grep -qa -- '-test.' /proc/[0-9]*/cmdline"`,
+		`can write-workspace "touch ./probe-was-here"`,
+		`can write-home "touch \"$HOME/probe\""`,
+		``,
+	}, "\n")
+}
+
+func probeResults(log string) map[string]string {
+	got := map[string]string{}
+	for _, line := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(line, "PROBE "); ok {
+			name, value, _ := strings.Cut(strings.TrimSpace(rest), "=")
+			got[name] = value
+		}
+	}
+	return got
+}
+
+// TestBuildsRunInASandbox runs a build whose own code tries to reach kiln's keys, database, other
+// builds' data, the GitHub App key, kiln's processes and environment, and the engine; in the
+// sandbox it reaches none of them, and with KILN_SANDBOX=off (the control) it reaches them all.
+func TestBuildsRunInASandbox(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want map[string]string
+	}{
+		{"bwrap", map[string]string{
+			"read-master-key": "no", "read-database": "no", "list-logs": "no", "list-artifacts": "no",
+			"read-github-app-key": "no", "write-engine": "no", "read-kiln-environment": "no", "see-kiln-process": "no",
+			"write-workspace": "yes", "write-home": "yes",
+		}},
+		{"off", map[string]string{
+			"read-master-key": "yes", "read-database": "yes", "list-logs": "yes", "list-artifacts": "yes",
+			"read-github-app-key": "yes", "write-engine": "yes", "read-kiln-environment": "yes", "see-kiln-process": "yes",
+			"write-workspace": "yes", "write-home": "yes",
+		}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			w := newWorld(t, func(c *Config) { c.Sandbox = tc.mode })
+			pid := w.addShooter(t)
+			// A first build, so that logs and artifacts exist to be reached for.
+			sid := w.addSetting(t, pid, nil)["id"].(string)
+			if b := w.waitEnded(t, w.trigger(t, pid, sid, "")); b["status"] != "complete" {
+				t.Fatalf("first build: %v", b)
+			}
+			w.shooter.Commit("probe", "Probe the build host", "Mallory", map[string]string{"Shooter/FakeUAT.env": probeScript(w.cfg)})
+			probe := w.addSetting(t, pid, map[string]any{"branch": "probe"})["id"].(string)
+			id := w.trigger(t, pid, probe, "")
+			if b := w.waitEnded(t, id); b["status"] != "complete" {
+				t.Fatalf("probe build: %v\n%s", b, w.logText(t, id))
+			}
+			log := w.logText(t, id)
+			got := probeResults(log)
+			for name, want := range tc.want {
+				if got[name] != want {
+					t.Errorf("%s: %s = %q, want %q", tc.mode, name, got[name], want)
+				}
+			}
+			if t.Failed() {
+				t.Logf("log:\n%s", log)
+			}
+		})
+	}
+}
+
+func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.Bwrap = filepath.Join(t.TempDir(), "no-bwrap") })
+	if !strings.Contains(w.logs.String(), "builds will fail until the build sandbox works") {
+		t.Errorf("the service did not say at start that builds will fail:\n%s", w.logs.String())
+	}
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	b := w.waitEnded(t, id)
+	reason := fmt.Sprint(b["failureReason"])
+	if b["status"] != "failed" || !strings.Contains(reason, "build sandbox unavailable") ||
+		!strings.Contains(reason, "apt-get install bubblewrap") || !strings.Contains(reason, "KILN_SANDBOX=off") {
+		t.Fatalf("build without bwrap: %v", b)
+	}
+	if strings.Contains(w.logText(t, id), "COMMAND STARTED") {
+		t.Error("the engine ran although the sandbox was unavailable")
+	}
+}
+
+func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.Sandbox = "off" })
+	if !strings.Contains(w.logs.String(), "KILN_SANDBOX=off: builds run without a sandbox") {
+		t.Errorf("no warning at start:\n%s", w.logs.String())
+	}
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	if b := w.waitEnded(t, w.trigger(t, pid, sid, "")); b["status"] != "complete" {
+		t.Fatalf("one organization, sandbox off: %v", b)
+	}
+
+	// A second organization appears beside the running service: builds refuse to run unconfined.
+	bootstrapOrg(t, w.testService, "Other Studio")
+	b := w.waitEnded(t, w.trigger(t, pid, sid, ""))
+	if b["status"] != "failed" || !strings.Contains(fmt.Sprint(b["failureReason"]), "holds 2 organizations") {
+		t.Fatalf("unconfined build with two organizations: %v", b)
+	}
+
+	// On restart the service refuses to start, naming the two ways out.
+	if err := w.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), w.cfg, &syncBuffer{}, discardLogger())
+	if err == nil || !strings.Contains(err.Error(), "KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION=1") || !strings.Contains(err.Error(), "KILN_SANDBOX=bwrap") {
+		t.Fatalf("start with sandbox off and two organizations: %v", err)
+	}
+
+	// Confirmed: it starts, and builds run.
+	token := w.token
+	w.cfg.SandboxOffConfirmed = true
+	w.testService = startService(t, w.cfg)
+	w.token = token
+	if b := w.waitEnded(t, w.trigger(t, pid, sid, "")); b["status"] != "complete" {
+		t.Fatalf("sandbox off, confirmed: %v", b)
+	}
+}

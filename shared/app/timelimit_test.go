@@ -1,0 +1,58 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// processesUnder lists the host's processes whose working directory is inside dir.
+func processesUnder(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && strings.HasPrefix(cwd, dir+string(filepath.Separator)) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return out
+}
+
+func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
+	for _, mode := range []string{"bwrap", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			w := newWorld(t, func(c *Config) { c.Sandbox, c.BuildTimeout = mode, 2*time.Second })
+			pid := w.addShooter(t)
+			w.shooter.Commit("slow", "A very slow cook", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=300\n"})
+			sid := w.addSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
+			id := w.trigger(t, pid, sid, "")
+			w.waitBuild(t, id, "running the engine", func(b map[string]any) bool {
+				return strings.Contains(w.logText(t, id), "BUILD COMMAND STARTED")
+			})
+			b := w.waitEnded(t, id)
+			if b["status"] != "failed" || b["failureReason"] != "time limit" {
+				t.Fatalf("build past its limit: %v", b)
+			}
+			if log := w.logText(t, id); !strings.Contains(log, "ran longer than its time limit of 2s") {
+				t.Errorf("the log does not say why the build stopped:\n%s", log)
+			}
+			// Every process of the build is gone (the engine's sleeping workers included).
+			var left []string
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if left = processesUnder(w.cfg.Data); len(left) == 0 {
+					break
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("processes of the build still run: %v", left)
+			}
+		})
+	}
+}
