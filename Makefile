@@ -8,6 +8,7 @@ LAMBDAS := $(notdir $(wildcard functions/*))
 
 ## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
 run: build
+	@scripts/install-bubblewrap.sh || true # without it kiln serve starts, and says why builds fail
 	$(BIN)/kiln serve
 
 ## test: every test, including the store contract suite on SQLite and on DynamoDB Local
@@ -40,8 +41,9 @@ lambdas:
 fake-github:
 	$(GO) run ./cmd/fakegithub
 
-## deps: what the tests need beyond Go modules (DynamoDB Local, cached in .cache/)
+## deps: what the tests need beyond Go modules (DynamoDB Local, cached in .cache/; bubblewrap)
 deps:
+	@scripts/install-bubblewrap.sh || true # without it kiln serve starts, and says why builds fail
 	@scripts/install-dynamodb-local.sh >/dev/null
 
 fmt:

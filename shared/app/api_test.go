@@ -215,7 +215,7 @@ func TestAccessLogCarriesRequestIDAndNoSecrets(t *testing.T) {
 	}
 }
 
-func orgOf(t *testing.T, ts *testService) string {
+func orgOf(t testing.TB, ts *testService) string {
 	t.Helper()
 	return field(t, ts.do(t, "GET", "/auth/me", ts.token, nil).Body, "organization", "id")
 }

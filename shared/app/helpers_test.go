@@ -43,7 +43,7 @@ type testService struct {
 
 var tokenRe = regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`)
 
-func testConfig(t *testing.T, dataDir string) Config {
+func testConfig(t testing.TB, dataDir string) Config {
 	t.Helper()
 	cfg, err := LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", dataDir, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
@@ -52,7 +52,7 @@ func testConfig(t *testing.T, dataDir string) Config {
 	return cfg
 }
 
-func startService(t *testing.T, cfg Config) *testService {
+func startService(t testing.TB, cfg Config) *testService {
 	t.Helper()
 	ts := &testService{cfg: cfg, out: &syncBuffer{}, logs: &syncBuffer{}}
 	logger := slog.New(slog.NewJSONHandler(ts.logs, nil))
@@ -74,7 +74,7 @@ type response struct {
 	Raw    string
 }
 
-func (ts *testService) do(t *testing.T, method, path, token string, body any) response {
+func (ts *testService) do(t testing.TB, method, path, token string, body any) response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -104,7 +104,7 @@ func (ts *testService) do(t *testing.T, method, path, token string, body any) re
 }
 
 // doRequest sends a prepared request through the validating client and decodes the answer.
-func (ts *testService) doRequest(t *testing.T, req *http.Request) response {
+func (ts *testService) doRequest(t testing.TB, req *http.Request) response {
 	t.Helper()
 	method, path := req.Method, req.URL.Path
 	resp, err := openapitest.Client(t).Do(req)
@@ -138,7 +138,7 @@ func wantError(t *testing.T, r response, status int, code string) {
 }
 
 // field digs a string out of a decoded body by path.
-func field(t *testing.T, body map[string]any, path ...string) string {
+func field(t testing.TB, body map[string]any, path ...string) string {
 	t.Helper()
 	var cur any = body
 	for _, p := range path {

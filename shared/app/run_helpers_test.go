@@ -14,7 +14,7 @@ import (
 )
 
 // trigger triggers a setting and returns the build id.
-func (w *world) trigger(t *testing.T, projectID, settingID, body string) string {
+func (w *world) trigger(t testing.TB, projectID, settingID, body string) string {
 	t.Helper()
 	r := w.do(t, "POST", "/projects/"+projectID+"/build-settings/"+settingID+"/trigger", w.token, body)
 	if r.Status != http.StatusAccepted {
@@ -24,7 +24,7 @@ func (w *world) trigger(t *testing.T, projectID, settingID, body string) string 
 }
 
 // waitBuild polls a build until cond holds (or fails the test after a minute).
-func (w *world) waitBuild(t *testing.T, id string, what string, cond func(map[string]any) bool) map[string]any {
+func (w *world) waitBuild(t testing.TB, id string, what string, cond func(map[string]any) bool) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -42,12 +42,12 @@ func (w *world) waitBuild(t *testing.T, id string, what string, cond func(map[st
 	}
 }
 
-func (w *world) waitStatus(t *testing.T, id, status string) map[string]any {
+func (w *world) waitStatus(t testing.TB, id, status string) map[string]any {
 	t.Helper()
 	return w.waitBuild(t, id, status, func(b map[string]any) bool { return b["status"] == status })
 }
 
-func (w *world) waitEnded(t *testing.T, id string) map[string]any {
+func (w *world) waitEnded(t testing.TB, id string) map[string]any {
 	t.Helper()
 	return w.waitBuild(t, id, "ended", func(b map[string]any) bool {
 		s := b["status"]
@@ -119,7 +119,7 @@ func walkTar(t *testing.T, data []byte, visit func(*tar.Header, io.Reader)) {
 }
 
 // logText is the whole log of a build as text.
-func (w *world) logText(t *testing.T, id string) string {
+func (w *world) logText(t testing.TB, id string) string {
 	t.Helper()
 	req, _ := http.NewRequest("GET", w.URL()+"/builds/"+id+"/logs", nil)
 	req.Header.Set("Authorization", "Bearer "+w.token)

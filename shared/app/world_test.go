@@ -38,7 +38,7 @@ const shooterUproject = `{
 	"Plugins": [{"Name": "ModelingToolsEditorMode", "Enabled": true}, {"Name": "OnlineSubsystemSteam", "Enabled": false}]
 }`
 
-func newWorld(t *testing.T, configure ...func(*Config)) *world {
+func newWorld(t testing.TB, configure ...func(*Config)) *world {
 	t.Helper()
 	gh := githubtest.New(t)
 	gh.AddInstallation(testInstallation, "studio")
@@ -93,7 +93,7 @@ func newWorld(t *testing.T, configure ...func(*Config)) *world {
 }
 
 // link links the test installation to the Local organization by id.
-func (w *world) link(t *testing.T) {
+func (w *world) link(t testing.TB) {
 	t.Helper()
 	r := w.do(t, "PATCH", "/organizations/"+w.orgID, w.token, map[string]any{
 		"integrationSettings": map[string]any{"github": map[string]any{"installationId": w.inst}},
@@ -104,7 +104,7 @@ func (w *world) link(t *testing.T) {
 }
 
 // addShooter links GitHub and creates the shooter project; it returns the project id.
-func (w *world) addShooter(t *testing.T) string {
+func (w *world) addShooter(t testing.TB) string {
 	t.Helper()
 	w.link(t)
 	r := w.do(t, "POST", "/projects/add-repo", w.token, map[string]any{
@@ -117,7 +117,7 @@ func (w *world) addShooter(t *testing.T) string {
 }
 
 // addSetting creates a build setting with the given fields over a valid Linux/Shipping one.
-func (w *world) addSetting(t *testing.T, projectID string, fields map[string]any) map[string]any {
+func (w *world) addSetting(t testing.TB, projectID string, fields map[string]any) map[string]any {
 	t.Helper()
 	body := map[string]any{"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main"}
 	for k, v := range fields {
