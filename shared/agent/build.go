@@ -166,8 +166,9 @@ func bannerStage(line string) (Stage, bool) {
 	return "", false
 }
 
-// buildJail is what RunUAT may touch: the engine read-only; the checkout, the archive directory
-// and the build's scratch directory (its $HOME and $TMPDIR) writable.
+// buildJail is what RunUAT may touch: the engine read-only; the checkout (but its .git and kiln's
+// Perforce marker), the archive directory and the build's scratch directory (its $HOME and
+// $TMPDIR) writable.
 func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, func(), error) {
 	cleanup := func() {}
 	if scratch == "" {
@@ -188,10 +189,18 @@ func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, fu
 			return sandbox.Jail{}, nil, fmt.Errorf("agent: build: scratch directory: %w", err)
 		}
 	}
+	// What kiln itself obeys or trusts in the workspace at the next checkout stays read-only.
+	var protected []string
+	for _, name := range []string{".git", workspaceMarker} {
+		if _, err := os.Lstat(filepath.Join(projectDir, name)); err == nil {
+			protected = append(protected, filepath.Join(projectDir, name))
+		}
+	}
 	return sandbox.Jail{
-		ReadOnly: []string{EngineRoot(runUAT)},
-		Writable: []string{projectDir, archiveDir, scratch},
-		Dir:      projectDir, Home: home, Tmp: tmp,
+		ReadOnly:  []string{EngineRoot(runUAT)},
+		Writable:  []string{projectDir, archiveDir, scratch},
+		Protected: protected,
+		Dir:       projectDir, Home: home, Tmp: tmp,
 	}, cleanup, nil
 }
 

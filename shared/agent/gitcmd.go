@@ -32,6 +32,10 @@ func newGitRun(bin, dir, token string, r Reporter) *gitRun {
 	env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 	secrets := []string{}
 	configs := [][2]string{
+		// Run nothing the workspace's repository names: a build may have planted hooks or config
+		// there (its sandbox keeps .git read-only; this is the second wall).
+		{"core.hooksPath", "/dev/null"},
+		{"core.fsmonitor", "false"},
 		// Never ask anyone for credentials: no helper, no prompt.
 		{"credential.helper", ""},
 		{"core.askPass", ""},

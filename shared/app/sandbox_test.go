@@ -24,6 +24,7 @@ func probeScript(cfg Config) string {
 		`can read-kiln-environment kiln_environ`,
 		`can see-kiln-process "grep -qa -- '-test.' /proc/[0-9]*/cmdline"`,
 		`can write-workspace "touch ./probe-was-here"`,
+		`can write-git-hooks "touch ./.git/hooks/post-checkout"`,
 		`can write-home "touch \"$HOME/probe\""`,
 		``,
 	}, "\n")
@@ -51,12 +52,12 @@ func TestBuildsRunInASandbox(t *testing.T) {
 		{"bwrap", map[string]string{
 			"read-master-key": "no", "read-database": "no", "list-logs": "no", "list-artifacts": "no",
 			"read-github-app-key": "no", "write-engine": "no", "read-kiln-environment": "no", "see-kiln-process": "no",
-			"write-workspace": "yes", "write-home": "yes",
+			"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "no",
 		}},
 		{"off", map[string]string{
 			"read-master-key": "yes", "read-database": "yes", "list-logs": "yes", "list-artifacts": "yes",
 			"read-github-app-key": "yes", "write-engine": "yes", "read-kiln-environment": "yes", "see-kiln-process": "yes",
-			"write-workspace": "yes", "write-home": "yes",
+			"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "yes",
 		}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {

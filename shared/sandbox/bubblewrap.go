@@ -54,7 +54,7 @@ var etcFiles = []string{
 
 // Command returns bwrap running path with args inside the jail.
 func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, error) {
-	for _, d := range append(append([]string{j.Dir, j.Home, j.Tmp}, j.ReadOnly...), j.Writable...) {
+	for _, d := range slices.Concat([]string{j.Dir, j.Home, j.Tmp}, j.ReadOnly, j.Writable, j.Protected) {
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("sandbox: jail path %q is not absolute", d)
 		}
@@ -98,6 +98,9 @@ func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, er
 	}
 	for _, d := range j.Writable {
 		bargs = append(bargs, "--bind", d, d)
+	}
+	for _, p := range j.Protected {
+		bargs = append(bargs, "--ro-bind", p, p)
 	}
 	bargs = append(bargs, "--clearenv")
 	for _, kv := range env {

@@ -21,6 +21,9 @@ type Jail struct {
 	// Writable are directories visible read-write at their own paths (the build's workspace and
 	// its staging directory).
 	Writable []string
+	// Protected are paths inside Writable that stay read-only (the checkout's .git, whose hooks
+	// and config the next checkout, run by kiln outside the sandbox, would obey).
+	Protected []string
 	// Dir is the working directory; it must be inside ReadOnly or Writable.
 	Dir string
 	// Home is the step's $HOME and Tmp its $TMPDIR; both must be inside Writable.
