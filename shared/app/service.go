@@ -112,6 +112,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		RateLimit:           httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
 		AuthCacheTTL:        authCacheTTL,
 		Engines:             engines.Dir{Path: cfg.Engines},
+		BuildTimeLimit:      cfg.BuildTimeout,
 		GitHubOAuth:         cfg.GitHubClientID != "",
 	}
 	if gh != nil {

@@ -56,3 +56,34 @@ func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildSettingTimeoutMinutes(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.BuildTimeout = 2 * time.Hour })
+	pid := w.addShooter(t)
+	plain := w.addSetting(t, pid, nil)
+	if plain["timeoutMinutes"] != nil {
+		t.Errorf("a new setting's timeoutMinutes: %v, want null", plain["timeoutMinutes"])
+	}
+	own := w.addSetting(t, pid, map[string]any{"timeoutMinutes": 90})
+	if own["timeoutMinutes"] != float64(90) {
+		t.Fatalf("timeoutMinutes: %v", own["timeoutMinutes"])
+	}
+	path := "/projects/" + pid + "/build-settings/" + own["id"].(string)
+	for _, bad := range []any{121, 0, -1, "30", 1.5} {
+		r := w.do(t, "PATCH", path, w.token, map[string]any{"timeoutMinutes": bad})
+		if r.Status != 400 {
+			t.Errorf("timeoutMinutes %v: %d %s", bad, r.Status, r.Raw)
+		}
+	}
+	if r := w.do(t, "GET", path, w.token, nil); r.Body["timeoutMinutes"] != float64(90) {
+		t.Errorf("a refused PATCH changed timeoutMinutes: %v", r.Body["timeoutMinutes"])
+	}
+	if r := w.do(t, "PATCH", path, w.token, map[string]any{"timeoutMinutes": nil}); r.Status != 200 || r.Body["timeoutMinutes"] != nil {
+		t.Errorf("null restores the service's limit: %d %s", r.Status, r.Raw)
+	}
+	r := w.do(t, "PATCH", path, w.token, map[string]any{"timeoutMinutes": 200})
+	wantError(t, r, 400, "validation_failed")
+	if !strings.Contains(field(t, r.Body, "fields", "timeoutMinutes"), "1 to 120") {
+		t.Errorf("the error does not say the range: %s", r.Raw)
+	}
+}

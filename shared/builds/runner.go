@@ -84,9 +84,10 @@ func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf
 // build's status is left to whoever ended it; ErrInterrupted is returned when nobody did.
 func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	outer := ctx
-	if r.TimeLimit > 0 {
+	limit := r.timeLimit(ctx, b)
+	if limit > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, r.TimeLimit, errTimeLimit)
+		ctx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
 		defer cancel()
 	}
 	rep := &reporter{logs: r.Logs, build: b, now: r.now}
@@ -95,7 +96,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	stopFlushing()
 	if outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit) {
 		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
-			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", r.TimeLimit)})
+			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", limit)})
 	}
 	rep.flush(context.WithoutCancel(ctx)) // the whole log is written before the build ends
 	if err == nil {
@@ -119,6 +120,15 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		r.log().ErrorContext(ctx, "build failed unexpectedly", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		return r.finishFailed(context.WithoutCancel(ctx), b, "internal error in kiln while running the build")
 	}
+}
+
+// timeLimit is how long the build may run: the service's limit, or its setting's lower one.
+func (r *Runner) timeLimit(ctx context.Context, b *kiln.Build) time.Duration {
+	st, err := r.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
+	if err != nil {
+		return r.TimeLimit // a deleted setting fails the build in run
+	}
+	return st.TimeLimit(r.TimeLimit)
 }
 
 func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.PackageOutput, error) {

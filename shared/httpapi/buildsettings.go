@@ -25,6 +25,7 @@ type buildSettingFields struct {
 	AutoDeploy            Optional[bool]   `json:"autoDeploy"`
 	UploadBuildURL        Optional[string] `json:"uploadBuildUrl"`
 	UploadBuildAuthHeader Optional[string] `json:"uploadBuildAuthHeader"`
+	TimeoutMinutes        Optional[int]    `json:"timeoutMinutes"`
 }
 
 // apply merges the fields into s. Nulls of required fields are recorded as errors.
@@ -55,6 +56,12 @@ func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string
 			errs.Add("notifyOnComplete", "must not be null")
 		}
 		s.NotifyOnComplete = f.NotifyOnComplete.Value
+	}
+	if f.TimeoutMinutes.Set {
+		s.TimeoutMinutes = f.TimeoutMinutes.Value // null: the service's limit
+		if !f.TimeoutMinutes.Null && f.TimeoutMinutes.Value == 0 {
+			errs.Add("timeoutMinutes", "must be 1 or more, or null for the service's limit")
+		}
 	}
 	if f.AutoDeploy.Set {
 		if f.AutoDeploy.Null {
@@ -163,6 +170,9 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 	if err := st.Validate(pr.SourceControl); err != nil {
 		return err
 	}
+	if err := st.CheckTimeLimit(s.buildTimeLimit); err != nil {
+		return err
+	}
 	if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
 		return err
 	}
@@ -213,6 +223,11 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 	}
 	if err := updated.Validate(pr.SourceControl); err != nil {
 		return err
+	}
+	if f.TimeoutMinutes.Set {
+		if err := updated.CheckTimeLimit(s.buildTimeLimit); err != nil {
+			return err
+		}
 	}
 	if f.UEVersion.Set {
 		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {

@@ -102,6 +102,7 @@ type buildSettingBody struct {
 	AutoDeploy               bool    `json:"autoDeploy"`
 	UploadBuildURL           *string `json:"uploadBuildUrl"`
 	UploadBuildAuthHeaderSet bool    `json:"uploadBuildAuthHeaderSet"`
+	TimeoutMinutes           *int    `json:"timeoutMinutes"`
 	CreatedAt                string  `json:"createdAt"`
 	UpdatedAt                string  `json:"updatedAt"`
 }
@@ -112,8 +113,8 @@ func renderBuildSetting(s *kiln.BuildSetting) buildSettingBody {
 		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: s.UEVersion,
 		UprojectPath: s.UprojectPath, Trigger: string(s.Trigger), Schedule: nullable(s.Schedule),
 		NotifyOnComplete: s.NotifyOnComplete, AutoDeploy: s.AutoDeploy, UploadBuildURL: nullable(s.UploadBuildURL),
-		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0,
-		CreatedAt:                timestamp(s.CreatedAt), UpdatedAt: timestamp(s.UpdatedAt),
+		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0, TimeoutMinutes: nullable(s.TimeoutMinutes),
+		CreatedAt: timestamp(s.CreatedAt), UpdatedAt: timestamp(s.UpdatedAt),
 	}
 }
 

@@ -21,12 +21,13 @@ func optionalTimestamp(t *time.Time) *string {
 	return &s
 }
 
-// nullable turns an empty string into null.
-func nullable(s string) *string {
-	if s == "" {
+// nullable turns a zero value (an empty string, 0) into null.
+func nullable[T comparable](v T) *T {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return &s
+	return &v
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -28,6 +28,9 @@ type Config struct {
 	RateLimit RateLimit
 	// Engines tells which engine versions builds can use.
 	Engines Engines
+	// BuildTimeLimit is the longest a build may run on this service (0: none of its own); a
+	// build setting's timeoutMinutes may only lower it.
+	BuildTimeLimit time.Duration
 	// GitHub is the GitHub App, or nil when the server has none configured.
 	GitHub GitHubApp
 	// GitHubOAuth is true when the App's OAuth client is configured: installations are then
@@ -57,51 +60,53 @@ type Config struct {
 
 // Server is the API's http.Handler.
 type Server struct {
-	store         store.Store
-	engines       Engines
-	github        GitHubApp
-	githubOAuth   bool
-	sealer        *keyring.Sealer
-	stateKey      []byte
-	downloads     downloads.Signer
-	builds        *builds.Service
-	deliveries    Deliveries
-	webhookSender WebhookDispatcher
-	perforce      PerforceVerifier
-	artifacts     artifacts.Store
-	logs          LogReader
-	webhookSecret []byte
-	auth          *auth.Authenticator
-	cursors       cursors
-	limits        *limiters
-	logger        *slog.Logger
-	now           func() time.Time
-	mux           *http.ServeMux
-	handler       http.Handler
+	store          store.Store
+	engines        Engines
+	buildTimeLimit time.Duration
+	github         GitHubApp
+	githubOAuth    bool
+	sealer         *keyring.Sealer
+	stateKey       []byte
+	downloads      downloads.Signer
+	builds         *builds.Service
+	deliveries     Deliveries
+	webhookSender  WebhookDispatcher
+	perforce       PerforceVerifier
+	artifacts      artifacts.Store
+	logs           LogReader
+	webhookSecret  []byte
+	auth           *auth.Authenticator
+	cursors        cursors
+	limits         *limiters
+	logger         *slog.Logger
+	now            func() time.Time
+	mux            *http.ServeMux
+	handler        http.Handler
 }
 
 // New builds the API.
 func New(cfg Config) *Server {
 	s := &Server{
-		store:         cfg.Store,
-		engines:       cfg.Engines,
-		github:        cfg.GitHub,
-		githubOAuth:   cfg.GitHubOAuth,
-		sealer:        cfg.Keys.Sealer(),
-		stateKey:      cfg.Keys.Key(keyring.PurposeState),
-		downloads:     downloads.Signer{Key: cfg.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL},
-		builds:        cfg.Builds,
-		deliveries:    cfg.Deliveries,
-		webhookSender: cfg.Webhooks,
-		perforce:      cfg.Perforce,
-		artifacts:     cfg.Artifacts,
-		logs:          cfg.Logs,
-		webhookSecret: []byte(cfg.GitHubWebhookSecret),
-		cursors:       cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
-		limits:        newLimiters(cfg.RateLimit),
-		logger:        cfg.Logger,
-		now:           cfg.Now,
-		mux:           http.NewServeMux(),
+		store:          cfg.Store,
+		engines:        cfg.Engines,
+		buildTimeLimit: cfg.BuildTimeLimit,
+		github:         cfg.GitHub,
+		githubOAuth:    cfg.GitHubOAuth,
+		sealer:         cfg.Keys.Sealer(),
+		stateKey:       cfg.Keys.Key(keyring.PurposeState),
+		downloads:      downloads.Signer{Key: cfg.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL},
+		builds:         cfg.Builds,
+		deliveries:     cfg.Deliveries,
+		webhookSender:  cfg.Webhooks,
+		perforce:       cfg.Perforce,
+		artifacts:      cfg.Artifacts,
+		logs:           cfg.Logs,
+		webhookSecret:  []byte(cfg.GitHubWebhookSecret),
+		cursors:        cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
+		limits:         newLimiters(cfg.RateLimit),
+		logger:         cfg.Logger,
+		now:            cfg.Now,
+		mux:            http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()

@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -27,8 +28,11 @@ type BuildSetting struct {
 	// UploadBuildAuthHeader is the sealed (encrypted) Authorization value for uploadBuildUrl; it is
 	// never returned by the API.
 	UploadBuildAuthHeader []byte
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// TimeoutMinutes lowers the service's build time limit for this setting's builds; 0 keeps
+	// the service's.
+	TimeoutMinutes int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // MaxBranchLength bounds branch names (git refuses longer refs on most hosts).
@@ -87,6 +91,34 @@ func (s *BuildSetting) Validate(source SourceControl) error {
 		errs.Add("uploadBuildUrl", "is required when autoDeploy is true")
 	}
 	return errs.Err()
+}
+
+// CheckTimeLimit checks timeoutMinutes against the longest a build may run on this service
+// (0: the service sets no limit of its own, and a day is the most a setting may ask).
+func (s *BuildSetting) CheckTimeLimit(serviceLimit time.Duration) error {
+	most := 24 * 60
+	if serviceLimit > 0 {
+		most = int(serviceLimit / time.Minute)
+	}
+	if s.TimeoutMinutes != 0 && (s.TimeoutMinutes < 1 || s.TimeoutMinutes > most) {
+		errs := FieldErrors{}
+		errs.Add("timeoutMinutes", fmt.Sprintf("must be a whole number of minutes from 1 to %d (this service's build time limit)", most))
+		return errs.Err()
+	}
+	return nil
+}
+
+// TimeLimit is how long a build of this setting may run on a service whose own limit is
+// serviceLimit (0: none).
+func (s *BuildSetting) TimeLimit(serviceLimit time.Duration) time.Duration {
+	own := time.Duration(s.TimeoutMinutes) * time.Minute
+	switch {
+	case own <= 0:
+		return serviceLimit
+	case serviceLimit <= 0 || own < serviceLimit:
+		return own
+	}
+	return serviceLimit
 }
 
 // ParseSchedule parses a standard 5-field cron expression.
