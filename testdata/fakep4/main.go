@@ -1,14 +1,20 @@
 // Command fakep4 is a TEST FIXTURE, not Perforce: a stand-in for the p4 command-line client that
 // kiln's tests (shared/perforce) run instead of a real client and server.
 //
-// It parses p4's global options (-ztag, -p, -u, -c) and the commands kiln uses (info, login -s,
-// trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted, describe -s,
-// client -i, sync), reads
-// the server it pretends to be from the JSON file named by FAKEP4_STATE (see state) and answers
-// with -ztag output and a real server's error texts and exit codes. Each call appends one JSON
-// line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set, the
-// names of its environment variables and the values of the non-secret P4 ones, so tests can
+// It parses p4's global options (-ztag, -Mj, -p, -u, -c) and the commands kiln uses (info,
+// login -s, trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
+// describe -s, client -i, sync), reads the server it pretends to be from the JSON file named by
+// FAKEP4_STATE (see state) and answers as a real client and server do: with -ztag -Mj one JSON
+// object a line, records of string fields and messages ({"data","generic","severity"}); with
+// -ztag alone "... key value" records, where a description's own trailing newline leaves a blank
+// line before the next field; a real server's error texts and exit codes. Each call appends one
+// JSON line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set,
+// the names of its environment variables and the values of the non-secret P4 ones, so tests can
 // check that the ticket never reaches argv and the environment is confined.
+//
+// Like the real client it honours P4CLIENTPATH: a file the server asks it to write (sync, or a
+// hostile server's request during any command, see state.WriteOnEveryCall) outside those
+// directories, or its tickets or trust file, or through "..", is refused with the real message.
 //
 // Client workspaces (client -i) and their have lists live beside the state file, in
 // <state>.clients/<name>.json, the way a real server keeps them: sync writes, updates and removes
@@ -46,6 +52,12 @@ type state struct {
 	// Hang makes every call start a child `sleep 300`, write its pid to ChildPIDFile and sleep.
 	Hang         bool   `json:"hang"`
 	ChildPIDFile string `json:"childPidFile"`
+	// SyncRoot, when set, is a hostile server's: sync sends every file under this local root
+	// instead of the client's own.
+	SyncRoot string `json:"syncRoot"`
+	// WriteOnEveryCall, when set, is a local path a hostile server asks the client to write
+	// during every command but trust.
+	WriteOnEveryCall string `json:"writeOnEveryCall"`
 }
 
 type change struct {
@@ -64,7 +76,7 @@ type logLine struct {
 	Argv        []string          `json:"argv"`
 	P4PasswdSet bool              `json:"p4passwdSet"`
 	EnvNames    []string          `json:"envNames"`
-	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, HOME
+	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, P4CLIENTPATH, HOME
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -85,12 +97,15 @@ func run(args []string) int {
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return fail("fakep4: state: %v", err)
 	}
-	var ztag bool
+	var ztag, mj bool
 	var port, user, client string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-ztag":
 			ztag = true
+			args = args[1:]
+		case "-Mj":
+			mj = true
 			args = args[1:]
 		case "-p", "-u", "-c":
 			if len(args) < 2 {
@@ -112,6 +127,9 @@ func run(args []string) int {
 	if len(args) == 0 {
 		return fail("fakep4: no command")
 	}
+	if mj && !ztag {
+		return fail("fakep4: -Mj without -ztag prints command output, not records")
+	}
 	if st.Hang {
 		return hang(st)
 	}
@@ -126,17 +144,24 @@ func run(args []string) int {
 	if st.SSL && !trusted(st, addr) {
 		return fail("The authenticity of '%s' can't be established,\nthis may be your first attempt to connect to this P4PORT.\nThe fingerprint for the key sent to your client is\n%s\nTo allow connection use the 'p4 trust' command.", addr, st.Fingerprint)
 	}
-	out := &output{ztag: ztag}
+	out := &output{ztag: ztag, json: mj}
+	if st.WriteOnEveryCall != "" {
+		if refused := clientPathError(st.WriteOnEveryCall); refused != "" {
+			out.message(sevFailed, evClient, "%s", refused)
+		} else if err := os.WriteFile(st.WriteOnEveryCall, []byte("written by the server\n"), 0o644); err != nil {
+			out.message(sevFailed, evClient, "open for write: %s: %v", st.WriteOnEveryCall, err)
+		}
+	}
 	if cmd == "info" {
 		out.rec("userName", user, "serverAddress", addr, "serverVersion", "P4D/LINUX26X86_64/2024.1/2596294 (2024/05/06)", "serverLicense", "none")
 		return out.flush()
 	}
 	ticket, ok := st.Users[user]
 	if !ok || ticket == "" || os.Getenv("P4PASSWD") != ticket {
-		return fail("Perforce password (P4PASSWD) invalid or unset.")
+		return out.fail(sevFailed, evConfig, "Perforce password (P4PASSWD) invalid or unset.")
 	}
 	if st.Expired {
-		return fail("Your session has expired, please login again.")
+		return out.fail(sevFailed, evConfig, "Your session has expired, please login again.")
 	}
 	switch cmd {
 	case "login":
@@ -169,7 +194,7 @@ func run(args []string) int {
 			}
 		}
 		if len(out.recs) == 0 {
-			return fail("%s - no such file(s).", pat)
+			return out.fail(sevWarn, evEmpty, "%s - no such file(s).", pat)
 		}
 	case "print":
 		if len(cargs) != 2 || cargs[0] != "-q" {
@@ -177,7 +202,7 @@ func run(args []string) int {
 		}
 		c, ok := filesAt(st, latest(st))[cargs[1]]
 		if !ok {
-			return fail("%s - no such file(s).", cargs[1])
+			return out.fail(sevWarn, evEmpty, "%s - no such file(s).", cargs[1])
 		}
 		os.Stdout.WriteString(c.Content)
 		return 0
@@ -190,8 +215,14 @@ func run(args []string) int {
 			}
 		}
 		if best >= 0 {
+			// Without -l, changes cuts the description to 31 characters and keeps its newline.
 			ch := st.Changes[best]
-			out.rec("change", strconv.Itoa(ch.Change), "status", "submitted", "user", user, "desc", ch.Desc)
+			desc := ch.Desc + "\n"
+			if len(desc) > 31 {
+				desc = desc[:31]
+			}
+			out.rec("change", strconv.Itoa(ch.Change), "time", "1700000000", "user", user, "client", "dev-ws",
+				"status", "submitted", "changeType", "public", "path", ch.Path, "desc", desc)
 		}
 	case "describe":
 		n, _ := strconv.Atoi(cargs[len(cargs)-1])
@@ -201,11 +232,19 @@ func run(args []string) int {
 				if ch.Pending {
 					status = "pending"
 				}
-				out.rec("change", strconv.Itoa(n), "user", user, "status", status, "desc", ch.Desc+"\n")
+				// A real server's order: the description (with its own trailing newline) comes
+				// before the status, then the files as depotFile0, action0, ...
+				rec := []string{"change", strconv.Itoa(n), "user", user, "client", "dev-ws", "time", "1700000000",
+					"desc", ch.Desc + "\n", "status", status, "changeType", "public", "path", ch.Path}
+				for i, f := range changedFiles(ch) {
+					k := strconv.Itoa(i)
+					rec = append(rec, "depotFile"+k, f.name, "action"+k, f.action, "type"+k, "text", "rev"+k, "1")
+				}
+				out.rec(rec...)
 				return out.flush()
 			}
 		}
-		return fail("Change %s unknown.", cargs[len(cargs)-1])
+		return out.fail(sevFailed, evUnknown, "Change %s unknown.", cargs[len(cargs)-1])
 	case "client":
 		if len(cargs) != 1 || cargs[0] != "-i" {
 			return fail("fakep4: only client -i")
@@ -214,9 +253,59 @@ func run(args []string) int {
 	case "sync":
 		return syncClient(st, stateFile, client, cargs)
 	default:
-		return fail("Unknown command.  Try 'p4 help' for info.")
+		return out.fail(sevFailed, evUsage, "Unknown command.  Try 'p4 help' for info.")
 	}
 	return out.flush()
+}
+
+type changedFile struct{ name, action string }
+
+// changedFiles lists what a change did, sorted by depot path.
+func changedFiles(ch change) []changedFile {
+	var fs []changedFile
+	for _, f := range sortedKeys(ch.Files) {
+		fs = append(fs, changedFile{f, "edit"})
+	}
+	for _, f := range ch.Deleted {
+		fs = append(fs, changedFile{f, "delete"})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	return fs
+}
+
+// clientPathError is the real client's check of a local file the server asks it to write (or
+// delete): never its tickets or trust file and, when P4CLIENTPATH is set, only inside one of its
+// ';'-separated directories and never through "..". It returns the client's message for a
+// refused path, "" for a permitted one.
+func clientPathError(local string) string {
+	roots := os.Getenv("P4CLIENTPATH")
+	refused := fmt.Sprintf("File %s is not inside permitted filesystem path %s", local, roots)
+	if local == os.Getenv("P4TICKETS") || local == os.Getenv("P4TRUST") {
+		return refused
+	}
+	if roots == "" {
+		return "" // without P4CLIENTPATH even a path through ".." is written
+	}
+	if slices.Contains(strings.Split(filepath.ToSlash(local), "/"), "..") {
+		return refused
+	}
+	cwd, _ := os.Getwd()
+	if !filepath.IsAbs(local) {
+		local = filepath.Join(cwd, local)
+	}
+	for _, r := range strings.Split(roots, ";") {
+		if r == "" {
+			continue
+		}
+		if r[0] == '.' {
+			r = cwd + r[1:]
+		}
+		r = strings.TrimRight(r, "/")
+		if local == r || strings.HasPrefix(local, r+"/") {
+			return ""
+		}
+	}
+	return refused
 }
 
 func writeLog(args []string) {
@@ -230,7 +319,7 @@ func writeLog(args []string) {
 		k, v, _ := strings.Cut(kv, "=")
 		l.EnvNames = append(l.EnvNames, k)
 		switch k {
-		case "P4TICKETS", "P4TRUST", "P4ENVIRO", "P4CONFIG", "HOME":
+		case "P4TICKETS", "P4TRUST", "P4ENVIRO", "P4CONFIG", "P4CLIENTPATH", "HOME":
 			l.Env[k] = v
 		}
 	}
@@ -442,12 +531,23 @@ func syncClient(st state, stateFile, name string, args []string) int {
 			want[f] = fr
 		}
 	}
-	local := func(f string) string {
-		return filepath.Join(c.Root, filepath.FromSlash(strings.TrimPrefix(f, c.Stream+"/")))
+	root := c.Root
+	if st.SyncRoot != "" {
+		root = st.SyncRoot
 	}
-	changed := 0
+	// The server names each local path; it is not cleaned, so a ".." in a depot path reaches
+	// the client as it is.
+	local := func(f string) string {
+		return strings.TrimRight(root, "/") + "/" + strings.TrimPrefix(f, c.Stream+"/")
+	}
+	changed, refused := 0, 0
 	for _, f := range sortedKeys(c.Have) {
 		if _, ok := want[f]; !ok && match(pat, f) {
+			if msg := clientPathError(local(f)); msg != "" {
+				fmt.Fprintln(os.Stderr, msg)
+				refused++
+				continue
+			}
 			os.Remove(local(f))
 			delete(c.Have, f)
 			fmt.Printf("%s#none - deleted as %s\n", f, local(f))
@@ -463,6 +563,11 @@ func syncClient(st state, stateFile, name string, args []string) int {
 		fr := want[f]
 		have, had := c.Have[f]
 		if had && have == fr.Rev && !force {
+			continue
+		}
+		if msg := clientPathError(local(f)); msg != "" {
+			fmt.Fprintln(os.Stderr, msg)
+			refused++
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(local(f)), 0o755); err != nil {
@@ -481,6 +586,9 @@ func syncClient(st state, stateFile, name string, args []string) int {
 	}
 	if err := storeClient(stateFile, c); err != nil {
 		return fail("fakep4: %v", err)
+	}
+	if refused > 0 {
+		return 1
 	}
 	if changed == 0 {
 		fmt.Fprintf(os.Stderr, "%s - file(s) up-to-date.\n", arg)
@@ -575,15 +683,66 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// Message severities and generic codes, as the real client prints them with -Mj.
+const (
+	sevWarn   = 2
+	sevFailed = 3
+
+	evUsage   = 0x01
+	evUnknown = 0x02
+	evEmpty   = 0x11
+	evClient  = 0x22
+	evConfig  = 0x24
+)
+
+// output is one command's answer: records and messages in the mode the global options asked for.
 type output struct {
-	ztag bool
-	recs [][]string
+	ztag, json bool
+	recs       [][]string
+	failed     bool
 }
 
 func (o *output) rec(kv ...string) { o.recs = append(o.recs, kv) }
 
+// message prints one of p4's messages: with -Mj the JSON object a real client prints on stdout
+// ({"data":"text\n","generic":N,"severity":N}), otherwise the text on stderr. An error
+// (severity 3 or more) makes the command exit 1.
+func (o *output) message(severity, generic int, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	if o.json {
+		b, _ := json.Marshal(map[string]any{"data": text + "\n", "generic": generic, "severity": severity})
+		fmt.Printf("%s\n", b)
+	} else {
+		fmt.Fprintln(os.Stderr, text)
+	}
+	if severity >= sevFailed || !o.json {
+		o.failed = true
+	}
+}
+
+// fail prints a message and ends the command: exit 1, or 0 for a warning in -Mj mode (a warning
+// is not a failure of the command; the message says what happened).
+func (o *output) fail(severity, generic int, format string, args ...any) int {
+	o.message(severity, generic, format, args...)
+	if o.failed {
+		return 1
+	}
+	return 0
+}
+
+// flush prints the records: with -Mj one JSON object a line (keys sorted, as p4 prints them),
+// with -ztag "... key value" lines and a blank line after each record, else the values.
 func (o *output) flush() int {
 	for _, r := range o.recs {
+		if o.json {
+			m := map[string]string{}
+			for i := 0; i+1 < len(r); i += 2 {
+				m[r[i]] = r[i+1]
+			}
+			b, _ := json.Marshal(m)
+			fmt.Printf("%s\n", b)
+			continue
+		}
 		for i := 0; i+1 < len(r); i += 2 {
 			if o.ztag {
 				fmt.Printf("... %s %s\n", r[i], r[i+1])
@@ -594,6 +753,9 @@ func (o *output) flush() int {
 		if o.ztag {
 			fmt.Println()
 		}
+	}
+	if o.failed {
+		return 1
 	}
 	return 0
 }
