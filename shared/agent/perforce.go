@@ -145,6 +145,8 @@ func p4Failure(ctx context.Context, r Reporter, err error, notFound string) erro
 		reason = "could not reach the Perforce server"
 	case errors.Is(err, perforce.ErrTimeout):
 		reason = "the Perforce server did not answer in time"
+	case errors.Is(err, perforce.ErrOutsideWorkspace):
+		reason = "the Perforce server sent a file to write outside the build's workspace, and kiln refused it; check the stream's paths and the server"
 	case errors.Is(err, perforce.ErrNotFound) && notFound != "":
 		reason = notFound
 	default:

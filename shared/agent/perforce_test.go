@@ -13,9 +13,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/perforce"
 )
 
-// fakeP4Client builds the fake p4 of testdata beside a state file holding a stream with n files,
-// and returns a client for it that has trusted the server.
-func fakeP4Client(t *testing.T, n int) *perforce.Client {
+// fakeP4Client builds the fake p4 of testdata beside a state file holding a stream with n files
+// (edit changes the state), and returns a client for it that has trusted the server.
+func fakeP4Client(t *testing.T, n int, edit ...func(state map[string]any)) *perforce.Client {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "p4")
@@ -29,8 +29,11 @@ func fakeP4Client(t *testing.T, n int) *perforce.Client {
 	state := map[string]any{
 		"port": "tcp4:127.0.0.1:1666", "users": map[string]string{"builder": "TICKET"},
 		"streams": []string{"//game/main"}, "files": files,
-		"changes": []map[string]any{{"change": 7, "path": "//game/main/...", "desc": "Import the assets\n\nAll of them.",
+		"changes": []map[string]any{{"change": 7, "path": "//game/main/...", "desc": "Import the assets\n\n... and all of them.",
 			"files": map[string]string{"//game/main/Content/Asset001.uasset": "asset 1, edited"}}},
+	}
+	for _, e := range edit {
+		e(state)
 	}
 	b, _ := json.Marshal(state)
 	if err := os.WriteFile(bin+".state.json", b, 0o600); err != nil {
@@ -59,7 +62,7 @@ func TestPerforceCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("checkout: %v\nlog:\n%s", err, rec.text())
 	}
-	if out.Commit != "7" || out.CommitMessage != "Import the assets\n\nAll of them." || out.Dir != in.Workspace {
+	if out.Commit != "7" || out.CommitMessage != "Import the assets\n\n... and all of them." || out.Dir != in.Workspace {
 		t.Fatalf("checkout output %+v", out)
 	}
 	if len(rec.stages) != 1 || rec.stages[0] != StageSync {
@@ -113,5 +116,22 @@ func TestPerforceCheckout(t *testing.T) {
 	in.Perforce.Changelist = "7 -f"
 	if _, err := a.Checkout(ctx, in, &recorder{}); err == nil {
 		t.Error("a changelist with an option in it was accepted")
+	}
+}
+
+// A server that sends files outside the workspace fails the checkout with a reason, and p4
+// writes none of them.
+func TestPerforceCheckoutRefusesFilesOutsideTheWorkspace(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	c := fakeP4Client(t, 3, func(state map[string]any) { state["syncRoot"] = outside })
+	in := CheckoutInput{Workspace: filepath.Join(t.TempDir(), "ws"),
+		Perforce: &PerforceSource{Client: c, WorkspaceName: "kiln-test-main", Stream: "//game/main"}}
+	rec := &recorder{}
+	_, err := (&Agent{}).Checkout(context.Background(), in, rec)
+	if err == nil || !strings.Contains(err.Error(), "outside the build's workspace") {
+		t.Fatalf("checkout: %v\nlog:\n%s", err, rec.text())
+	}
+	if _, err := os.Stat(outside); !os.IsNotExist(err) {
+		t.Fatalf("p4 wrote outside the workspace: %v", err)
 	}
 }

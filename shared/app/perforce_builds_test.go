@@ -34,7 +34,7 @@ func p4BuildState() map[string]any {
 		"changes": []map[string]any{
 			{"change": 10, "path": "//game/main/...", "desc": "Add the reload animation",
 				"files": map[string]string{"//game/main/Shooter/Source/Version.txt": "cl-10\n"}},
-			{"change": 11, "path": "//game/main/...", "desc": "Faster reloads\n\nTuned by design.",
+			{"change": 11, "path": "//game/main/...", "desc": "Faster reloads\n\n... status pending no more: tuned by design.",
 				"files": map[string]string{"//game/main/Shooter/Source/Version.txt": "cl-11\n", "//game/main/Shooter/Source/Shooter/Weapon.cpp": "// reload\n"}},
 			{"change": 12, "path": "//game/main/...", "desc": "Work in progress", "pending": true,
 				"files": map[string]string{"//game/main/Shooter/Source/Version.txt": "cl-12\n"}},
@@ -100,7 +100,7 @@ func TestPerforceBuildsFromChangelists(t *testing.T) {
 	if b["status"] != "complete" {
 		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
 	}
-	if b["commit"] != "11" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\nTuned by design." || b["branch"] != "//game/main" {
+	if b["commit"] != "11" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\n... status pending no more: tuned by design." || b["branch"] != "//game/main" {
 		t.Fatalf("latest build: %v", b)
 	}
 	if v := w.artifactVersion(t, id); v != "cl-11\n" {
@@ -201,7 +201,7 @@ func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 		t.Fatalf("scheduled builds: %v", got)
 	}
 	b := w.waitEnded(t, got[0]["id"].(string))
-	if b["status"] != "complete" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\nTuned by design." {
+	if b["status"] != "complete" || b["changelist"] != "11" || b["commitMessage"] != "Faster reloads\n\n... status pending no more: tuned by design." {
 		t.Fatalf("scheduled build: %v\nlog:\n%s", b, w.logText(t, got[0]["id"].(string)))
 	}
 }

@@ -22,7 +22,7 @@ import (
 const DefaultTimeout = 60 * time.Second
 
 const (
-	maxZtagOutput = 8 << 20
+	maxJSONOutput = 8 << 20
 	maxStderr     = 64 << 10
 )
 
@@ -91,8 +91,18 @@ func (c *Client) check() error {
 
 func isControlOrSpace(r rune) bool { return r <= ' ' || r == 0x7f }
 
-// env is the whole environment of a p4 call.
-func (c *Client) env() []string {
+// noLocalPath is P4CLIENTPATH for calls that have no business writing local files (info,
+// login -s, streams, files, describe...): a path under a device file, where no directory can
+// exist, so that p4 refuses every file a server asks it to write.
+const noLocalPath = "/dev/null/kiln-no-local-files"
+
+// env is the whole environment of a p4 call. clientPath is P4CLIENTPATH: the only directory p4
+// may write files in when the server asks it to (p4 refuses any other, its tickets and trust
+// files among them); empty means none.
+func (c *Client) env(clientPath string) []string {
+	if clientPath == "" {
+		clientPath = noLocalPath
+	}
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"P4PASSWD=" + c.Ticket,
@@ -100,23 +110,50 @@ func (c *Client) env() []string {
 		"P4ENVIRO=" + filepath.Join(c.Dir, "enviro"),
 		"P4TICKETS=" + filepath.Join(c.Dir, "tickets"),
 		"P4TRUST=" + filepath.Join(c.Dir, "trust"),
+		"P4CLIENTPATH=" + clientPath,
 		"HOME=" + c.Dir,
 	}, c.testEnv...)
 }
 
-// run runs p4 -ztag and parses its records.
+// run runs p4 -ztag -Mj and returns its records. p4's messages come as JSON objects too: errors
+// among them (and warnings kiln knows, such as "no such file(s).") fail the call, whatever p4's
+// exit code.
 func (c *Client) run(ctx context.Context, args ...string) ([]map[string]string, error) {
-	out, err := c.exec(ctx, true, maxZtagOutput, args...)
+	stdout := &capped{limit: maxJSONOutput}
+	res, err := c.start(ctx, c.Timeout, callOptions{json: true, stdout: stdout, stdoutCap: stdout}, args...)
 	if err != nil {
 		return nil, err
 	}
-	return parseZtag(string(out)), nil
+	recs, msgs, parseErr := parseJSONLines(stdout.buf.Bytes())
+	if err := c.failure(commandName(args), withMessages(res, msgs)); err != nil {
+		return nil, err
+	}
+	if parseErr != nil {
+		return nil, &Error{Command: commandName(args), Message: parseErr.Error()}
+	}
+	return recs, nil
 }
 
-// exec runs p4 with args and returns its stdout, at most limit bytes (more is ErrTooLarge).
-func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string) ([]byte, error) {
+// withMessages adds p4's messages to how it ended: warnings and errors join the text failures
+// are classified on, and an error fails the call even when p4 exits 0.
+func withMessages(res result, msgs []message) result {
+	var text strings.Builder
+	for _, m := range msgs {
+		if m.Severity >= severityWarn {
+			text.WriteString(m.Text + "\n")
+		}
+		res.failed = res.failed || m.Severity >= severityFailed
+	}
+	text.WriteString(res.stderr)
+	res.stderr = text.String()
+	return res
+}
+
+// exec runs p4 with args (plain output) and returns its stdout, at most limit bytes (more is
+// ErrTooLarge).
+func (c *Client) exec(ctx context.Context, limit int, args ...string) ([]byte, error) {
 	stdout := &capped{limit: limit}
-	err := c.call(ctx, c.Timeout, callOptions{ztag: ztag, stdout: stdout, stdoutCap: stdout}, args...)
+	err := c.call(ctx, c.Timeout, callOptions{stdout: stdout, stdoutCap: stdout}, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -125,25 +162,56 @@ func (c *Client) exec(ctx context.Context, ztag bool, limit int, args ...string)
 
 // callOptions are the parts of a p4 call besides its arguments.
 type callOptions struct {
-	ztag      bool
+	json      bool // -ztag -Mj
 	stdin     io.Reader
 	stdout    io.Writer
 	stdoutCap *capped // when stdout is one: its overflow ends the call with ErrTooLarge
+	// clientPath is the directory p4 may write files in (P4CLIENTPATH); empty allows none.
+	clientPath string
 }
 
-// call runs one p4 command: the checks, the confined environment, its own process group killed
-// at the deadline (timeout, or DefaultTimeout when zero), and p4's errors classified.
+// result is how a p4 process ended: its exit error (nil or *exec.ExitError), its stderr, and
+// whether p4 reported a failure in its output.
+type result struct {
+	exitErr error
+	stderr  string
+	failed  bool
+}
+
+// call runs one p4 command with plain output and classifies its failure.
 func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions, args ...string) error {
-	if len(args) == 0 {
-		return errors.New("perforce: no command")
-	}
-	cmdName := args[0]
-	if err := c.check(); err != nil {
+	res, err := c.start(ctx, timeout, o, args...)
+	if err != nil {
 		return err
+	}
+	return c.failure(commandName(args), res)
+}
+
+// commandName is p4's command in args, after a leading "-c <client>".
+func commandName(args []string) string {
+	if len(args) >= 2 && args[0] == "-c" {
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// start runs one p4 command: the checks, the confined environment, its own process group killed
+// at the deadline (timeout, or DefaultTimeout when zero). Its error is for what ended the call
+// before p4 could answer (bad arguments, timeout, output too large, p4 not started).
+func (c *Client) start(ctx context.Context, timeout time.Duration, o callOptions, args ...string) (result, error) {
+	cmdName := commandName(args)
+	if cmdName == "" {
+		return result{}, errors.New("perforce: no command")
+	}
+	if err := c.check(); err != nil {
+		return result{}, err
 	}
 	p, err := c.port()
 	if err != nil {
-		return err
+		return result{}, err
 	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -152,8 +220,8 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions,
 	defer cancel()
 
 	argv := []string{}
-	if o.ztag {
-		argv = append(argv, "-ztag")
+	if o.json {
+		argv = append(argv, "-ztag", "-Mj")
 	}
 	argv = append(argv, "-p", p, "-u", c.User)
 	argv = append(argv, args...)
@@ -162,7 +230,7 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions,
 		bin = "p4"
 	}
 	cmd := exec.CommandContext(ctx, bin, argv...)
-	cmd.Env = c.env()
+	cmd.Env = c.env(o.clientPath)
 	cmd.Dir = c.Dir
 	cmd.Stdin = o.stdin
 	if o.stdoutCap != nil {
@@ -174,31 +242,41 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions,
 	cmd.WaitDelay = 2 * time.Second
 
 	runErr := cmd.Run()
-	errText := stderr.buf.String()
 	switch {
 	case o.stdoutCap != nil && o.stdoutCap.over:
-		return &Error{Command: cmdName, Kind: ErrTooLarge}
+		return result{}, &Error{Command: cmdName, Kind: ErrTooLarge}
 	case ctx.Err() != nil && runErr != nil:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &Error{Command: cmdName, Kind: ErrTimeout}
+			return result{}, &Error{Command: cmdName, Kind: ErrTimeout}
 		}
-		return &Error{Command: cmdName, Message: "cancelled", Kind: ctx.Err()}
+		return result{}, &Error{Command: cmdName, Message: "cancelled", Kind: ctx.Err()}
 	}
-	if kind := classify(errText); kind != nil {
-		return &Error{Command: cmdName, Message: firstLine(errText, c.Ticket), Kind: kind}
+	var ee *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &ee) {
+		return result{}, fmt.Errorf("perforce: start p4: %w", runErr)
 	}
-	if runErr != nil {
+	return result{exitErr: runErr, stderr: stderr.buf.String()}, nil
+}
+
+// failure classifies how p4 ended: nil when it succeeded, else an *Error with p4's first message
+// (the ticket redacted) and its kind when kiln knows the text.
+func (c *Client) failure(cmdName string, res result) error {
+	if kind := classify(res.stderr); kind != nil {
+		return &Error{Command: cmdName, Message: firstLine(res.stderr, c.Ticket), Kind: kind}
+	}
+	if res.exitErr == nil && !res.failed {
+		return nil
+	}
+	msg := firstLine(res.stderr, c.Ticket)
+	if msg == "" {
 		var ee *exec.ExitError
-		if !errors.As(runErr, &ee) {
-			return fmt.Errorf("perforce: start p4: %w", runErr)
-		}
-		msg := firstLine(errText, c.Ticket)
-		if msg == "" {
+		if errors.As(res.exitErr, &ee) {
 			msg = fmt.Sprintf("exit code %d", ee.ExitCode())
+		} else {
+			msg = "failed"
 		}
-		return &Error{Command: cmdName, Message: msg}
 	}
-	return nil
+	return &Error{Command: cmdName, Message: msg}
 }
 
 // capped keeps at most limit bytes; past it, it records the overflow, calls overflow (which ends

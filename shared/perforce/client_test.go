@@ -56,6 +56,10 @@ type fakeState struct {
 	Changes      []fakeChange      `json:"changes"`
 	Hang         bool              `json:"hang"`
 	ChildPIDFile string            `json:"childPidFile"`
+	// A hostile server: sync sends files under SyncRoot; every call asks to write
+	// WriteOnEveryCall.
+	SyncRoot         string `json:"syncRoot"`
+	WriteOnEveryCall string `json:"writeOnEveryCall"`
 }
 
 type fakeChange struct {
@@ -92,7 +96,7 @@ func defaultState() fakeState {
 		},
 		Changes: []fakeChange{
 			{Change: 41, Path: "//game/main/Shooter/Source/Shooter.cpp", Desc: "older"},
-			{Change: 42, Path: "//game/main/Shooter/Shooter.uproject", Desc: "Bump engine\n\nto 5.3"},
+			{Change: 42, Path: "//game/main/Shooter/Shooter.uproject", Desc: "Bump engine\n\n... status pending\nto 5.3"},
 			{Change: 50, Path: "//game/dev/Big.bin", Desc: "dev only"},
 		},
 	}
@@ -163,7 +167,7 @@ func TestCheckGoodCredentials(t *testing.T) {
 	if len(logs) < 4 {
 		t.Fatalf("%d calls logged", len(logs))
 	}
-	wantEnv := []string{"FAKEP4_LOG", "FAKEP4_STATE", "HOME", "P4CONFIG", "P4ENVIRO", "P4PASSWD", "P4TICKETS", "P4TRUST", "PATH"}
+	wantEnv := []string{"FAKEP4_LOG", "FAKEP4_STATE", "HOME", "P4CLIENTPATH", "P4CONFIG", "P4ENVIRO", "P4PASSWD", "P4TICKETS", "P4TRUST", "PATH"}
 	for _, l := range logs {
 		line := strings.Join(l.Argv, " ")
 		if strings.Contains(line, testTicket) {
@@ -175,13 +179,20 @@ func TestCheckGoodCredentials(t *testing.T) {
 		if !slices.Equal(l.EnvNames, wantEnv) {
 			t.Errorf("env names %v, want %v", l.EnvNames, wantEnv)
 		}
+		// A check may write no local file: P4CLIENTPATH names a directory that cannot exist.
+		if got := l.Env["P4CLIENTPATH"]; got != noLocalPath {
+			t.Errorf("P4CLIENTPATH=%q for %q, want %q", got, line, noLocalPath)
+		}
 		for k, v := range l.Env {
+			if k == "P4CLIENTPATH" {
+				continue
+			}
 			if v != c.Dir && !strings.HasPrefix(v, c.Dir+string(filepath.Separator)) {
 				t.Errorf("%s=%q is not under Dir %q", k, v, c.Dir)
 			}
 		}
 		if !slices.Equal(l.Argv[:5], []string{"-p", "ssl4:127.0.0.1:1666", "-u", "builder", l.Argv[4]}) &&
-			!slices.Equal(l.Argv[:5], []string{"-ztag", "-p", "ssl4:127.0.0.1:1666", "-u", "builder"}) {
+			!slices.Equal(l.Argv[:6], []string{"-ztag", "-Mj", "-p", "ssl4:127.0.0.1:1666", "-u", "builder"}) {
 			t.Errorf("argv %q does not start with the global options", line)
 		}
 	}
@@ -311,7 +322,9 @@ func TestDepotOperations(t *testing.T) {
 	if _, err := c.Print(ctx, "//game/dev/Big.bin"); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Print big: %v, want ErrTooLarge", err)
 	}
-	if d, err := c.Describe(ctx, "42"); err != nil || d != (Change{Number: "42", Description: "Bump engine\n\nto 5.3", Status: "submitted"}) {
+	// A real server ends the description with a newline and prints the status after it; a
+	// description line that looks like a field is still the description's.
+	if d, err := c.Describe(ctx, "42"); err != nil || d != (Change{Number: "42", Description: "Bump engine\n\n... status pending\nto 5.3", Status: "submitted"}) {
 		t.Errorf("Describe = %q, %v", d, err)
 	}
 	if _, err := c.Describe(ctx, "99"); !errors.Is(err, ErrNotFound) {

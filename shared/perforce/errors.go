@@ -20,6 +20,9 @@ var (
 	ErrTimeout = errors.New("perforce: timed out")
 	// ErrTooLarge: the output passed its size cap.
 	ErrTooLarge = errors.New("perforce: output too large")
+	// ErrOutsideWorkspace: the server asked p4 to write a file outside the directories
+	// P4CLIENTPATH allows (the workspace, or none), and p4 refused.
+	ErrOutsideWorkspace = errors.New("perforce: the server sent a file to write outside the workspace")
 )
 
 // Error is a failed p4 call: the command (its first word only, never arguments or environment),
@@ -43,12 +46,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Kind }
 
-// The texts a real server and client answer with, matched on p4's stderr. Order matters: the
-// auth texts come first ("User x doesn't exist." is an auth failure, not ErrNotFound).
+// The texts a real server and client answer with, matched on p4's messages and stderr. Order
+// matters: the auth texts come first ("User x doesn't exist." is an auth failure, not ErrNotFound).
 var patterns = []struct {
 	text string
 	kind error
 }{
+	{"is not inside permitted filesystem path", ErrOutsideWorkspace}, // File x is not inside permitted filesystem path y
 	{"Perforce password (P4PASSWD) invalid or unset.", ErrAuth},
 	{"Your session has expired, please login again.", ErrAuth},
 	{"Password invalid.", ErrAuth},

@@ -62,10 +62,10 @@ func (c *Client) Trust(ctx context.Context) (string, error) {
 	if !c.Server.SSL() {
 		return "", nil
 	}
-	if _, err := c.exec(ctx, false, 64<<10, "trust", "-y"); err != nil {
+	if _, err := c.exec(ctx, 64<<10, "trust", "-y"); err != nil {
 		return "", err
 	}
-	out, err := c.exec(ctx, false, 64<<10, "trust", "-l")
+	out, err := c.exec(ctx, 64<<10, "trust", "-l")
 	if err != nil {
 		return "", err
 	}
@@ -190,7 +190,7 @@ func (c *Client) Print(ctx context.Context, depotFile string) ([]byte, error) {
 	if strings.ContainsAny(depotFile, "*") || strings.Contains(depotFile, "...") {
 		return nil, fmt.Errorf("perforce: Print takes one file, not %q", depotFile)
 	}
-	return c.exec(ctx, false, MaxPrint, "print", "-q", depotFile)
+	return c.exec(ctx, MaxPrint, "print", "-q", depotFile)
 }
 
 // IsChange reports whether s is a changelist number as kiln accepts one: digits, no leading zero.

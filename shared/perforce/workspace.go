@@ -66,7 +66,8 @@ func (c *Client) SaveWorkspace(ctx context.Context, ws Workspace) error {
 		"Description:\n\tkiln build workspace; kiln syncs it before each build.\n",
 		ws.Name, c.User, ws.Root, ws.Stream)
 	out := &capped{limit: 64 << 10}
-	return c.call(ctx, c.Timeout, callOptions{stdin: strings.NewReader(spec), stdout: out, stdoutCap: out}, "client", "-i")
+	return c.call(ctx, c.Timeout, callOptions{stdin: strings.NewReader(spec), stdout: out, stdoutCap: out,
+		clientPath: ws.Root}, "client", "-i")
 }
 
 // view is the whole of the workspace's view in client syntax (//<name>/...): the stream's own
@@ -112,7 +113,7 @@ func (c *Client) Sync(ctx context.Context, ws Workspace, change string, force bo
 	if force {
 		args = append(args, "-f")
 	}
-	err := c.call(ctx, timeout, callOptions{stdout: lines}, append(args, ws.view()+"@"+change)...)
+	err := c.call(ctx, timeout, callOptions{stdout: lines, clientPath: ws.Root}, append(args, ws.view()+"@"+change)...)
 	lines.finish()
 	var pe *Error
 	if errors.As(err, &pe) && pe.Kind == nil && strings.HasSuffix(pe.Message, "file(s) up-to-date.") {
@@ -143,6 +144,7 @@ func (c *Client) Describe(ctx context.Context, change string) (Change, error) {
 		return Change{}, &Error{Command: "describe", Message: "change " + change, Kind: ErrNotFound}
 	}
 	r := recs[0]
+	// The description ends with its own newline, as p4 stores it; kiln shows it without.
 	return Change{Number: change, Description: strings.TrimSpace(r["desc"]), Status: r["status"]}, nil
 }
 

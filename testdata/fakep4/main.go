@@ -1,14 +1,20 @@
 // Command fakep4 is a TEST FIXTURE, not Perforce: a stand-in for the p4 command-line client that
 // kiln's tests (shared/perforce) run instead of a real client and server.
 //
-// It parses p4's global options (-ztag, -p, -u, -c) and the commands kiln uses (info, login -s,
-// trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted, describe -s,
-// client -i, sync), reads
-// the server it pretends to be from the JSON file named by FAKEP4_STATE (see state) and answers
-// with -ztag output and a real server's error texts and exit codes. Each call appends one JSON
-// line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set, the
-// names of its environment variables and the values of the non-secret P4 ones, so tests can
+// It parses p4's global options (-ztag, -Mj, -p, -u, -c) and the commands kiln uses (info,
+// login -s, trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
+// describe -s, client -i, sync), reads the server it pretends to be from the JSON file named by
+// FAKEP4_STATE (see state) and answers as a real client and server do: with -ztag -Mj one JSON
+// object a line, records of string fields and messages ({"data","generic","severity"}); with
+// -ztag alone "... key value" records, where a description's own trailing newline leaves a blank
+// line before the next field; a real server's error texts and exit codes. Each call appends one
+// JSON line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set,
+// the names of its environment variables and the values of the non-secret P4 ones, so tests can
 // check that the ticket never reaches argv and the environment is confined.
+//
+// Like the real client it honours P4CLIENTPATH: a file the server asks it to write (sync, or a
+// hostile server's request during any command, see state.WriteOnEveryCall) outside those
+// directories, or its tickets or trust file, or through "..", is refused with the real message.
 //
 // Client workspaces (client -i) and their have lists live beside the state file, in
 // <state>.clients/<name>.json, the way a real server keeps them: sync writes, updates and removes
@@ -18,12 +24,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +49,12 @@ type state struct {
 	// Hang makes every call start a child `sleep 300`, write its pid to ChildPIDFile and sleep.
 	Hang         bool   `json:"hang"`
 	ChildPIDFile string `json:"childPidFile"`
+	// SyncRoot, when set, is a hostile server's: sync sends every file under this local root
+	// instead of the client's own.
+	SyncRoot string `json:"syncRoot"`
+	// WriteOnEveryCall, when set, is a local path a hostile server asks the client to write
+	// during every command but trust.
+	WriteOnEveryCall string `json:"writeOnEveryCall"`
 }
 
 type change struct {
@@ -64,7 +73,7 @@ type logLine struct {
 	Argv        []string          `json:"argv"`
 	P4PasswdSet bool              `json:"p4passwdSet"`
 	EnvNames    []string          `json:"envNames"`
-	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, HOME
+	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, P4CLIENTPATH, HOME
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -85,12 +94,15 @@ func run(args []string) int {
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return fail("fakep4: state: %v", err)
 	}
-	var ztag bool
+	var ztag, mj bool
 	var port, user, client string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-ztag":
 			ztag = true
+			args = args[1:]
+		case "-Mj":
+			mj = true
 			args = args[1:]
 		case "-p", "-u", "-c":
 			if len(args) < 2 {
@@ -112,6 +124,9 @@ func run(args []string) int {
 	if len(args) == 0 {
 		return fail("fakep4: no command")
 	}
+	if mj && !ztag {
+		return fail("fakep4: -Mj without -ztag prints command output, not records")
+	}
 	if st.Hang {
 		return hang(st)
 	}
@@ -126,17 +141,24 @@ func run(args []string) int {
 	if st.SSL && !trusted(st, addr) {
 		return fail("The authenticity of '%s' can't be established,\nthis may be your first attempt to connect to this P4PORT.\nThe fingerprint for the key sent to your client is\n%s\nTo allow connection use the 'p4 trust' command.", addr, st.Fingerprint)
 	}
-	out := &output{ztag: ztag}
+	out := &output{ztag: ztag, json: mj}
+	if st.WriteOnEveryCall != "" {
+		if refused := clientPathError(st.WriteOnEveryCall); refused != "" {
+			out.message(sevFailed, evClient, "%s", refused)
+		} else if err := os.WriteFile(st.WriteOnEveryCall, []byte("written by the server\n"), 0o644); err != nil {
+			out.message(sevFailed, evClient, "open for write: %s: %v", st.WriteOnEveryCall, err)
+		}
+	}
 	if cmd == "info" {
 		out.rec("userName", user, "serverAddress", addr, "serverVersion", "P4D/LINUX26X86_64/2024.1/2596294 (2024/05/06)", "serverLicense", "none")
 		return out.flush()
 	}
 	ticket, ok := st.Users[user]
 	if !ok || ticket == "" || os.Getenv("P4PASSWD") != ticket {
-		return fail("Perforce password (P4PASSWD) invalid or unset.")
+		return out.fail(sevFailed, evConfig, "Perforce password (P4PASSWD) invalid or unset.")
 	}
 	if st.Expired {
-		return fail("Your session has expired, please login again.")
+		return out.fail(sevFailed, evConfig, "Your session has expired, please login again.")
 	}
 	switch cmd {
 	case "login":
@@ -169,7 +191,7 @@ func run(args []string) int {
 			}
 		}
 		if len(out.recs) == 0 {
-			return fail("%s - no such file(s).", pat)
+			return out.fail(sevWarn, evEmpty, "%s - no such file(s).", pat)
 		}
 	case "print":
 		if len(cargs) != 2 || cargs[0] != "-q" {
@@ -177,7 +199,7 @@ func run(args []string) int {
 		}
 		c, ok := filesAt(st, latest(st))[cargs[1]]
 		if !ok {
-			return fail("%s - no such file(s).", cargs[1])
+			return out.fail(sevWarn, evEmpty, "%s - no such file(s).", cargs[1])
 		}
 		os.Stdout.WriteString(c.Content)
 		return 0
@@ -190,8 +212,14 @@ func run(args []string) int {
 			}
 		}
 		if best >= 0 {
+			// Without -l, changes cuts the description to 31 characters and keeps its newline.
 			ch := st.Changes[best]
-			out.rec("change", strconv.Itoa(ch.Change), "status", "submitted", "user", user, "desc", ch.Desc)
+			desc := ch.Desc + "\n"
+			if len(desc) > 31 {
+				desc = desc[:31]
+			}
+			out.rec("change", strconv.Itoa(ch.Change), "time", "1700000000", "user", user, "client", "dev-ws",
+				"status", "submitted", "changeType", "public", "path", ch.Path, "desc", desc)
 		}
 	case "describe":
 		n, _ := strconv.Atoi(cargs[len(cargs)-1])
@@ -201,11 +229,19 @@ func run(args []string) int {
 				if ch.Pending {
 					status = "pending"
 				}
-				out.rec("change", strconv.Itoa(n), "user", user, "status", status, "desc", ch.Desc+"\n")
+				// A real server's order: the description (with its own trailing newline) comes
+				// before the status, then the files as depotFile0, action0, ...
+				rec := []string{"change", strconv.Itoa(n), "user", user, "client", "dev-ws", "time", "1700000000",
+					"desc", ch.Desc + "\n", "status", status, "changeType", "public", "path", ch.Path}
+				for i, f := range changedFiles(ch) {
+					k := strconv.Itoa(i)
+					rec = append(rec, "depotFile"+k, f.name, "action"+k, f.action, "type"+k, "text", "rev"+k, "1")
+				}
+				out.rec(rec...)
 				return out.flush()
 			}
 		}
-		return fail("Change %s unknown.", cargs[len(cargs)-1])
+		return out.fail(sevFailed, evUnknown, "Change %s unknown.", cargs[len(cargs)-1])
 	case "client":
 		if len(cargs) != 1 || cargs[0] != "-i" {
 			return fail("fakep4: only client -i")
@@ -214,9 +250,24 @@ func run(args []string) int {
 	case "sync":
 		return syncClient(st, stateFile, client, cargs)
 	default:
-		return fail("Unknown command.  Try 'p4 help' for info.")
+		return out.fail(sevFailed, evUsage, "Unknown command.  Try 'p4 help' for info.")
 	}
 	return out.flush()
+}
+
+type changedFile struct{ name, action string }
+
+// changedFiles lists what a change did, sorted by depot path.
+func changedFiles(ch change) []changedFile {
+	var fs []changedFile
+	for _, f := range sortedKeys(ch.Files) {
+		fs = append(fs, changedFile{f, "edit"})
+	}
+	for _, f := range ch.Deleted {
+		fs = append(fs, changedFile{f, "delete"})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	return fs
 }
 
 func writeLog(args []string) {
@@ -230,7 +281,7 @@ func writeLog(args []string) {
 		k, v, _ := strings.Cut(kv, "=")
 		l.EnvNames = append(l.EnvNames, k)
 		switch k {
-		case "P4TICKETS", "P4TRUST", "P4ENVIRO", "P4CONFIG", "HOME":
+		case "P4TICKETS", "P4TRUST", "P4ENVIRO", "P4CONFIG", "P4CLIENTPATH", "HOME":
 			l.Env[k] = v
 		}
 	}
@@ -310,182 +361,6 @@ func touches(ch change, pat string) bool {
 		}
 	}
 	return false
-}
-
-// depotSyntax turns a path in client syntax (//<client>/rest) into the depot path it maps to
-// (<stream>/rest) when client is the -c client; other paths are returned as they are.
-func depotSyntax(stateFile, client, p string) string {
-	if client == "" {
-		return p
-	}
-	rest, ok := strings.CutPrefix(p, "//"+client+"/")
-	if !ok {
-		return p
-	}
-	c, ok := loadClient(stateFile, client)
-	if !ok || c.Stream == "" {
-		return p
-	}
-	return c.Stream + "/" + rest
-}
-
-// clientSpec is a saved client workspace with its have list (depot file -> revision).
-type clientSpec struct {
-	Name   string         `json:"name"`
-	Root   string         `json:"root"`
-	Stream string         `json:"stream"`
-	Have   map[string]int `json:"have"`
-}
-
-func clientFile(stateFile, name string) string {
-	return filepath.Join(stateFile+".clients", name+".json")
-}
-
-func loadClient(stateFile, name string) (*clientSpec, bool) {
-	b, err := os.ReadFile(clientFile(stateFile, name))
-	if err != nil {
-		return nil, false
-	}
-	var c clientSpec
-	if json.Unmarshal(b, &c) != nil {
-		return nil, false
-	}
-	return &c, true
-}
-
-func storeClient(stateFile string, c *clientSpec) error {
-	if err := os.MkdirAll(stateFile+".clients", 0o700); err != nil {
-		return err
-	}
-	b, _ := json.Marshal(c)
-	return os.WriteFile(clientFile(stateFile, c.Name), b, 0o600)
-}
-
-// saveClient implements client -i: a client spec form on stdin ("Field:\tvalue" lines).
-func saveClient(st state, stateFile string) int {
-	raw, err := io.ReadAll(os.Stdin)
-	if err != nil {
-		return fail("fakep4: read spec: %v", err)
-	}
-	spec := map[string]string{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if line == "" || line[0] == '\t' || line[0] == ' ' || line[0] == '#' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if ok {
-			spec[k] = strings.TrimSpace(v)
-		}
-	}
-	name, root, stream := spec["Client"], spec["Root"], spec["Stream"]
-	switch {
-	case name == "":
-		return fail("Error in client specification.\nMissing required field 'Client'.")
-	case !filepath.IsAbs(root):
-		return fail("Error in client specification.\nMissing required field 'Root'.")
-	case stream != "" && !slices.Contains(st.Streams, stream):
-		return fail("Stream '%s' doesn't exist.", stream)
-	}
-	c, ok := loadClient(stateFile, name)
-	if ok && c.Root == root && c.Stream == stream {
-		fmt.Printf("Client %s not changed.\n", name)
-		return 0
-	}
-	if !ok {
-		c = &clientSpec{Name: name, Have: map[string]int{}}
-	}
-	c.Root, c.Stream = root, stream
-	if err := storeClient(stateFile, c); err != nil {
-		return fail("fakep4: %v", err)
-	}
-	fmt.Printf("Client %s saved.\n", name)
-	return 0
-}
-
-// syncClient implements sync [-f] <stream>/...[@change|#head]: the client's root brought to the
-// depot at that change, transferring only files whose revision differs from the have list (with
-// -f, every file). Like a real server it trusts the have list: files removed from the root behind
-// its back are not noticed.
-func syncClient(st state, stateFile, name string, args []string) int {
-	c, ok := loadClient(stateFile, name)
-	if name == "" || !ok {
-		return fail("Client '%s' unknown - use 'client' command to create it.", name)
-	}
-	if len(args) == 0 {
-		return fail("fakep4: sync needs a file argument")
-	}
-	force := slices.Contains(args[:len(args)-1], "-f")
-	arg := args[len(args)-1]
-	pat, at := arg, latest(st)
-	if i := strings.LastIndexAny(arg, "@#"); i > 0 {
-		pat = arg[:i]
-		if rev := arg[i+1:]; arg[i] == '@' {
-			n, err := strconv.Atoi(rev)
-			if err != nil || n <= 0 {
-				return fail("Invalid changelist/client/label/date '@%s'.", rev)
-			}
-			if n > latest(st) {
-				return fail("Change %d unknown.", n)
-			}
-			at = n
-		} else if rev != "head" {
-			return fail("fakep4: only #head")
-		}
-	}
-	pat = depotSyntax(stateFile, name, pat)
-	if c.Stream == "" || !strings.HasPrefix(pat, c.Stream+"/") {
-		return fail("%s - file(s) not in client view.", pat)
-	}
-	want := map[string]fileRev{}
-	for f, fr := range filesAt(st, at) {
-		if match(pat, f) {
-			want[f] = fr
-		}
-	}
-	local := func(f string) string {
-		return filepath.Join(c.Root, filepath.FromSlash(strings.TrimPrefix(f, c.Stream+"/")))
-	}
-	changed := 0
-	for _, f := range sortedKeys(c.Have) {
-		if _, ok := want[f]; !ok && match(pat, f) {
-			os.Remove(local(f))
-			delete(c.Have, f)
-			fmt.Printf("%s#none - deleted as %s\n", f, local(f))
-			changed++
-		}
-	}
-	files := make([]string, 0, len(want))
-	for f := range want {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		fr := want[f]
-		have, had := c.Have[f]
-		if had && have == fr.Rev && !force {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(local(f)), 0o755); err != nil {
-			return fail("fakep4: %v", err)
-		}
-		if err := os.WriteFile(local(f), []byte(fr.Content), 0o644); err != nil {
-			return fail("fakep4: %v", err)
-		}
-		c.Have[f] = fr.Rev
-		verb := "added as"
-		if had {
-			verb = "updating"
-		}
-		fmt.Printf("%s#%d - %s %s\n", f, fr.Rev, verb, local(f))
-		changed++
-	}
-	if err := storeClient(stateFile, c); err != nil {
-		return fail("fakep4: %v", err)
-	}
-	if changed == 0 {
-		fmt.Fprintf(os.Stderr, "%s - file(s) up-to-date.\n", arg)
-	}
-	return 0
 }
 
 // trust implements p4 trust -y and -l on the file named by P4TRUST ("<addr> <fingerprint>" lines).
@@ -573,29 +448,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-type output struct {
-	ztag bool
-	recs [][]string
-}
-
-func (o *output) rec(kv ...string) { o.recs = append(o.recs, kv) }
-
-func (o *output) flush() int {
-	for _, r := range o.recs {
-		for i := 0; i+1 < len(r); i += 2 {
-			if o.ztag {
-				fmt.Printf("... %s %s\n", r[i], r[i+1])
-			} else {
-				fmt.Printf("%s\n", r[i+1])
-			}
-		}
-		if o.ztag {
-			fmt.Println()
-		}
-	}
-	return 0
 }
 
 // beside names a fixture file: the environment variable when set, else the executable's own path
