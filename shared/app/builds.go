@@ -95,6 +95,11 @@ func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *gith
 	runner.Ended = ended
 	wf := local.New(st, runner, cfg.Workers, logger)
 	wf.Ended, wf.Started = ended, hooks.BuildChanged
+	orgMax := cfg.OrgMaxRunning
+	if orgMax == 0 {
+		orgMax = cfg.Workers
+	}
+	wf.OrgLimit = func(string) int { return orgMax }
 	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: hooks.BuildChanged}
 	return &buildMachine{
 		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, artifacts: arts, logs: logs,

@@ -23,6 +23,8 @@ type Config struct {
 	PublicURL           string
 	Engines             string
 	Workers             int
+	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
+	OrgMaxRunning int
 	GitHubAPIURL        string
 	GitHubAppID         string
 	GitHubAppKey        string
@@ -73,6 +75,12 @@ var settings = []setting{
 	}},
 	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh)", str(func(c *Config) *string { return &c.Engines })},
 	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
+	{"KILN_ORG_MAX_RUNNING", "", "builds of one organization run at once (default: KILN_WORKERS); organizations take turns", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
+	}},
 	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},
 	{"KILN_GITHUB_APP_ID", "", "the GitHub App's id", str(func(c *Config) *string { return &c.GitHubAppID })},
 	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},
