@@ -66,6 +66,7 @@ func newBuildMachine(cfg Config, st store.Store, keys *keyring.Keyring, gh *gith
 		Store: st, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
 		Agent:   &agent.Agent{Artifacts: arts, Logger: logger},
 		WorkDir: cfg.Data, Logger: logger,
+		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
 		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
 	}
 	if gh != nil {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
 // Config is the operator interface of `kiln serve` (decisions.md): environment variables, each
@@ -23,8 +25,6 @@ type Config struct {
 	PublicURL           string
 	Engines             string
 	Workers             int
-	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
-	OrgMaxRunning int
 	GitHubAPIURL        string
 	GitHubAppID         string
 	GitHubAppKey        string
@@ -43,6 +43,11 @@ type Config struct {
 	// SMTPURL is the mail server for build notifications (smtp://user:pass@host:port); empty
 	// turns notifications off. SMTPFrom is their From address.
 	SMTPURL, SMTPFrom string
+	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
+	OrgMaxRunning int
+	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
+	LogMaxLines int
+	ArtifactMax int64
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
@@ -80,6 +85,15 @@ var settings = []setting{
 			return nil
 		}
 		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
+	}},
+	{"KILN_LOG_MAX_LINES", "200000", "lines kept of one build's log; past them a marker line and the rest is dropped", positiveInt(func(c *Config) *int { return &c.LogMaxLines })},
+	{"KILN_ARTIFACT_MAX", "50GiB", "largest artifact (50GiB, 500MiB or bytes); a build whose package is larger fails", func(c *Config, v string) error {
+		n, err := packaging.ParseSize(v)
+		if err != nil {
+			return err
+		}
+		c.ArtifactMax = n
+		return nil
 	}},
 	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},
 	{"KILN_GITHUB_APP_ID", "", "the GitHub App's id", str(func(c *Config) *string { return &c.GitHubAppID })},

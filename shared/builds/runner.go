@@ -1,6 +1,7 @@
 package builds
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,6 +61,11 @@ type Runner struct {
 	Logger *slog.Logger
 	Now    func() time.Time
 
+	// MaxLogLines caps a build's log (0: DefaultMaxLogLines); ArtifactMax caps its artifact's
+	// bytes (0: no limit).
+	MaxLogLines int
+	ArtifactMax int64
+
 	workspaces workspaceLocks
 }
 
@@ -74,7 +80,7 @@ func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf
 // ctx ends first (the build was cancelled or superseded, or the service is stopping), the
 // build's status is left to whoever ended it; ErrInterrupted is returned when nobody did.
 func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
-	rep := &reporter{logs: r.Logs, build: b, now: r.now}
+	rep := &reporter{logs: r.Logs, build: b, now: r.now, maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
 	pkg, err := r.run(ctx, b, rep)
 	stopFlushing()
@@ -169,7 +175,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key}, rep)
+	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax}, rep)
 }
 
 // gitSource finds the clone URL and token source of a GitHub project. An unlinked installation
