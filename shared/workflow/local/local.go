@@ -42,8 +42,8 @@ type Workflow struct {
 	pickMu sync.Mutex
 	turns  map[string]uint64 // organization id → number of its last turn (see pick)
 	turn   uint64            // number of the last turn given
-	wg      sync.WaitGroup
-	stop    context.CancelFunc
+	wg     sync.WaitGroup
+	stop   context.CancelFunc
 
 	// Ended is told of builds the workflow fails (interrupted, silent host); Started of builds
 	// it starts.

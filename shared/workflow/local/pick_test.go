@@ -31,9 +31,9 @@ func same(n int) OrgLimit { return func(string) int { return n } }
 
 func TestPick(t *testing.T) {
 	cases := []struct {
-		name     string
-		pending  []string
-		running  map[string]int
+		name    string
+		pending []string
+		running map[string]int
 		turns   map[string]uint64
 		limit   OrgLimit
 		free    int
