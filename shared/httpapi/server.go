@@ -74,6 +74,7 @@ type Server struct {
 	auth          *auth.Authenticator
 	cursors       cursors
 	limits        *limiters
+	followers     inUse // log followers per build and per token
 	logger        *slog.Logger
 	now           func() time.Time
 	mux           *http.ServeMux
