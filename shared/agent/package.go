@@ -18,6 +18,9 @@ type PackageInput struct {
 	TopName string
 	// Key is the artifact's key in the store.
 	Key string
+	// MaxSize is the largest artifact allowed, in bytes (KILN_ARTIFACT_MAX); 0 means no limit.
+	// Packaging stops as soon as the stream passes it, and nothing is stored.
+	MaxSize int64
 }
 
 // PackageOutput is the stored artifact.
@@ -47,6 +50,9 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 		tarErr error
 	)
 	err := a.Artifacts.Put(ctx, in.Key, func(w io.Writer) error {
+		if in.MaxSize > 0 {
+			w = &limitWriter{w: w, left: in.MaxSize}
+		}
 		res, tarErr = packaging.TarGz(ctx, in.StagedDir, in.TopName, w)
 		return tarErr
 	})
@@ -54,6 +60,9 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 		return PackageOutput{}, fmt.Errorf("agent: package stopped: %w", ctx.Err())
 	}
 	switch {
+	case errors.Is(tarErr, errTooLarge):
+		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr,
+			"the artifact is larger than the limit of %s (KILN_ARTIFACT_MAX)", packaging.FormatSize(in.MaxSize))
 	case tarErr != nil:
 		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr, "packaging failed: could not archive the staged build")
 	case err != nil:
@@ -62,4 +71,24 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 	logf(ctx, r, LevelInfo, "Stored the artifact: %d files, %d bytes, MD5 %s", res.Files, res.Size, res.MD5)
 	a.logger().InfoContext(ctx, "agent: artifact stored", "key", in.Key, "size", res.Size)
 	return PackageOutput{Key: in.Key, Size: res.Size, MD5: res.MD5}, nil
+}
+
+// errTooLarge stops a package stream that passed PackageInput.MaxSize.
+var errTooLarge = errors.New("the artifact passed its size limit")
+
+// limitWriter passes at most left bytes to w; a write that would pass them writes nothing and
+// fails with errTooLarge.
+type limitWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.left {
+		l.left = -1
+		return 0, errTooLarge
+	}
+	n, err := l.w.Write(p)
+	l.left -= int64(n)
+	return n, err
 }

@@ -75,6 +75,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Store: st, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
 		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
+		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
 		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
 	}
 	if gh != nil {
@@ -104,6 +105,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	runner.Ended = ended
 	wf := local.New(st, runner, cfg.Workers, logger)
 	wf.Ended, wf.Started = ended, hooks.BuildChanged
+	orgMax := cfg.OrgMaxRunning
+	if orgMax == 0 {
+		orgMax = cfg.Workers
+	}
+	wf.OrgLimit = func(string) int { return orgMax }
 	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: hooks.BuildChanged}
 	return &buildMachine{
 		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: runner, artifacts: arts, logs: logs,

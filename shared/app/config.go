@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
 // Config is the operator interface of `kiln serve` (decisions.md): environment variables, each
@@ -56,6 +58,11 @@ type Config struct {
 	SandboxEnv      []string
 	// BuildTimeout is how long a build may run (KILN_BUILD_TIMEOUT).
 	BuildTimeout time.Duration
+	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
+	OrgMaxRunning int
+	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
+	LogMaxLines int
+	ArtifactMax int64
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
@@ -88,6 +95,21 @@ var settings = []setting{
 	}},
 	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh)", str(func(c *Config) *string { return &c.Engines })},
 	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
+	{"KILN_ORG_MAX_RUNNING", "", "builds of one organization run at once (default: KILN_WORKERS); organizations take turns", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
+	}},
+	{"KILN_LOG_MAX_LINES", "200000", "lines kept of one build's log; past them a marker line and the rest is dropped", positiveInt(func(c *Config) *int { return &c.LogMaxLines })},
+	{"KILN_ARTIFACT_MAX", "50GiB", "largest artifact (50GiB, 500MiB or bytes); a build whose package is larger fails", func(c *Config, v string) error {
+		n, err := packaging.ParseSize(v)
+		if err != nil {
+			return err
+		}
+		c.ArtifactMax = n
+		return nil
+	}},
 	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},
 	{"KILN_GITHUB_APP_ID", "", "the GitHub App's id", str(func(c *Config) *string { return &c.GitHubAppID })},
 	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},

@@ -49,6 +49,12 @@ func (a *Authenticator) ForgetToken(tokenID string) {
 	a.cache.forget(func(p *Principal) bool { return p.Token.ID == tokenID })
 }
 
+// ForgetUser drops a user's tokens from the cache (a revocation that takes the tokens created
+// from the revoked one with it).
+func (a *Authenticator) ForgetUser(orgID, userID string) {
+	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID && p.Member.User.ID == userID })
+}
+
 // ForgetOrganization drops an organization's principals from the cache (it changed).
 func (a *Authenticator) ForgetOrganization(orgID string) {
 	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID })

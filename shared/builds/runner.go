@@ -1,6 +1,7 @@
 package builds
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -63,6 +64,11 @@ type Runner struct {
 	// every process of the build is stopped and the build fails with "time limit". 0: no limit.
 	TimeLimit time.Duration
 
+	// MaxLogLines caps a build's log (0: DefaultMaxLogLines); ArtifactMax caps its artifact's
+	// bytes (0: no limit).
+	MaxLogLines int
+	ArtifactMax int64
+
 	workspaces workspaceLocks
 }
 
@@ -90,7 +96,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
 		defer cancel()
 	}
-	rep := &reporter{logs: r.Logs, build: b, now: r.now}
+	rep := &reporter{logs: r.Logs, build: b, now: r.now, maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
 	pkg, err := r.run(ctx, b, rep)
 	stopFlushing()
@@ -202,7 +208,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.P
 		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key}, rep)
+	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax}, rep)
 }
 
 // gitSource finds the clone URL and token source of a GitHub project. An unlinked installation

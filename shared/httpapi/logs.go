@@ -19,6 +19,14 @@ type LogReader interface {
 // followPoll is how often a followed log is checked for new lines.
 const followPoll = 250 * time.Millisecond
 
+// Limits of log followers (GET /builds/:id/logs?follow=1) at once: past them the request is 429
+// rate_limited, to retry after followRetryAfter seconds.
+const (
+	maxFollowersPerBuild = 20
+	maxFollowersPerToken = 5
+	followRetryAfter     = 10
+)
+
 // getBuildLogs answers GET /builds/:id/logs: the whole log as text/plain, one message per line.
 // With follow=1 the answer is streamed (chunked) and new lines are sent as they come, until the
 // build ends.
@@ -37,6 +45,14 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return fieldError("follow", "must be 1 (or true) to follow, 0 (or false) not to")
 	}
 	following := (follow == "1" || follow == "true") && r.Method != http.MethodHead
+	if following && !b.Status.Terminal() {
+		release := s.followers.acquire(slot{"build:" + id, maxFollowersPerBuild}, slot{"token:" + p.Token.ID, maxFollowersPerToken})
+		if release == nil {
+			return busy(w, followRetryAfter, "too many log followers: at most %d per build and %d per token at once; retry after %d s",
+				maxFollowersPerBuild, maxFollowersPerToken, followRetryAfter)
+		}
+		defer release()
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -21,6 +21,56 @@ type PerforceVerifier interface {
 	Forget(orgID string) error
 }
 
+// Perforce checks that the API starts (PATCH /organizations/:id/perforce, add-perforce) run p4
+// against a customer's server; each organization may run perforceChecksAtOnce at a time and
+// perforceChecksPerMinute a minute. A request refused before p4 ran (validation_failed) does not
+// count.
+const (
+	perforceChecksAtOnce    = 1
+	perforceChecksPerMinute = 10
+	perforceBusyRetryAfter  = 5 // seconds, when a check of the organization is under way
+)
+
+// perforceChecks admits Perforce checks per organization.
+type perforceChecks struct {
+	running inUse
+	rate    *limiters
+}
+
+func newPerforceChecks() *perforceChecks {
+	return &perforceChecks{rate: newLimiters(RateLimit{PerSecond: perforceChecksPerMinute / 60.0, Burst: perforceChecksPerMinute})}
+}
+
+// start admits a check of orgID at time now. It returns done, to call with the check's error once
+// it ended, or, when the check must wait, the seconds to wait.
+func (c *perforceChecks) start(orgID string, now time.Time) (done func(error), retryAfter int) {
+	release := c.running.acquire(slot{orgID, perforceChecksAtOnce})
+	if release == nil {
+		return nil, perforceBusyRetryAfter
+	}
+	ok, wait, refund := c.rate.take(orgID, now)
+	if !ok {
+		release()
+		return nil, retryAfterSeconds(wait)
+	}
+	return func(err error) {
+		if kiln.IsCode(err, kiln.EValidation) {
+			refund()
+		}
+		release()
+	}, 0
+}
+
+// perforceCheck admits a Perforce check of the organization, or answers 429 rate_limited.
+func (s *Server) perforceCheck(w http.ResponseWriter, orgID string) (done func(error), err error) {
+	done, retry := s.p4checks.start(orgID, s.now())
+	if done == nil {
+		return nil, busy(w, retry, "too many Perforce checks for the organization: %d at a time and %d a minute; retry after %d s",
+			perforceChecksAtOnce, perforceChecksPerMinute, retry)
+	}
+	return done, nil
+}
+
 // perforceCredentials opens the organization's saved credentials.
 func (s *Server) perforceCredentials(org *kiln.Organization) (perforce.Credentials, error) {
 	if s.perforce == nil {
@@ -54,7 +104,12 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if org.Perforce != nil && org.Perforce.ServerURL == deref(req.ServerURL) {
 		known = org.Perforce.Fingerprint
 	}
+	done, err := s.perforceCheck(w, org.ID)
+	if err != nil {
+		return err
+	}
 	fp, err := s.perforce.Verify(r.Context(), org.ID, deref(req.ServerURL), deref(req.UserName), deref(req.Ticket), known)
+	done(err)
 	if err != nil {
 		return err
 	}

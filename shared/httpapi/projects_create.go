@@ -122,7 +122,12 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	stream := deref(req.StreamPath)
+	done, err := s.perforceCheck(w, p.Organization.ID)
+	if err != nil {
+		return err
+	}
 	uproject, err := s.perforce.ReadProject(r.Context(), p.Organization.ID, cr, stream, deref(req.UprojectPath), github.ParseUproject)
+	done(err)
 	if err != nil {
 		return err
 	}

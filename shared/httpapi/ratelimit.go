@@ -41,8 +41,15 @@ func newLimiters(cfg RateLimit) *limiters {
 // allow takes one request from key's bucket. When the bucket is empty it reports how long until
 // a request would be allowed.
 func (l *limiters) allow(key string, now time.Time) (ok bool, retryAfter time.Duration) {
+	ok, retryAfter, _ = l.take(key, now)
+	return ok, retryAfter
+}
+
+// take is allow that also returns, when the request is allowed, a function that gives its budget
+// back (for a request that turned out not to cost what the limit guards).
+func (l *limiters) take(key string, now time.Time) (ok bool, retryAfter time.Duration, refund func()) {
 	if l.cfg.PerSecond <= 0 {
-		return true, 0
+		return true, 0, func() {}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -63,9 +70,9 @@ func (l *limiters) allow(key string, now time.Time) (ok bool, retryAfter time.Du
 	r := b.limiter.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return false, d
+		return false, d, nil
 	}
-	return true, 0
+	return true, 0, func() { r.CancelAt(now) }
 }
 
 // retryAfterSeconds rounds a delay up to whole seconds, at least 1, for the Retry-After header.

@@ -78,6 +78,8 @@ type Server struct {
 	auth           *auth.Authenticator
 	cursors        cursors
 	limits         *limiters
+	followers      inUse // log followers per build and per token
+	p4checks       *perforceChecks
 	logger         *slog.Logger
 	now            func() time.Time
 	mux            *http.ServeMux
@@ -104,6 +106,7 @@ func New(cfg Config) *Server {
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),
 		cursors:        cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
 		limits:         newLimiters(cfg.RateLimit),
+		p4checks:       newPerforceChecks(),
 		logger:         cfg.Logger,
 		now:            cfg.Now,
 		mux:            http.NewServeMux(),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // tokenBody describes a token; the secret appears only in the response that creates it.
@@ -32,6 +33,9 @@ type createTokenRequest struct {
 // maxTokenDays bounds a token's lifetime when one is asked for.
 const maxTokenDays = 3650
 
+// MaxTokensPerUser is the most tokens a user may hold (expired ones count until deleted).
+const MaxTokensPerUser = 100
+
 // createToken answers POST /auth/tokens: a new token for the caller, shown once.
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	var req createTokenRequest
@@ -55,8 +59,18 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := errs.Err(); err != nil {
 		return err
 	}
+	held, _, err := s.store.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, store.Page{Limit: MaxTokensPerUser})
+	if err != nil {
+		return err
+	}
+	if len(held) >= MaxTokensPerUser {
+		return kiln.Errorf(kiln.EInvalidState, "you hold %d tokens, the most a user may have; revoke one (DELETE /auth/tokens/:id) first", MaxTokensPerUser)
+	}
 	secret, tok := auth.NewToken(p.Organization.ID, p.Member.User.ID, name, s.now(), ttl)
-	if err := s.store.CreateToken(r.Context(), tok); err != nil {
+	tok.ParentID = p.Token.ID // revoking the token used here revokes this one too
+	if err := s.store.CreateToken(r.Context(), tok); kiln.IsCode(err, kiln.ENotFound) {
+		return auth.ErrInvalidToken() // the caller's token was revoked meanwhile
+	} else if err != nil {
 		return err
 	}
 	body := renderToken(tok)
@@ -89,7 +103,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := s.store.DeleteToken(r.Context(), p.Organization.ID, p.Member.User.ID, id); err != nil {
 		return err
 	}
-	s.auth.ForgetToken(id)
+	s.auth.ForgetUser(p.Organization.ID, p.Member.User.ID) // with the tokens created from it
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -16,6 +16,9 @@ type Token struct {
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
+	// ParentID is the token this one was created with (POST /auth/tokens), or "". Revoking a
+	// token revokes the tokens created with it, and theirs.
+	ParentID string
 }
 
 // Expired reports whether the token has expired at time now.

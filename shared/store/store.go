@@ -191,6 +191,9 @@ type Builds interface {
 	// oldest first: the one-machine work queue and the scan for builds a crash left running.
 	// Not for request paths.
 	QueuedBuilds(ctx context.Context, status kiln.BuildStatus, limit int) ([]*kiln.Build, error)
+	// QueuedBuildsAfter is QueuedBuilds from the build after the one with id afterID on (from
+	// the start when it is ""): the next page of the queue, so a reader can see all of it.
+	QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, afterID string, limit int) ([]*kiln.Build, error)
 	// BuildsAwaitingDelivery lists complete builds whose autoDeployStatus is pending or
 	// delivering, across all organizations, oldest first: the deliverer's queue, so a delivery
 	// in progress when the service stops resumes after it starts. Not for request paths.

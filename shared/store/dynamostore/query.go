@@ -20,6 +20,7 @@ type listQuery struct {
 	pk       string
 	skPrefix string
 	skBefore string // when set, the sort key is below it (and skPrefix is ignored)
+	skAfter  string // when set, the sort key is above it (and skPrefix is ignored)
 	forward  bool   // ascending sort key order; false is newest first
 	filters  []eqFilter
 	// start is the ExclusiveStartKey: the full key (table and index attributes) of the item after
@@ -48,6 +49,9 @@ func queryPage[I any](ctx context.Context, s *Store, q listQuery, n int, id func
 	case q.skBefore != "":
 		keyCond += " AND #sk < :sk"
 		names["#sk"], values[":sk"] = q.skAttr, &types.AttributeValueMemberS{Value: q.skBefore}
+	case q.skAfter != "":
+		keyCond += " AND #sk > :sk"
+		names["#sk"], values[":sk"] = q.skAttr, &types.AttributeValueMemberS{Value: q.skAfter}
 	case q.skPrefix != "":
 		keyCond += " AND begins_with(#sk, :sk)"
 		names["#sk"], values[":sk"] = q.skAttr, &types.AttributeValueMemberS{Value: q.skPrefix}

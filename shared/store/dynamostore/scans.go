@@ -20,10 +20,15 @@ func queued(s kiln.BuildStatus) bool { return s == kiln.StatusPending || s == ki
 // QueuedBuilds queries GSI4's partition "QUEUE#<status>" in ascending build id order: oldest
 // first, across organizations.
 func (s *Store) QueuedBuilds(ctx context.Context, status kiln.BuildStatus, n int) ([]*kiln.Build, error) {
+	return s.QueuedBuildsAfter(ctx, status, "", n)
+}
+
+// QueuedBuildsAfter queries the same partition for sort keys (build ids) above afterID.
+func (s *Store) QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, afterID string, n int) ([]*kiln.Build, error) {
 	if !queued(status) {
 		return nil, kiln.Errorf(kiln.EBadRequest, "only pending and running builds are queued, not %q", status)
 	}
-	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: queuePK(status), forward: true}
+	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: queuePK(status), skAfter: afterID, forward: true}
 	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
 	if err != nil {
 		return nil, wrap("queued builds", err)

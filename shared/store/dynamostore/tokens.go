@@ -23,6 +23,7 @@ type tokenItem struct {
 	CreatedAt      int64  `dynamo:"createdAt"`
 	ExpiresAt      *int64 `dynamo:"expiresAt,omitempty"`
 	LastUsedAt     *int64 `dynamo:"lastUsedAt,omitempty"`
+	ParentID       string `dynamo:"parentId,omitempty"`
 }
 
 func newTokenItem(t *kiln.Token, keys itemKeys) *tokenItem {
@@ -31,6 +32,7 @@ func newTokenItem(t *kiln.Token, keys itemKeys) *tokenItem {
 		ID:       t.ID, OrganizationID: t.OrganizationID, UserID: t.UserID, Name: t.Name,
 		Hash: t.Hash, Hint: t.Hint,
 		CreatedAt: toMS(t.CreatedAt), ExpiresAt: toMSPtr(t.ExpiresAt), LastUsedAt: toMSPtr(t.LastUsedAt),
+		ParentID: t.ParentID,
 	}
 }
 
@@ -39,6 +41,7 @@ func (it *tokenItem) token() *kiln.Token {
 		ID: it.ID, OrganizationID: it.OrganizationID, UserID: it.UserID, Name: it.Name,
 		Hash: it.Hash, Hint: it.Hint,
 		CreatedAt: fromMS(it.CreatedAt), ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
+		ParentID: it.ParentID,
 	}
 }
 
@@ -54,11 +57,15 @@ func (s *Store) tokenPuts(t *kiln.Token) []*dynamo.Put {
 	}
 }
 
-// CreateToken writes, in one transaction: a check that the member exists, then the token and
-// its hash item, each only if absent.
+// CreateToken writes, in one transaction: a check that the member exists (and the parent token,
+// if any, so none outlives a revocation of its parent), then the token and its hash item, each
+// only if absent.
 func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
 		tx.Check(s.table.Check(attrPK, orgPK(t.OrganizationID)).Range(attrSK, memberSK(t.UserID)).IfExists())
+		if t.ParentID != "" {
+			tx.Check(s.table.Check(attrPK, orgPK(t.OrganizationID)).Range(attrSK, tokenSK(t.UserID, t.ParentID)).IfExists())
+		}
 		for _, p := range s.tokenPuts(t) {
 			tx.Put(p)
 		}
@@ -66,6 +73,9 @@ func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 	if at := txFailedAt(err); at != nil {
 		if at[0] == 0 {
 			return kiln.NotFound("member")
+		}
+		if at[0] == 1 && t.ParentID != "" {
+			return kiln.NotFound("parent token")
 		}
 		return kiln.Errorf(kiln.EConflict, "token already exists")
 	}
@@ -103,9 +113,38 @@ func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Pa
 	return out, next, nil
 }
 
-// DeleteToken reads the token (for its hash), then deletes the token item (if it still exists)
-// and its hash item in one transaction.
+// DeleteToken revokes the token and its descendants (the tokens created with it, and theirs): it
+// reads the user's tokens, then deletes the descendants, children last, and the token itself at
+// the end, so that a failure half way leaves the token to revoke again.
 func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) error {
+	q := listQuery{pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: tokenPrefix(userID), forward: true}
+	all, _, err := queryPage(ctx, s, q, 0, func(it *tokenItem) string { return it.ID })
+	if err != nil {
+		return wrap("delete token", err)
+	}
+	children := map[string][]string{}
+	for _, it := range all {
+		if it.ParentID != "" {
+			children[it.ParentID] = append(children[it.ParentID], it.ID)
+		}
+	}
+	// Breadth first from the token; deleted in reverse, deepest first.
+	var doomed []string
+	for queue := children[tokenID]; len(queue) > 0; queue = queue[1:] {
+		doomed = append(doomed, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	for i := len(doomed) - 1; i >= 0; i-- {
+		if err := s.deleteOneToken(ctx, orgID, userID, doomed[i]); err != nil && !kiln.IsCode(err, kiln.ENotFound) {
+			return err
+		}
+	}
+	return s.deleteOneToken(ctx, orgID, userID, tokenID)
+}
+
+// deleteOneToken reads the token (for its hash), then deletes the token item (if it still exists)
+// and its hash item in one transaction.
+func (s *Store) deleteOneToken(ctx context.Context, orgID, userID, tokenID string) error {
 	var it tokenItem
 	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, tokenSK(userID, tokenID)).Consistent(true).One(ctx, &it)
 	if isNotFound(err) {

@@ -21,11 +21,16 @@ func scanLimit(n int) int {
 
 // QueuedBuilds reads builds in a status by ascending id (index builds_queue): oldest first.
 func (s *Store) QueuedBuilds(ctx context.Context, status kiln.BuildStatus, n int) ([]*kiln.Build, error) {
+	return s.QueuedBuildsAfter(ctx, status, "", n)
+}
+
+// QueuedBuildsAfter reads builds in a status with ids above afterID, by ascending id.
+func (s *Store) QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, afterID string, n int) ([]*kiln.Build, error) {
 	if status != kiln.StatusPending && status != kiln.StatusRunning {
 		return nil, kiln.Errorf(kiln.EBadRequest, "only pending and running builds are queued, not %q", status)
 	}
 	return scanAll(ctx, s, "queued builds", scanBuild, `SELECT `+buildCols+` FROM builds
-		WHERE status = ? ORDER BY id, org_id LIMIT ?`, status, scanLimit(n))
+		WHERE status = ? AND id > ? ORDER BY id, org_id LIMIT ?`, status, afterID, scanLimit(n))
 }
 
 // BuildsAwaitingDelivery reads complete builds whose delivery is pending or under way by ascending

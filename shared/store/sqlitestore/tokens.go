@@ -9,13 +9,13 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-const tokenCols = `org_id, id, user_id, name, hash, hint, created_at, expires_at, last_used_at`
+const tokenCols = `org_id, id, user_id, name, hash, hint, created_at, expires_at, last_used_at, parent_id`
 
 func scanToken(r scanner) (*kiln.Token, error) {
 	var t kiln.Token
 	var created int64
 	var expires, lastUsed sql.NullInt64
-	if err := r.Scan(&t.OrganizationID, &t.ID, &t.UserID, &t.Name, &t.Hash, &t.Hint, &created, &expires, &lastUsed); err != nil {
+	if err := r.Scan(&t.OrganizationID, &t.ID, &t.UserID, &t.Name, &t.Hash, &t.Hint, &created, &expires, &lastUsed, &t.ParentID); err != nil {
 		return nil, err
 	}
 	t.CreatedAt, t.ExpiresAt, t.LastUsedAt = fromMS(created), fromOptMS(expires), fromOptMS(lastUsed)
@@ -28,10 +28,18 @@ type execer interface {
 }
 
 func insertToken(ctx context.Context, db execer, t *kiln.Token) error {
-	_, err := db.ExecContext(ctx, `INSERT INTO tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.OrganizationID, t.ID, t.UserID, t.Name, t.Hash, t.Hint, ms(t.CreatedAt), optMS(t.ExpiresAt), optMS(t.LastUsedAt))
+	// A token with a parent is written only while the parent exists, so none outlives a
+	// revocation of its parent that ran at the same time.
+	res, err := db.ExecContext(ctx, `INSERT INTO tokens (`+tokenCols+`)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE ? = '' OR EXISTS (SELECT 1 FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?)`,
+		t.OrganizationID, t.ID, t.UserID, t.Name, t.Hash, t.Hint, ms(t.CreatedAt), optMS(t.ExpiresAt), optMS(t.LastUsedAt), t.ParentID,
+		t.ParentID, t.OrganizationID, t.UserID, t.ParentID)
 	if err != nil {
 		return writeErr("create token", err, "the token already exists")
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return kiln.NotFound("parent token")
 	}
 	return nil
 }
@@ -56,8 +64,14 @@ func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Pa
 		func(t *kiln.Token) string { return t.ID })
 }
 
+// DeleteToken deletes the token and its descendants (the tokens created with it, and theirs) in
+// one statement.
 func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?`, orgID, userID, tokenID)
+	res, err := s.db.ExecContext(ctx, `WITH RECURSIVE doomed(id) AS (
+			SELECT id FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?
+			UNION SELECT t.id FROM tokens t JOIN doomed d ON t.parent_id = d.id WHERE t.org_id = ? AND t.user_id = ?)
+		DELETE FROM tokens WHERE org_id = ? AND user_id = ? AND id IN (SELECT id FROM doomed)`,
+		orgID, userID, tokenID, orgID, userID, orgID, userID)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: delete token: %w", err)
 	}

@@ -95,6 +95,29 @@ func queue(t *testing.T, s store.Store, status kiln.BuildStatus, limit int) []*k
 	return bs
 }
 
+// queuePages reads the first n builds of the queue of status with QueuedBuildsAfter, limit at a
+// time, each page starting after the last build of the one before.
+func queuePages(t *testing.T, s store.Store, status kiln.BuildStatus, limit, n int) []*kiln.Build {
+	t.Helper()
+	var got []*kiln.Build
+	after := ""
+	for len(got) < n {
+		page, err := s.QueuedBuildsAfter(t.Context(), status, after, limit)
+		wantOK(t, err, "QueuedBuildsAfter")
+		if len(page) == 0 || len(page) > limit {
+			t.Fatalf("QueuedBuildsAfter(%s, %q, %d): %d builds", status, after, limit, len(page))
+		}
+		for _, b := range page {
+			if b.Status != status || b.ID <= after {
+				t.Fatalf("QueuedBuildsAfter(%s, %q): build %s is %s", status, after, b.ID, b.Status)
+			}
+			after = b.ID
+		}
+		got = append(got, page...)
+	}
+	return got[:n]
+}
+
 // wantQueueHead fails the test unless the queue of status starts with want (whole builds).
 func wantQueueHead(t *testing.T, s store.Store, status kiln.BuildStatus, want ...*kiln.Build) {
 	t.Helper()
@@ -157,6 +180,11 @@ func testQueuedBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		for _, limit := range []int{1, 3} {
 			wantEqual(t, fmt.Sprintf("QueuedBuilds(pending, %d)", limit), queue(t, s, kiln.StatusPending, limit), pending[:limit])
 			wantEqual(t, fmt.Sprintf("QueuedBuilds(running, %d)", limit), queue(t, s, kiln.StatusRunning, limit), running[:limit])
+		}
+		// Page by page, QueuedBuildsAfter reads the same queue.
+		for _, limit := range []int{1, 2} {
+			wantEqual(t, fmt.Sprintf("pending queue in pages of %d", limit), queuePages(t, s, kiln.StatusPending, limit, len(pending)), pending)
+			wantEqual(t, fmt.Sprintf("running queue in pages of %d", limit), queuePages(t, s, kiln.StatusRunning, limit, len(running)), running)
 		}
 	})
 

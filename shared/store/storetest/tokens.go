@@ -102,6 +102,55 @@ func testTokens(t *testing.T, open func(t *testing.T) store.Store) {
 		wantCode(t, s.DeleteToken(ctx, f.org.ID, f.owner.User.ID, tk.ID), kiln.ENotFound, "DeleteToken again")
 	})
 
+	t.Run("RevokingATokenRevokesItsDescendants", func(t *testing.T) {
+		s, ctx := open(t), t.Context()
+		f := createOrganization(t, s)
+		child := func(parent *kiln.Token) *kiln.Token {
+			tk := newToken(f.org.ID, f.owner.User.ID)
+			if parent != nil {
+				tk.ParentID = parent.ID
+			}
+			wantOK(t, s.CreateToken(ctx, tk), "CreateToken")
+			return tk
+		}
+		root := child(nil)
+		a, b := child(root), child(root)
+		a1, a2 := child(a), child(a)
+		a11 := child(a1)
+		other := child(nil)
+		otherChild := child(other)
+		got, err := s.GetTokenByHash(ctx, a11.Hash)
+		wantOK(t, err, "GetTokenByHash")
+		wantEqual(t, "token with a parent", got, a11)
+
+		wantOK(t, s.DeleteToken(ctx, f.org.ID, f.owner.User.ID, a.ID), "DeleteToken of a child")
+		for _, gone := range []*kiln.Token{a, a1, a2, a11} {
+			_, err := s.GetTokenByHash(ctx, gone.Hash)
+			wantCode(t, err, kiln.ENotFound, "GetTokenByHash of a revoked token's descendant")
+		}
+		left := walk(t, 10, func(p store.Page) ([]*kiln.Token, string, error) {
+			return s.ListTokens(ctx, f.org.ID, f.owner.User.ID, p)
+		}, tokenID, nil)
+		wantIDs(t, "ListTokens after revoking a", left, newestFirst([]string{f.token.ID, root.ID, b.ID, other.ID, otherChild.ID}))
+
+		// A token cannot be created from a revoked one.
+		orphan := newToken(f.org.ID, f.owner.User.ID)
+		orphan.ParentID = a.ID
+		wantCode(t, s.CreateToken(ctx, orphan), kiln.ENotFound, "CreateToken with a revoked parent")
+		_, err = s.GetTokenByHash(ctx, orphan.Hash)
+		wantCode(t, err, kiln.ENotFound, "GetTokenByHash of a token refused for its parent")
+
+		wantOK(t, s.DeleteToken(ctx, f.org.ID, f.owner.User.ID, root.ID), "DeleteToken of the root")
+		for _, gone := range []*kiln.Token{root, b} {
+			_, err := s.GetTokenByHash(ctx, gone.Hash)
+			wantCode(t, err, kiln.ENotFound, "GetTokenByHash of a revoked token")
+		}
+		for _, kept := range []*kiln.Token{f.token, other, otherChild} {
+			_, err := s.GetTokenByHash(ctx, kept.Hash)
+			wantOK(t, err, "GetTokenByHash of a token outside the revoked tree")
+		}
+	})
+
 	t.Run("DeleteOfAnotherUserOrOrganizationIsNotFound", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
 		f := createOrganization(t, s)

@@ -1,5 +1,7 @@
 // Package local runs builds on this machine: the store's pending builds are the queue (durable
-// across restarts), taken oldest first by KILN_WORKERS workers. A build a crash left running is
+// across restarts), taken by KILN_WORKERS workers fairly across organizations (in turns, each
+// organization's oldest first, at most OrgLimit of one organization at once; see pick). A build a
+// crash left running is
 // failed as interrupted at the next start; a running build whose host stops reporting for 30 s
 // is failed.
 package local
@@ -7,6 +9,8 @@ package local
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,12 +36,21 @@ type Workflow struct {
 	wake    wake.Signal
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // build id → stop
-	wg      sync.WaitGroup
-	stop    context.CancelFunc
+	active  map[string]int                // organization id → builds claimed here and not ended
+
+	// pickMu makes one worker at a time choose and claim a build, so each sees the others' claims.
+	pickMu sync.Mutex
+	turns  map[string]uint64 // organization id → number of its last turn (see pick)
+	turn   uint64            // number of the last turn given
+	wg     sync.WaitGroup
+	stop   context.CancelFunc
 
 	// Ended is told of builds the workflow fails (interrupted, silent host); Started of builds
 	// it starts.
 	Ended, Started func(ctx context.Context, b *kiln.Build)
+	// OrgLimit caps the builds of one organization running at once (KILN_ORG_MAX_RUNNING; a
+	// plan's limit may take its place). nil means the number of workers.
+	OrgLimit OrgLimit
 }
 
 var _ builds.Workflow = (*Workflow)(nil)
@@ -52,13 +65,16 @@ var (
 	watchEvery = 5 * time.Second
 )
 
+// maxPendingScan bounds how much of the pending queue a worker reads to choose a build.
+const maxPendingScan = 10_000
+
 // New makes the workflow; Run starts it.
 func New(st store.Store, runner Runner, workers int, logger *slog.Logger) *Workflow {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return &Workflow{store: st, runner: runner, workers: max(1, workers), logger: logger, now: time.Now,
-		running: map[string]context.CancelFunc{}}
+		running: map[string]context.CancelFunc{}, active: map[string]int{}, turns: map[string]uint64{}}
 }
 
 // Run fails the builds a previous run left running, then starts the workers and the watchdog. It
@@ -111,7 +127,7 @@ func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
 
 func (w *Workflow) poke() { w.wake.Notify() }
 
-// work takes pending builds, oldest first, until ctx ends.
+// work takes pending builds, fairly across organizations, until ctx ends.
 func (w *Workflow) work(ctx context.Context) {
 	for ctx.Err() == nil {
 		b, err := w.claim(ctx)
@@ -131,14 +147,25 @@ func (w *Workflow) work(ctx context.Context) {
 	}
 }
 
-// claim moves the oldest pending build to running; of several workers (or processes) only one
-// wins each build.
+// claim moves the next pending build (see pick) to running; of several workers (or processes)
+// only one wins each build.
 func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
-	pending, err := w.store.QueuedBuilds(ctx, kiln.StatusPending, 8)
+	w.pickMu.Lock()
+	defer w.pickMu.Unlock()
+	pending, err := w.pending(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range pending {
+	w.mu.Lock()
+	running := maps.Clone(w.active)
+	w.mu.Unlock()
+	for {
+		next := pick(pending, running, w.turns, w.orgLimit, 1)
+		if len(next) == 0 {
+			return nil, nil
+		}
+		b := next[0]
+		pending = slices.DeleteFunc(pending, func(p *kiln.Build) bool { return p == b })
 		if err := b.Transition(kiln.StatusRunning, w.now(), ""); err != nil {
 			continue
 		}
@@ -151,13 +178,54 @@ func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
 		if err != nil {
 			return nil, err
 		}
+		w.recordTurn(b.OrganizationID)
+		w.mu.Lock()
+		w.active[b.OrganizationID]++
+		w.mu.Unlock()
 		builds.NoteOnProject(ctx, w.store, b, w.logger)
 		if w.Started != nil {
 			w.Started(ctx, b)
 		}
 		return b, nil
 	}
-	return nil, nil
+}
+
+// pending reads the pending queue, oldest first, page by page (up to maxPendingScan builds).
+func (w *Workflow) pending(ctx context.Context) ([]*kiln.Build, error) {
+	var all []*kiln.Build
+	after := ""
+	for len(all) < maxPendingScan {
+		page, err := w.store.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < store.MaxLimit {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	return all, nil
+}
+
+// recordTurn notes that org had the latest turn. The record of turns forgets organizations only
+// when it grows past maxTurns (all then start equal), so it stays small.
+func (w *Workflow) recordTurn(org string) {
+	if len(w.turns) >= maxTurns {
+		clear(w.turns)
+	}
+	w.turn++
+	w.turns[org] = w.turn
+}
+
+// maxTurns bounds the record of turns.
+const maxTurns = 100_000
+
+func (w *Workflow) orgLimit(orgID string) int {
+	if w.OrgLimit == nil {
+		return w.workers
+	}
+	return w.OrgLimit(orgID)
 }
 
 // runOne runs a claimed build with a heartbeat, and makes sure it does not stay running.
@@ -170,7 +238,11 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 	defer func() {
 		w.mu.Lock()
 		delete(w.running, b.ID)
+		if w.active[b.OrganizationID]--; w.active[b.OrganizationID] <= 0 {
+			delete(w.active, b.OrganizationID)
+		}
 		w.mu.Unlock()
+		w.poke() // a worker may take a build its organization's limit held back
 	}()
 	go w.heartbeat(bctx, cancel, b)
 	logger := w.logger.With(slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))

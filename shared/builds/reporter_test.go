@@ -1,0 +1,72 @@
+package builds
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// memLogs keeps appended lines in memory.
+type memLogs struct {
+	mu    sync.Mutex
+	lines []kiln.LogLine
+}
+
+func (m *memLogs) Append(_ context.Context, _, _ string, lines ...kiln.LogLine) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lines = append(m.lines, lines...)
+	return nil
+}
+
+func TestReporterCapsTheLog(t *testing.T) {
+	cases := []struct {
+		name       string
+		max, lines int
+		wantKept   int
+		wantMarker bool
+	}{
+		{"UnderTheLimit", 5, 4, 4, false},
+		{"AtTheLimit", 5, 5, 5, false},
+		{"PastTheLimit", 5, 6, 5, true},
+		{"FarPastTheLimit", 5, 1000, 5, true},
+		{"NoLimit", 0, 1000, 1000, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			logs := &memLogs{}
+			now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+			r := &reporter{logs: logs, build: &kiln.Build{ID: kiln.NewID(), OrganizationID: kiln.NewID()},
+				now: func() time.Time { return now }, maxLines: c.max}
+			ctx := context.Background()
+			for i := range c.lines {
+				if i == 1 {
+					r.Stage(ctx, agent.StageCook) // stage lines count like the others
+					continue
+				}
+				r.Log(ctx, agent.LogLine{Time: now, Level: agent.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+			}
+			r.flush(ctx)
+			want := c.wantKept
+			if c.wantMarker {
+				want++
+			}
+			if len(logs.lines) != want {
+				t.Fatalf("%d lines written, want %d", len(logs.lines), want)
+			}
+			last := logs.lines[len(logs.lines)-1]
+			marker := truncatedMarker(c.max)
+			if c.wantMarker != (last.Message == marker) {
+				t.Fatalf("last line %q; marker wanted: %v", last.Message, c.wantMarker)
+			}
+			if c.wantMarker && (last.Level != kiln.LevelWarn || marker != "kiln: log truncated after 5 lines; the rest of this build's output is dropped") {
+				t.Fatalf("marker %q at level %s", marker, last.Level)
+			}
+		})
+	}
+}
