@@ -53,7 +53,7 @@ func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) err
 		w.Header().Set("WWW-Authenticate", `HMAC realm="kiln webhooks"`)
 		return kiln.Errorf(kiln.EInvalidToken, "the webhook signature (X-Hub-Signature-256) is missing or wrong")
 	}
-	event, delivery := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
+	event := r.Header.Get("X-GitHub-Event")
 	if event != "push" {
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})
 		return nil
@@ -62,7 +62,7 @@ func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) err
 	if err := json.Unmarshal(body, &ev); err != nil {
 		return kiln.Errorf(kiln.EBadRequest, "the push event is not valid JSON")
 	}
-	started, err := s.buildsForPush(r, ev, delivery)
+	started, err := s.buildsForPush(r, ev)
 	if err != nil {
 		return err
 	}
@@ -85,9 +85,9 @@ func validHubSignature(secret, body []byte, header string) bool {
 }
 
 // buildsForPush triggers the push settings of the pushed branch in every project of the
-// installation's organization that links the repository. Each build is keyed by the delivery,
-// so a redelivery starts nothing new.
-func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) ([]string, error) {
+// installation's organization that links the repository. Each build is keyed by the push
+// (pushKey), so a redelivery or a replay starts nothing new.
+func (s *Server) buildsForPush(r *http.Request, ev pushEvent) ([]string, error) {
 	ctx := r.Context()
 	branch, isBranch := strings.CutPrefix(ev.Ref, "refs/heads/")
 	if !isBranch || ev.Deleted || strings.Trim(ev.After, "0") == "" || !commitRe.MatchString(ev.After) {
@@ -105,13 +105,18 @@ func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) (
 		if st.Branch != branch {
 			return nil
 		}
-		req := &builds.TriggerRequest{Commit: ev.After, TriggeredBy: "push:" + ev.After}
-		if delivery != "" {
-			req.IdempotencyKey = "github-delivery:" + delivery + ":" + st.ID
-			req.Fingerprint = ev.After
-		}
-		return req
+		return &builds.TriggerRequest{Commit: ev.After, TriggeredBy: "push:" + ev.After,
+			IdempotencyKey: pushKey(ev, st.ID), Fingerprint: ev.After}
 	})
+}
+
+// pushKey is the idempotency key of the build a push starts for one setting. It is made of what
+// the push says (repository, ref, after) rather than of the delivery id: a redelivery and a
+// replay of a recorded delivery under a new id both name the same build, so neither starts
+// another.
+func pushKey(ev pushEvent, settingID string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(ev.Repo.FullName) + "\x00" + ev.Ref + "\x00" + ev.After))
+	return "github-push:" + hex.EncodeToString(sum[:]) + ":" + settingID
 }
 
 // triggerPushSettings starts a build of every setting with trigger push, in the organization's
