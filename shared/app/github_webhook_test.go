@@ -41,3 +41,16 @@ func TestReplayedPushStartsNothing(t *testing.T) {
 		t.Fatalf("builds of the push setting: %d, want 2", len(got))
 	}
 }
+
+// TestServerHasReadTimeouts: kiln serve's HTTP server bounds how long a client may take to send
+// its headers and its whole request, and how long an idle connection stays open.
+func TestServerHasReadTimeouts(t *testing.T) {
+	ts := startService(t, testConfig(t, t.TempDir()))
+	srv := ts.server
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.IdleTimeout <= 0 || srv.ReadTimeout < srv.ReadHeaderTimeout {
+		t.Fatalf("timeouts: header %v, request %v, idle %v", srv.ReadHeaderTimeout, srv.ReadTimeout, srv.IdleTimeout)
+	}
+	if srv.WriteTimeout != 0 {
+		t.Fatalf("WriteTimeout %v would cut log follow streams", srv.WriteTimeout)
+	}
+}

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,6 +49,9 @@ type Config struct {
 	Perforce PerforceVerifier
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
+	// GitHubWebhookReads is how many GitHub webhook bodies are read at once (more answer 429);
+	// 0 means DefaultGitHubWebhookReads.
+	GitHubWebhookReads int
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
 	// (changes made through this server apply at once); 0 turns the cache off.
 	AuthCacheTTL time.Duration
@@ -71,6 +75,7 @@ type Server struct {
 	artifacts     artifacts.Store
 	logs          LogReader
 	webhookSecret []byte
+	webhookReads  chan struct{} // a slot per webhook body being read
 	auth          *auth.Authenticator
 	cursors       cursors
 	limits        *limiters
@@ -97,6 +102,7 @@ func New(cfg Config) *Server {
 		artifacts:     cfg.Artifacts,
 		logs:          cfg.Logs,
 		webhookSecret: []byte(cfg.GitHubWebhookSecret),
+		webhookReads:  make(chan struct{}, cmp.Or(max(cfg.GitHubWebhookReads, 0), DefaultGitHubWebhookReads)),
 		cursors:       cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
 		limits:        newLimiters(cfg.RateLimit),
 		logger:        cfg.Logger,

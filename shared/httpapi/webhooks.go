@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -31,57 +29,35 @@ type pushEvent struct {
 
 // githubWebhook answers POST /webhooks/github: pushes start the builds of the settings with
 // trigger push on the pushed branch. The body must be signed with the webhook secret
-// (X-Hub-Signature-256); a delivery seen before is acknowledged and ignored.
+// (X-Hub-Signature-256); a push seen before (pushKey) is acknowledged and starts nothing.
 func (s *Server) githubWebhook(w http.ResponseWriter, r *http.Request) {
 	if err := s.handleGitHubWebhook(w, r); err != nil {
 		writeError(w, r, err)
 	}
 }
 
-// maxWebhookBytes is GitHub's own cap on webhook payloads.
-const maxWebhookBytes = 25 << 20
-
 func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBodyUpTo(w, r, maxWebhookBytes)
-	if err != nil {
+	body, err := s.readSignedWebhook(w, r)
+	if err != nil || body == nil {
 		return err
-	}
-	if len(s.webhookSecret) == 0 || !validHubSignature(s.webhookSecret, body, r.Header.Get("X-Hub-Signature-256")) {
-		if !s.rateLimit(w, r, "addr:"+clientAddr(r), s.now()) {
-			return nil
-		}
-		w.Header().Set("WWW-Authenticate", `HMAC realm="kiln webhooks"`)
-		return kiln.Errorf(kiln.EInvalidToken, "the webhook signature (X-Hub-Signature-256) is missing or wrong")
 	}
 	event := r.Header.Get("X-GitHub-Event")
 	if event != "push" {
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})
 		return nil
 	}
-	var ev pushEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
+	if body.decodeErr != nil {
 		return kiln.Errorf(kiln.EBadRequest, "the push event is not valid JSON")
 	}
-	started, err := s.buildsForPush(r, ev)
+	ctx := r.Context()
+	loggerOf(ctx).InfoContext(ctx, "github push", slog.String("delivery", r.Header.Get("X-GitHub-Delivery")),
+		slog.String("repository", body.push.Repo.FullName), slog.String("ref", body.push.Ref), slog.String("after", body.push.After))
+	started, err := s.buildsForPush(r, body.push)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"builds": started})
 	return nil
-}
-
-func validHubSignature(secret, body []byte, header string) bool {
-	sig, ok := strings.CutPrefix(header, "sha256=")
-	if !ok {
-		return false
-	}
-	got, err := hex.DecodeString(sig)
-	if err != nil {
-		return false
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return hmac.Equal(got, m.Sum(nil))
 }
 
 // buildsForPush triggers the push settings of the pushed branch in every project of the
