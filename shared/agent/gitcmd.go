@@ -39,6 +39,9 @@ func newGitRun(bin, dir, token string, r Reporter) *gitRun {
 		{"gc.autoDetach", "false"},
 		{"maintenance.autoDetach", "false"},
 		{"advice.detachedHead", "false"},
+		// No hooks: a build runs customer code that could write .git/hooks, and git must not
+		// run it with this environment at the next checkout.
+		{"core.hooksPath", "/dev/null"},
 	}
 	if token != "" {
 		basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
