@@ -49,7 +49,10 @@ func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string
 	str("ueVersion", f.UEVersion, &s.UEVersion, false)
 	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
 	str("schedule", f.Schedule, &s.Schedule, true)
-	str("uploadBuildUrl", f.UploadBuildURL, &s.UploadBuildURL, true)
+	uploadURL := s.UploadBuildURL
+	str("uploadBuildUrl", f.UploadBuildURL, &uploadURL, true)
+	// A new origin drops the stored header unless this request gives one (set below).
+	s.SetUploadBuildURL(uploadURL)
 	if f.NotifyOnComplete.Set {
 		if f.NotifyOnComplete.Null {
 			errs.Add("notifyOnComplete", "must not be null")
@@ -87,32 +90,10 @@ func (s *Server) checkEngine(ctx context.Context, version string) error {
 		return err
 	}
 	if !ok {
-		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version + "; " + s.providedEngines(ctx),
+		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version,
 			Fields: map[string]string{"ueVersion": "no build host provides this version"}}
 	}
 	return nil
-}
-
-// engineLister is implemented by engine sources that can list their versions.
-type engineLister interface {
-	Versions(ctx context.Context) ([]string, error)
-}
-
-// providedEngines says which versions the service provides, for engine_not_found.
-func (s *Server) providedEngines(ctx context.Context) string {
-	l, ok := s.engines.(engineLister)
-	if !ok {
-		return "ask the operator which versions are installed"
-	}
-	versions, err := l.Versions(ctx)
-	switch {
-	case err != nil:
-		return "ask the operator which versions are installed"
-	case len(versions) == 0:
-		return "this service provides no engine version yet"
-	default:
-		return "this service provides " + strings.Join(versions, ", ")
-	}
 }
 
 // listBuildSettings answers GET /projects/:id/build-settings.
