@@ -71,6 +71,9 @@ func (s *KilnStack) createTable() {
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		// Items with a ttl (used single-use keys such as GitHub install states) expire by
+		// themselves once no longer needed.
+		TimeToLiveAttribute: jsii.String("ttl"),
 	})
 	for _, name := range gsiNames {
 		s.table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{

@@ -124,8 +124,9 @@ func TestTable(t *testing.T) {
 		"ProvisionedThroughput":            assertions.Match_Absent(),
 		"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
 		// SSEEnabled without a key: the AWS managed key aws/dynamodb.
-		"SSESpecification": assertions.Match_ObjectEquals(&obj{"SSEEnabled": true}),
-		"TableName":        assertions.Match_Absent(),
+		"SSESpecification":        assertions.Match_ObjectEquals(&obj{"SSEEnabled": true}),
+		"TableName":               assertions.Match_Absent(),
+		"TimeToLiveSpecification": obj{"AttributeName": "ttl", "Enabled": true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			check(t, func() {

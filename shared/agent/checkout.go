@@ -17,8 +17,8 @@ type GitSource struct {
 	CloneURL string
 	// Branch is the branch to build.
 	Branch string
-	// Commit, if set, is the commit to build (a full sha, or an abbreviation of one that the
-	// branch holds); "" builds the branch's head.
+	// Commit, if set, is the commit to build (a full sha, or an abbreviation): it must be on
+	// the branch (reachable from its head), else the checkout fails; "" builds the branch's head.
 	Commit string
 	// Token returns the password for HTTP basic auth as user x-access-token (a GitHub App
 	// installation token); nil for a repository that needs none.
@@ -56,9 +56,10 @@ var (
 )
 
 // Checkout brings the workspace to the commit or changelist to build (stage "sync"). A Perforce
-// source is synced (checkoutPerforce). For git, it fetches the branch (or
-// the commit) from the clone URL into the workspace's repository, made on first use, checks it out
-// detached, and removes untracked files but the build caches (keepUntracked).
+// source is synced (checkoutPerforce). For git, it fetches the branch from the clone URL into
+// the workspace's repository, made on first use, checks out its head or the commit asked for (which
+// must be on the branch) detached, and removes untracked files but the build caches
+// (keepUntracked). Git runs no hooks: a hook a build wrote into .git/hooks never runs.
 func (a *Agent) Checkout(ctx context.Context, in CheckoutInput, r Reporter) (CheckoutOutput, error) {
 	r.Stage(ctx, StageSync)
 	if in.Perforce != nil {
@@ -185,49 +186,52 @@ func prepareWorkspace(ctx context.Context, g *gitRun, ws string, src GitSource) 
 	return nil
 }
 
-// fetch brings the commit to build into the workspace and returns its full sha. A commit that
-// the workspace already holds needs no fetch. Otherwise the branch is fetched (into
-// refs/remotes/origin/<branch>, so the next fetch negotiates from it and brings only new
-// objects); a commit that the branch does not hold (or whose branch is gone) is then fetched by
-// its sha, which GitHub allows for any commit of the repository.
+// fetch brings the branch into the workspace's repository (into refs/remotes/origin/<branch>,
+// so the next fetch negotiates from it and brings only new objects) and returns the full sha to
+// build: the branch's head, or the commit asked for, which must be on the branch (reachable from
+// its head): a build labelled with a branch is built from that branch. A commit that the
+// fetched branch does not hold is refused without being fetched.
 func fetch(ctx context.Context, g *gitRun, src GitSource) (string, error) {
-	if src.Commit != "" {
-		if sha, ok := resolve(ctx, g, src.Commit); ok {
-			logf(ctx, g.r, LevelInfo, "Commit %s is already in the workspace", sha)
-			return sha, nil
-		}
-	}
 	tracking := "refs/remotes/origin/" + src.Branch
+	branchMissing := fmt.Sprintf("remote branch %s not found", src.Branch)
 	_, err := g.run(ctx, true, "fetch", "--no-tags", "--no-recurse-submodules", "origin", "+refs/heads/"+src.Branch+":"+tracking)
 	if err != nil {
-		branchMissing := fmt.Sprintf("remote branch %s not found", src.Branch)
-		reason := fetchReason(err, branchMissing)
-		// A commit can still be fetched by its sha after its branch is gone.
-		if src.Commit == "" || reason != "checkout failed: "+branchMissing {
-			return "", gitFailure(ctx, g.r, err, "%s", reason)
-		}
+		return "", gitFailure(ctx, g.r, err, "%s", fetchReason(err, branchMissing))
+	}
+	tip, ok := resolve(ctx, g, tracking)
+	if !ok {
+		return "", gitFailure(ctx, g.r, ctx.Err(), "checkout failed: %s", branchMissing)
 	}
 	if src.Commit == "" {
-		sha, ok := resolve(ctx, g, tracking)
-		if !ok {
-			return "", gitFailure(ctx, g.r, ctx.Err(), "checkout failed: remote branch %s not found", src.Branch)
-		}
-		return sha, nil
+		return tip, nil
 	}
-	if sha, ok := resolve(ctx, g, src.Commit); ok {
-		return sha, nil
+	notOnBranch := fmt.Sprintf("commit %s is not on branch %s", src.Commit, src.Branch)
+	sha, ok := resolve(ctx, g, src.Commit)
+	if !ok {
+		return "", gitFailure(ctx, g.r, ctx.Err(), "%s", notOnBranch)
 	}
-	notFound := fmt.Sprintf("commit %s not found in the repository", src.Commit)
-	if !fullSHAPattern.MatchString(src.Commit) {
-		return "", gitFailure(ctx, g.r, ctx.Err(), "checkout failed: %s", notFound)
+	onBranch, err := isAncestor(ctx, g, sha, tip)
+	if err != nil {
+		return "", gitFailure(ctx, g.r, err, "checkout failed: could not check that commit %s is on branch %s", src.Commit, src.Branch)
 	}
-	if _, err := g.run(ctx, true, "fetch", "--no-tags", "--no-recurse-submodules", "origin", src.Commit); err != nil {
-		return "", gitFailure(ctx, g.r, err, "%s", fetchReason(err, notFound))
+	if !onBranch {
+		return "", gitFailure(ctx, g.r, ctx.Err(), "%s", notOnBranch)
 	}
-	if sha, ok := resolve(ctx, g, src.Commit); ok {
-		return sha, nil
+	return sha, nil
+}
+
+// isAncestor reports whether commit is reachable from tip (git merge-base --is-ancestor: exit 0
+// yes, 1 no).
+func isAncestor(ctx context.Context, g *gitRun, commit, tip string) (bool, error) {
+	_, err := g.run(ctx, false, "merge-base", "--is-ancestor", "--end-of-options", commit, tip)
+	var ge *gitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &ge) && ge.code == 1:
+		return false, nil
 	}
-	return "", gitFailure(ctx, g.r, ctx.Err(), "checkout failed: %s", notFound)
+	return false, err
 }
 
 // resolve returns the full sha of the commit rev names, if the workspace holds it.

@@ -102,7 +102,6 @@ func TestCheckoutCommitOverride(t *testing.T) {
 	f := newFixture(t)
 	c1 := f.repo.Commit("main", "one", "Ada", projectFiles("v1", nil))
 	c2 := f.repo.Commit("main", "two", "Ada", map[string]string{"Source/Version.txt": "v2"})
-	c3 := f.repo.Commit("feature", "three", "Ada", map[string]string{"Source/Version.txt": "v3"})
 	ws := t.TempDir()
 	ctx := context.Background()
 
@@ -111,8 +110,8 @@ func TestCheckoutCommitOverride(t *testing.T) {
 	}{
 		{"an older commit of the branch", c1, c1, "v1"},
 		{"the head", "", c2, "v2"},
-		{"an abbreviated sha the workspace holds", strings.ToUpper(c1[:10]), c1, "v1"},
-		{"a commit the branch does not hold, fetched by sha", c3, c3, "v3"},
+		{"the head by sha", c2, c2, "v2"},
+		{"an abbreviated sha", strings.ToUpper(c1[:10]), c1, "v1"},
 	} {
 		out, err := f.agent.Checkout(ctx, CheckoutInput{Workspace: ws, Git: f.source("main", tc.commit)}, &recorder{})
 		if err != nil {
@@ -123,12 +122,59 @@ func TestCheckoutCommitOverride(t *testing.T) {
 			t.Errorf("%s: commit %s with Version.txt %q, want %s with %q", tc.name, out.Commit, got, tc.want, tc.version)
 		}
 	}
+}
 
-	// A commit whose branch is gone (and that no workspace holds) is still found by its sha.
-	c4 := f.repo.Commit("other", "four", "Ada", map[string]string{"Source/Version.txt": "v4"})
-	out, err := f.agent.Checkout(ctx, CheckoutInput{Workspace: t.TempDir(), Git: f.source("deleted", c4)}, &recorder{})
-	if err != nil || out.Commit != c4 {
-		t.Fatalf("commit of a branch: %+v, %v", out, err)
+// TestCheckoutRefusesCommitsOffTheBranch: a build labelled with a branch is built from that
+// branch: a commit of another branch, one the workspace holds from an earlier build, one that a
+// force push took off the branch, or one whose branch is gone fails the checkout with "commit X
+// is not on branch Y" (or the branch's absence), and the workspace is not moved to it.
+func TestCheckoutRefusesCommitsOffTheBranch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c1 := f.repo.Commit("main", "one", "Ada", projectFiles("v1", nil))
+	c2 := f.repo.Commit("main", "two", "Ada", map[string]string{"Source/Version.txt": "v2"})
+	feature := f.repo.Commit("feature", "three", "Ada", map[string]string{"Source/Version.txt": "evil"})
+	ctx := context.Background()
+
+	// The workspace of "feature" holds the feature commit; a build of "main" in it must not use it.
+	ws := t.TempDir()
+	if _, err := f.agent.Checkout(ctx, CheckoutInput{Workspace: ws, Git: f.source("feature", feature)}, &recorder{}); err != nil {
+		t.Fatalf("feature commit on feature: %v", err)
+	}
+	if _, err := f.agent.Checkout(ctx, CheckoutInput{Workspace: ws, Git: f.source("main", c1)}, &recorder{}); err != nil {
+		t.Fatalf("main commit on main: %v", err)
+	}
+
+	// A force push takes c2 off main.
+	f.repo.ForcePush("main", c1)
+	gone := f.repo.Commit("doomed", "four", "Ada", map[string]string{"Source/Version.txt": "v4"})
+	f.repo.DeleteBranch("doomed")
+	for _, tc := range []struct {
+		name, branch, commit, reason string
+	}{
+		{"a commit of another branch", "main", feature, "commit " + feature + " is not on branch main"},
+		{"an abbreviated commit of another branch", "main", feature[:12], "commit " + feature[:12] + " is not on branch main"},
+		{"a commit forced off the branch", "main", c2, "commit " + c2 + " is not on branch main"},
+		{"a commit the repository does not have", "main", strings.Repeat("ab", 20), "commit " + strings.Repeat("ab", 20) + " is not on branch main"},
+		{"a commit of a deleted branch", "doomed", gone, "checkout failed: remote branch doomed not found"},
+	} {
+		for _, where := range []string{"fresh", "used"} {
+			t.Run(tc.name+" in a "+where+" workspace", func(t *testing.T) {
+				dir := ws
+				if where == "fresh" {
+					dir = t.TempDir()
+				}
+				rec := &recorder{}
+				_, err := f.agent.Checkout(ctx, CheckoutInput{Workspace: dir, Git: f.source(tc.branch, tc.commit)}, rec)
+				var fl *Failure
+				if !errors.As(err, &fl) || fl.Stage != StageSync || fl.Reason != tc.reason {
+					t.Fatalf("err %v, want a sync failure %q", err, tc.reason)
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "Source", "Version.txt")); string(got) == "evil" || string(got) == "v4" {
+					t.Fatalf("the workspace was moved to the refused commit (Version.txt %q)", got)
+				}
+			})
+		}
 	}
 }
 
@@ -154,8 +200,8 @@ func TestCheckoutFailures(t *testing.T) {
 		{"no token", noToken, "checkout failed: authentication failed: the repository host refused the installation token"},
 		{"no token to be had", tokenErr, "checkout failed: could not get an access token for the repository"},
 		{"missing branch", f.source("dev", ""), "checkout failed: remote branch dev not found"},
-		{"missing commit", f.source("main", missing), "checkout failed: commit " + missing + " not found in the repository"},
-		{"missing abbreviated commit", f.source("main", "abcdef12"), "checkout failed: commit abcdef12 not found in the repository"},
+		{"missing commit", f.source("main", missing), "commit " + missing + " is not on branch main"},
+		{"missing abbreviated commit", f.source("main", "abcdef12"), "commit abcdef12 is not on branch main"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}

@@ -61,6 +61,16 @@ type Service struct {
 	done     chan error
 }
 
+// The server's read timeouts, so that a client cannot hold a connection by sending slowly:
+// headers within readHeaderTimeout, the whole request (a 25 MiB GitHub webhook body included)
+// within readTimeout, and an idle keep-alive connection is closed after idleTimeout. Responses
+// are not limited (log follow streams for as long as the build runs).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = time.Minute
+	idleTimeout       = 2 * time.Minute
+)
+
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
 const shutdownGrace = 20 * time.Second
 
@@ -127,8 +137,9 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		done:     make(chan error, 1),
 		server: &http.Server{
 			Handler:           api,
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       2 * time.Minute,
+			ReadHeaderTimeout: readHeaderTimeout,
+			ReadTimeout:       readTimeout,
+			IdleTimeout:       idleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		},
 	}

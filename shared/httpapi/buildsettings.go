@@ -50,7 +50,10 @@ func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string
 	str("ueVersion", f.UEVersion, &s.UEVersion, false)
 	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
 	str("schedule", f.Schedule, &s.Schedule, true)
-	str("uploadBuildUrl", f.UploadBuildURL, &s.UploadBuildURL, true)
+	uploadURL := s.UploadBuildURL
+	str("uploadBuildUrl", f.UploadBuildURL, &uploadURL, true)
+	// A new origin drops the stored header unless this request gives one (set below).
+	s.SetUploadBuildURL(uploadURL)
 	if f.NotifyOnComplete.Set {
 		if f.NotifyOnComplete.Null {
 			errs.Add("notifyOnComplete", "must not be null")

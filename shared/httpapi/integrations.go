@@ -128,6 +128,18 @@ func (s *Server) verifyState(raw string, now time.Time) (installState, error) {
 	return st, nil
 }
 
+// useState records that the state's link was used, in the store until the state expires (so
+// also across restarts): a state links at most once, however often its callback URL is
+// replayed. It is called when every check has passed, right before linking, so a callback that
+// fails earlier (a wrong code, a user who cannot see the installation) leaves the link usable.
+func (s *Server) useState(ctx context.Context, st installState) error {
+	err := s.store.UseOnce(ctx, st.OrganizationID, "github-install-state:"+st.Nonce, s.now(), time.Unix(st.Expires+1, 0))
+	if kiln.IsCode(err, kiln.EConflict) {
+		return fieldError("state", "was used already: an install link links once; start again from GET /integrations/github/install")
+	}
+	return err
+}
+
 // githubInstallLink answers GET /integrations/github/install (admin): the GitHub page that
 // installs the App, carrying a signed state bound to the caller's organization.
 func (s *Server) githubInstallLink(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
@@ -148,8 +160,8 @@ func (s *Server) githubInstallLink(w http.ResponseWriter, r *http.Request, p *au
 }
 
 // githubInstallCallback answers GET /integrations/github/callback, where GitHub sends the
-// installer back. The installation is linked only if the state is ours and still valid and the
-// installing user's own token can see the installation.
+// installer back. The installation is linked only if the state is ours, still valid and not used
+// before, and the installing user's own token can see the installation.
 func (s *Server) githubInstallCallback(w http.ResponseWriter, r *http.Request) {
 	if !s.rateLimit(w, r, "addr:"+clientAddr(r), s.now()) {
 		return
@@ -197,6 +209,9 @@ func (s *Server) completeInstall(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !m.Role.Allows(kiln.ActAdmin) {
 		return kiln.Errorf(kiln.EInsufficientScope, "only an owner or admin may link GitHub")
+	}
+	if err := s.useState(ctx, st); err != nil {
+		return err
 	}
 	org, err := s.store.LinkGitHubInstallation(ctx, st.OrganizationID, strconv.FormatInt(inst, 10), s.now().UTC().Truncate(time.Millisecond))
 	if err != nil {

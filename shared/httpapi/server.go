@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -51,6 +52,9 @@ type Config struct {
 	Perforce PerforceVerifier
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
+	// GitHubWebhookReads is how many GitHub webhook bodies are read at once (more answer 429);
+	// 0 means DefaultGitHubWebhookReads.
+	GitHubWebhookReads int
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
 	// (changes made through this server apply at once); 0 turns the cache off.
 	AuthCacheTTL time.Duration
@@ -75,6 +79,7 @@ type Server struct {
 	artifacts      artifacts.Store
 	logs           LogReader
 	webhookSecret  []byte
+	webhookReads   chan struct{} // a slot per webhook body being read
 	auth           *auth.Authenticator
 	cursors        cursors
 	limits         *limiters
@@ -104,6 +109,7 @@ func New(cfg Config) *Server {
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),
+		webhookReads:   make(chan struct{}, cmp.Or(max(cfg.GitHubWebhookReads, 0), DefaultGitHubWebhookReads)),
 		cursors:        cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},
 		limits:         newLimiters(cfg.RateLimit),
 		p4checks:       newPerforceChecks(),

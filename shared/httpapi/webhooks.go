@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -31,38 +29,30 @@ type pushEvent struct {
 
 // githubWebhook answers POST /webhooks/github: pushes start the builds of the settings with
 // trigger push on the pushed branch. The body must be signed with the webhook secret
-// (X-Hub-Signature-256); a delivery seen before is acknowledged and ignored.
+// (X-Hub-Signature-256); a push seen before (pushKey) is acknowledged and starts nothing.
 func (s *Server) githubWebhook(w http.ResponseWriter, r *http.Request) {
 	if err := s.handleGitHubWebhook(w, r); err != nil {
 		writeError(w, r, err)
 	}
 }
 
-// maxWebhookBytes is GitHub's own cap on webhook payloads.
-const maxWebhookBytes = 25 << 20
-
 func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBodyUpTo(w, r, maxWebhookBytes)
-	if err != nil {
+	body, err := s.readSignedWebhook(w, r)
+	if err != nil || body == nil {
 		return err
 	}
-	if len(s.webhookSecret) == 0 || !validHubSignature(s.webhookSecret, body, r.Header.Get("X-Hub-Signature-256")) {
-		if !s.rateLimit(w, r, "addr:"+clientAddr(r), s.now()) {
-			return nil
-		}
-		w.Header().Set("WWW-Authenticate", `HMAC realm="kiln webhooks"`)
-		return kiln.Errorf(kiln.EInvalidToken, "the webhook signature (X-Hub-Signature-256) is missing or wrong")
-	}
-	event, delivery := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
+	event := r.Header.Get("X-GitHub-Event")
 	if event != "push" {
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})
 		return nil
 	}
-	var ev pushEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
+	if body.decodeErr != nil {
 		return kiln.Errorf(kiln.EBadRequest, "the push event is not valid JSON")
 	}
-	started, err := s.buildsForPush(r, ev, delivery)
+	ctx := r.Context()
+	loggerOf(ctx).InfoContext(ctx, "github push", slog.String("delivery", r.Header.Get("X-GitHub-Delivery")),
+		slog.String("repository", body.push.Repo.FullName), slog.String("ref", body.push.Ref), slog.String("after", body.push.After))
+	started, err := s.buildsForPush(r, body.push)
 	if err != nil {
 		return err
 	}
@@ -70,24 +60,10 @@ func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-func validHubSignature(secret, body []byte, header string) bool {
-	sig, ok := strings.CutPrefix(header, "sha256=")
-	if !ok {
-		return false
-	}
-	got, err := hex.DecodeString(sig)
-	if err != nil {
-		return false
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return hmac.Equal(got, m.Sum(nil))
-}
-
 // buildsForPush triggers the push settings of the pushed branch in every project of the
-// installation's organization that links the repository. Each build is keyed by the delivery,
-// so a redelivery starts nothing new.
-func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) ([]string, error) {
+// installation's organization that links the repository. Each build is keyed by the push
+// (pushKey), so a redelivery or a replay starts nothing new.
+func (s *Server) buildsForPush(r *http.Request, ev pushEvent) ([]string, error) {
 	ctx := r.Context()
 	branch, isBranch := strings.CutPrefix(ev.Ref, "refs/heads/")
 	if !isBranch || ev.Deleted || strings.Trim(ev.After, "0") == "" || !commitRe.MatchString(ev.After) {
@@ -105,13 +81,18 @@ func (s *Server) buildsForPush(r *http.Request, ev pushEvent, delivery string) (
 		if st.Branch != branch {
 			return nil
 		}
-		req := &builds.TriggerRequest{Commit: ev.After, TriggeredBy: "push:" + ev.After}
-		if delivery != "" {
-			req.IdempotencyKey = "github-delivery:" + delivery + ":" + st.ID
-			req.Fingerprint = ev.After
-		}
-		return req
+		return &builds.TriggerRequest{Commit: ev.After, TriggeredBy: "push:" + ev.After,
+			IdempotencyKey: pushKey(ev, st.ID), Fingerprint: ev.After}
 	})
+}
+
+// pushKey is the idempotency key of the build a push starts for one setting. It is made of what
+// the push says (repository, ref, after) rather than of the delivery id: a redelivery and a
+// replay of a recorded delivery under a new id both name the same build, so neither starts
+// another.
+func pushKey(ev pushEvent, settingID string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(ev.Repo.FullName) + "\x00" + ev.Ref + "\x00" + ev.After))
+	return "github-push:" + hex.EncodeToString(sum[:]) + ":" + settingID
 }
 
 // triggerPushSettings starts a build of every setting with trigger push, in the organization's

@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -33,6 +34,47 @@ type BuildSetting struct {
 	TimeoutMinutes int
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+// SetUploadBuildURL points auto deploy at u. The stored auth header was written for the old
+// URL's origin (scheme, host and port): when the origin changes, or the URL is removed, the header
+// is dropped, so a secret never reaches a server that the person who wrote it did not choose. A
+// caller that is also given a new header sets it afterwards.
+func (s *BuildSetting) SetUploadBuildURL(u string) {
+	if u != s.UploadBuildURL && !SameOrigin(s.UploadBuildURL, u) {
+		s.UploadBuildAuthHeader = nil
+	}
+	s.UploadBuildURL = u
+}
+
+// SameOrigin reports whether two absolute http(s) URLs have the same origin: scheme and host
+// compared case-insensitively, and the port with the scheme's default filled in. An empty or
+// unparsable URL has no origin and matches nothing.
+func SameOrigin(a, b string) bool {
+	oa, okA := origin(a)
+	ob, okB := origin(b)
+	return okA && okB && oa == ob
+}
+
+// origin is "scheme://host:port" of an absolute http(s) URL, normalized.
+func origin(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	switch {
+	case port != "":
+	case scheme == "https":
+		port = "443"
+	case scheme == "http":
+		port = "80"
+	default:
+		return "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return scheme + "://" + net.JoinHostPort(host, port), true
 }
 
 // MaxBranchLength bounds branch names (git refuses longer refs on most hosts).

@@ -38,6 +38,7 @@ type Store interface {
 	Builds
 	Artifacts
 	Webhooks
+	OnceKeys
 	Close() error
 }
 
@@ -198,6 +199,15 @@ type Builds interface {
 	// delivering, across all organizations, oldest first: the deliverer's queue, so a delivery
 	// in progress when the service stops resumes after it starts. Not for request paths.
 	BuildsAwaitingDelivery(ctx context.Context, limit int) ([]*kiln.Build, error)
+}
+
+// OnceKeys records keys that may be used only once, such as the nonce of the GitHub install
+// flow's signed state.
+type OnceKeys interface {
+	// UseOnce records key for the organization until expires. A key recorded before whose expiry
+	// is after now is conflict, and nothing changes; of many concurrent uses of a key exactly one
+	// succeeds. An expired key may be recorded again (what it names has expired too).
+	UseOnce(ctx context.Context, orgID, key string, now, expires time.Time) error
 }
 
 // Webhooks keeps organization webhooks and their delivery log.

@@ -134,6 +134,27 @@ func (r *Repo) CreateBranches(from string, names ...string) {
 	}
 }
 
+// ForcePush points branch at the commit to (a sha or a branch), as a force push does: commits
+// only the old head reached leave the branch (the repository keeps them).
+func (r *Repo) ForcePush(branch, to string) {
+	r.s.t.Helper()
+	sha, err := r.revParse(to + "^{commit}")
+	if err != nil {
+		r.s.fatalf("ForcePush: %v", err)
+	}
+	if _, err := r.git(nil, "update-ref", "refs/heads/"+branch, sha); err != nil {
+		r.s.fatalf("ForcePush: %v", err)
+	}
+}
+
+// DeleteBranch removes a branch; its commits stay in the repository.
+func (r *Repo) DeleteBranch(branch string) {
+	r.s.t.Helper()
+	if _, err := r.git(nil, "update-ref", "-d", "refs/heads/"+branch); err != nil {
+		r.s.fatalf("DeleteBranch: %v", err)
+	}
+}
+
 // git runs git in the bare repository and returns its standard output.
 func (r *Repo) git(stdin *bytes.Buffer, args ...string) ([]byte, error) {
 	if err := r.ensure(); err != nil {

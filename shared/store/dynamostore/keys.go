@@ -55,6 +55,7 @@ const (
 	typeIdempotency  = "idempotency"
 	typeWebhook      = "webhook"
 	typeDelivery     = "delivery"
+	typeOnceKey      = "oncekey"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -90,6 +91,7 @@ func settingSK(projectID, settingID string) string { return settingPrefix(projec
 func buildSK(buildID string) string                { return prefixBuild + buildID }
 func artifactSK(buildID string) string             { return prefixArtifact + buildID }
 func idempotencySK(key string) string              { return "IDEM#" + key }
+func onceKeySK(key string) string                  { return "ONCE#" + key }
 func webhookSK(webhookID string) string            { return prefixWebhook + webhookID }
 func deliveryPrefix(webhookID string) string       { return prefixDelivery + webhookID + "#" }
 func deliverySK(webhookID, id string) string       { return deliveryPrefix(webhookID) + id }
