@@ -87,10 +87,32 @@ func (s *Server) checkEngine(ctx context.Context, version string) error {
 		return err
 	}
 	if !ok {
-		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version,
+		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version + "; " + s.providedEngines(ctx),
 			Fields: map[string]string{"ueVersion": "no build host provides this version"}}
 	}
 	return nil
+}
+
+// engineLister is implemented by engine sources that can list their versions.
+type engineLister interface {
+	Versions(ctx context.Context) ([]string, error)
+}
+
+// providedEngines says which versions the service provides, for engine_not_found.
+func (s *Server) providedEngines(ctx context.Context) string {
+	l, ok := s.engines.(engineLister)
+	if !ok {
+		return "ask the operator which versions are installed"
+	}
+	versions, err := l.Versions(ctx)
+	switch {
+	case err != nil:
+		return "ask the operator which versions are installed"
+	case len(versions) == 0:
+		return "this service provides no engine version yet"
+	default:
+		return "this service provides " + strings.Join(versions, ", ")
+	}
 }
 
 // listBuildSettings answers GET /projects/:id/build-settings.
