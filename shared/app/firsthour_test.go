@@ -3,6 +3,9 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
+	"io"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -93,5 +96,72 @@ func TestServeReportsEnginesAtStart(t *testing.T) {
 	wantError(t, r, 400, "engine_not_found")
 	if msg := r.Body["message"].(string); msg != "no build host provides Unreal Engine 5.2; this service provides 5.3, 5.4" {
 		t.Errorf("message %q does not list the versions provided", msg)
+	}
+}
+
+func TestAdminTokenReplacesALostOwnerToken(t *testing.T) {
+	dir := t.TempDir()
+	ts := startService(t, testConfig(t, dir))
+	if !strings.Contains(ts.out.String(), "kiln admin token --data "+dir+" --email owner@kiln.local") {
+		t.Errorf("the first start does not say how to recover the token:\n%s", ts.out.String())
+	}
+	for _, orgID := range []string{"", orgOf(t, ts)} { // the Local organization by default
+		var out bytes.Buffer
+		if err := AdminToken(context.Background(), dir, orgID, "Owner@Kiln.Local", &out); err != nil {
+			t.Fatalf("admin token (org %q): %v", orgID, err)
+		}
+		token := tokenRe.FindString(out.String())
+		if token == "" || token == ts.token || strings.Count(out.String(), "\n") != 1 {
+			t.Fatalf("admin token printed %q", out.String())
+		}
+		r := ts.do(t, "GET", "/auth/me", token, nil)
+		if r.Status != 200 || field(t, r.Body, "membership", "role") != "owner" || field(t, r.Body, "user", "email") != "owner@kiln.local" {
+			t.Fatalf("the new token: %d %s", r.Status, r.Raw)
+		}
+	}
+	if err := AdminToken(context.Background(), dir, "", "nobody@kiln.local", io.Discard); err == nil || !strings.Contains(err.Error(), "no member with email") {
+		t.Errorf("unknown email: %v", err)
+	}
+}
+
+func TestAdminRefusesADataDirectoryThatDoesNotExist(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	for name, call := range map[string]func() error{
+		"bootstrap": func() error {
+			return AdminBootstrap(context.Background(), missing, "S", "a@b.example", "A", io.Discard)
+		},
+		"user": func() error {
+			return AdminAddUser(context.Background(), missing, "x", "a@b.example", "A", "member", io.Discard)
+		},
+		"token": func() error { return AdminToken(context.Background(), missing, "x", "a@b.example", io.Discard) },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), missing+" does not exist") {
+			t.Errorf("%s: %v, want the directory named as missing", name, err)
+		}
+		if _, err := os.Stat(missing); err == nil {
+			t.Fatalf("%s created %s", name, missing)
+		}
+	}
+}
+
+func TestServeHelpListsEachSettingOnce(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := LoadConfig([]string{"-h"}, func(string) string { return "" }, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, s := range settings {
+		var lines []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, " "+s.env+" ") {
+				lines = append(lines, l)
+			}
+		}
+		def := s.def
+		if def == "" {
+			def = "-"
+		}
+		if len(lines) != 1 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "--"+flagName(s.env)+" ") || !strings.Contains(lines[0], " "+def+" ") {
+			t.Errorf("%s: lines %q, want one with --%s and default %q", s.env, lines, flagName(s.env), def)
+		}
 	}
 }
