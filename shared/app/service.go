@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
@@ -109,10 +110,13 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return fail(err, ln.Close)
 	}
 	apiCfg := httpapi.Config{
-		Builds:              machine.service,
-		Deliveries:          machine.deliverer,
-		Webhooks:            machine.hooks,
-		Perforce:            checkedPerforce{newPerforce(cfg)},
+		Builds:     machine.service,
+		Deliveries: machine.deliverer,
+		Webhooks:   machine.hooks,
+		Perforce:   checkedPerforce{newPerforce(cfg)},
+		CheckUploadURL: func(ctx context.Context, rawURL string) error {
+			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
+		},
 		Artifacts:           machine.artifacts,
 		Logs:                machine.logs,
 		PublicURL:           cfg.PublicURL,
