@@ -217,6 +217,17 @@ func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
 	if n := len(rc.got()); n != 0 {
 		t.Fatalf("the loopback receiver got %d requests", n)
 	}
+	// The service log has the precise cause, with the build and organization.
+	var logged bool
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if strings.Contains(line, `"msg":"auto deploy attempt failed"`) && strings.Contains(line, `"build_id":"`+id+`"`) &&
+			strings.Contains(line, `"org_id":"`+w.orgID+`"`) && strings.Contains(line, `"cause":"not allowed: outbound: connecting to 127.0.0.1`) {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("no log line with the delivery's cause:\n%s", w.logs.String())
+	}
 }
 
 func TestAutoDeployResumesAfterRestart(t *testing.T) {
