@@ -165,3 +165,29 @@ func TestServeHelpListsEachSettingOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestAFailedAutoDeployBuildIsNeverPendingDelivery(t *testing.T) {
+	w := newWorld(t, loopbackAllowed)
+	rc := newReceiver(t, func(int) int { return 204 })
+	pid := w.addShooter(t)
+	// A branch that does not exist: the build fails at checkout.
+	sid := w.addSetting(t, pid, map[string]any{"branch": "no-such-branch", "autoDeploy": true, "uploadBuildUrl": rc.URL})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	if b := w.waitEnded(t, id); b["status"] != "failed" || b["autoDeployStatus"] != nil {
+		t.Fatalf("failed auto deploy build: status %v, autoDeployStatus %v", b["status"], b["autoDeployStatus"])
+	}
+	// Cancelled while pending, and superseded.
+	w.shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
+	slow := w.addSetting(t, pid, map[string]any{"branch": "slow", "autoDeploy": true, "uploadBuildUrl": rc.URL})["id"].(string)
+	first := w.trigger(t, pid, slow, "")
+	second := w.trigger(t, pid, slow, "")
+	w.do(t, "POST", "/builds/"+second+"/cancel", w.token, nil)
+	for _, id := range []string{first, second} {
+		if b := w.waitEnded(t, id); b["status"] == "complete" || b["autoDeployStatus"] != nil {
+			t.Errorf("build %s: status %v, autoDeployStatus %v", id, b["status"], b["autoDeployStatus"])
+		}
+	}
+	if n := len(rc.got()); n != 0 {
+		t.Errorf("the receiver got %d deliveries of builds that did not complete", n)
+	}
+}
