@@ -4,12 +4,18 @@ GO ?= go
 BIN := bin
 LAMBDAS := $(notdir $(wildcard functions/*))
 
-.PHONY: run test test-short bench build lambdas deps fake-github fmt vet clean
+.PHONY: run demo test test-short bench build lambdas deps fake-github fmt vet clean
 
 ## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
 run: build
 	@scripts/install-bubblewrap.sh || true # without it kiln serve starts, and says why builds fail
 	$(BIN)/kiln serve
+
+## demo: try everything on this machine: a fake GitHub (127.0.0.1:$$KILN_DEMO_GITHUB_PORT, default
+## 9091), the stand-in engine and `kiln serve` (127.0.0.1:$$KILN_DEMO_PORT, default 8090) with its own
+## data in .demo/; prints the owner token and the curl steps to a verified artifact. Ctrl-C stops it.
+demo:
+	scripts/demo.sh
 
 ## test: every test, including the store contract suite on SQLite and on DynamoDB Local
 test: deps
@@ -53,4 +59,4 @@ vet:
 	$(GO) vet ./...
 
 clean:
-	rm -rf $(BIN) cdk.out
+	rm -rf $(BIN) cdk.out .demo

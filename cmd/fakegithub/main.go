@@ -1,13 +1,18 @@
 // Command fakegithub runs the fake GitHub of kiln's tests as a program, so kiln can be tried
 // without a real GitHub App: one App, one installation ("demo") with a repository holding an
-// Unreal project. It prints the settings that point `kiln serve` at it, and serves until Ctrl-C.
+// Unreal project. It prints the settings that point `kiln serve` at it (and, with --env FILE,
+// writes them there for scripts such as `make demo`), and serves until Ctrl-C.
 package main
 
 import (
+	"flag"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
@@ -17,9 +22,16 @@ import (
 const demoInstallation = 1
 
 func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on (host:port; port 0 picks a free one)")
+	envFile := flag.String("env", "", "also write the kiln settings to this file, as KEY='value' lines")
+	flag.Parse()
+	if err := checkLoopback(*addr); err != nil {
+		fmt.Fprintln(os.Stderr, "fakegithub:", err)
+		os.Exit(2)
+	}
 	p := &program{}
 	defer p.cleanup()
-	gh := githubtest.New(p)
+	gh := githubtest.NewAt(p, *addr)
 	gh.AddInstallation(demoInstallation, "demo")
 	repo := gh.AddRepo(demoInstallation, "demo/shooter", true, "main")
 	repo.Commit("main", "Add the Shooter game", "Ada Lovelace", map[string]string{
@@ -33,6 +45,23 @@ func main() {
 	if err := os.WriteFile(keyPath, gh.PrivateKeyPEM, 0o600); err != nil {
 		p.Fatalf("write the App key: %v", err)
 	}
+	settings := [][2]string{
+		{"KILN_GITHUB_APP_ID", fmt.Sprint(gh.AppID)}, {"KILN_GITHUB_APP_KEY", keyPath},
+		{"KILN_GITHUB_API_URL", gh.URL()}, {"KILN_GITHUB_WEB_URL", gh.WebURL()},
+	}
+	if *envFile != "" {
+		var b strings.Builder
+		for _, kv := range settings {
+			fmt.Fprintf(&b, "%s='%s'\n", kv[0], kv[1])
+		}
+		// Written whole, then renamed: a reader never sees half of it.
+		if err := os.WriteFile(*envFile+".tmp", []byte(b.String()), 0o600); err != nil {
+			p.Fatalf("write %s: %v", *envFile, err)
+		}
+		if err := os.Rename(*envFile+".tmp", *envFile); err != nil {
+			p.Fatalf("write %s: %v", *envFile, err)
+		}
+	}
 	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter).\n", demoInstallation)
 	fmt.Printf("Start kiln against it with:\n\n")
 	fmt.Printf("  export KILN_GITHUB_APP_ID=%d KILN_GITHUB_APP_KEY=%s \\\n", gh.AppID, keyPath)
@@ -41,6 +70,21 @@ func main() {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	<-stop
+}
+
+// checkLoopback refuses an address that is not on loopback: the fake has no real security.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
+		return fmt.Errorf("--addr %q: must be a loopback address such as 127.0.0.1:9091", addr)
+	}
+	return nil
 }
 
 // program gives the fake what a test would: a temp dir, cleanups, and a way to fail.

@@ -21,35 +21,52 @@ const usage = `kiln: a build service for Unreal Engine games.
 
 Usage:
   kiln serve [flags]      run the service on this machine (kiln serve -h lists the settings)
-  kiln admin bootstrap --data DIR --org NAME --email EMAIL --name NAME
+  kiln admin bootstrap --org NAME --email EMAIL --name NAME
                           create an organization with an owner; prints {"token","organizationId","userId"}
-  kiln admin user --data DIR --org-id ID --email EMAIL --name NAME --role ROLE
+  kiln admin user --org-id ID --email EMAIL --name NAME --role ROLE
                           add a member (owner, admin, member, viewer); prints {"token","userId"}
+  kiln admin token --email EMAIL [--org-id ID]
+                          issue a new token for a member (a lost token; default: the Local
+                          organization); prints {"token","organizationId","userId"}
+  kiln --version          the version, commit and Go version of this binary
+
+kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
+works while kiln serve runs on it.
 `
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "kiln:", describe(err))
-		}
-		os.Exit(2)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "kiln:", describe(err))
 	}
+	os.Exit(exitCode(err))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// exitCode is 0 for success and for a help that was asked for, 2 for anything else.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		return errors.New("no command given (kiln help lists them)")
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], stdout, stderr)
+		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
-		return admin(ctx, args[1:], stdout, stderr)
+		return admin(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
+		return nil
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, version())
 		return nil
 	default:
 		fmt.Fprint(stderr, usage)
@@ -57,12 +74,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := app.LoadConfig(args, os.Getenv, stderr)
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := app.LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger.Info("kiln starting", slog.String("version", version()))
 	svc, err := app.Start(ctx, cfg, stdout, logger)
 	if err != nil {
 		return err

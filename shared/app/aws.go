@@ -17,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
@@ -85,5 +86,8 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		RateLimit:    httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
 		AuthCacheTTL: authCacheTTL,
 		Engines:      cfg.Engines,
+		CheckUploadURL: func(ctx context.Context, rawURL string) error {
+			return outbound.CheckURL(ctx, nil, rawURL, nil)
+		},
 	}), nil
 }

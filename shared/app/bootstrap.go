@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
@@ -30,6 +31,7 @@ func EnsureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, bas
 	created, err := accounts.CreateOrganization(ctx, s, accounts.NewOrganization{
 		Name: "Local", Slug: "local", OwnerEmail: "owner@kiln.local", OwnerName: "Owner",
 	}, time.Now())
+	record := time.Now().UTC().Format(time.RFC3339) + "\n"
 	switch {
 	case kiln.IsCode(err, kiln.EConflict):
 		// Made before; the token was printed then.
@@ -38,10 +40,26 @@ func EnsureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, bas
 	default:
 		fmt.Fprintf(out, "\nkiln: created organization %q (%s) with owner %s.\n", created.Organization.Name, created.Organization.ID, created.Member.User.Email)
 		fmt.Fprintf(out, "kiln: the owner's API token (shown only this once; keep it):\n\n    %s\n\n", created.Token)
-		fmt.Fprintf(out, "Try it:  curl -H 'Authorization: Bearer %s' %s/auth/me\n\n", created.Token, baseURL)
+		fmt.Fprintf(out, "Try it:  curl -H 'Authorization: Bearer %s' %s/auth/me\n", created.Token, baseURL)
+		fmt.Fprintf(out, "Lost it? kiln admin token --data %s --email %s prints a new one.\n\n", dataDir, created.Member.User.Email)
+		record += created.Organization.ID + "\n" // kiln admin token's default organization
 	}
-	if err := os.WriteFile(marker, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(marker, []byte(record), 0o600); err != nil {
 		return fmt.Errorf("write bootstrap marker: %w", err)
 	}
 	return nil
+}
+
+// localOrganizationID is the id of the "Local" organization recorded at the first start, or ""
+// when the marker does not hold it (made by an older kiln, or never).
+func localOrganizationID(dataDir string) string {
+	b, err := os.ReadFile(filepath.Join(dataDir, localBootstrapMarker))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Fields(string(b))
+	if len(lines) < 2 {
+		return ""
+	}
+	return lines[1]
 }

@@ -95,10 +95,12 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
 		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
 	}
+	endLine := builds.EndLineWriter(logs, logger)
 	ended := func(ctx context.Context, b *kiln.Build) {
 		if b.Status == kiln.StatusComplete && b.AutoDeployStatus == kiln.AutoDeployPending {
 			deliverer.Notify()
 		}
+		endLine(ctx, b)
 		hooks.BuildChanged(ctx, b)
 		mailer.BuildEnded(ctx, b)
 	}
@@ -110,7 +112,13 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		orgMax = cfg.Workers
 	}
 	wf.OrgLimit = func(string) int { return orgMax }
-	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: hooks.BuildChanged}
+	changed := func(ctx context.Context, b *kiln.Build) {
+		hooks.BuildChanged(ctx, b)
+		if b.Status == kiln.StatusSuperseded {
+			endLine(ctx, b)
+		}
+	}
+	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: changed}
 	return &buildMachine{
 		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: runner, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},

@@ -8,10 +8,11 @@ import (
 )
 
 func TestTriggerAndListBuilds(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, loopbackAllowed)
 	pid := w.addShooter(t)
 	linux := w.addSetting(t, pid, nil)["id"].(string)
 	win := w.addSetting(t, pid, map[string]any{"platform": "Win64", "buildType": "Development", "autoDeploy": true, "uploadBuildUrl": "http://127.0.0.1:9/upload"})["id"].(string)
+	w.restart(t, func(c *Config) { c.OutboundAllow = nil }) // loopback, allowed when saved, no longer is
 	trigger := func(sid, body string) response {
 		return w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, body)
 	}

@@ -220,6 +220,7 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	values := map[string]string{}
 	fs := flag.NewFlagSet("kiln serve", flag.ContinueOnError)
 	fs.SetOutput(usageOut)
+	fs.Usage = func() { printSettings(usageOut) }
 	for _, s := range settings {
 		v := s.def
 		if e := getenv(s.env); e != "" {

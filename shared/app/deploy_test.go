@@ -186,7 +186,29 @@ func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
 	w := newWorld(t) // no KILN_OUTBOUND_ALLOW: loopback is not allowed
 	rc := newReceiver(t, func(int) int { return 204 })
 	pid := w.addShooter(t)
-	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL})["id"].(string)
+	base := "/projects/" + pid + "/build-settings"
+	setting := map[string]any{"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main", "autoDeploy": true}
+	// Refused when saved: a literal address, and a name that resolves to loopback.
+	for _, u := range []string{rc.URL, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), "http://10.0.0.7/upload", "http://169.254.169.254/upload"} {
+		setting["uploadBuildUrl"] = u
+		r := w.do(t, "POST", base, w.token, setting)
+		wantError(t, r, 400, "validation_failed")
+		if msg, _ := r.Body["fields"].(map[string]any)["uploadBuildUrl"].(string); !strings.Contains(msg, "KILN_OUTBOUND_ALLOW") {
+			t.Errorf("%s: fields.uploadBuildUrl %q does not name KILN_OUTBOUND_ALLOW", u, msg)
+		}
+	}
+	setting["uploadBuildUrl"] = "https://deploy.example/upload"
+	sid := w.addSetting(t, pid, setting)["id"].(string)
+	r := w.do(t, "PATCH", base+"/"+sid, w.token, map[string]any{"uploadBuildUrl": rc.URL})
+	wantError(t, r, 400, "validation_failed")
+	if got := w.do(t, "GET", base+"/"+sid, w.token, nil); got.Body["uploadBuildUrl"] != "https://deploy.example/upload" {
+		t.Fatalf("a refused PATCH changed the setting: %s", got.Raw)
+	}
+
+	// Checked again at delivery: saved while the operator allowed loopback, which no longer is.
+	w.restart(t, loopbackAllowed)
+	sid = w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL})["id"].(string)
+	w.restart(t, func(c *Config) { c.OutboundAllow = nil })
 	id := w.trigger(t, pid, sid, "")
 	b := w.waitDeploy(t, id)
 	if b["autoDeployStatus"] != "failed" || !strings.Contains(b["autoDeployError"].(string), "not allowed") || b["status"] != "complete" {
@@ -194,6 +216,17 @@ func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
 	}
 	if n := len(rc.got()); n != 0 {
 		t.Fatalf("the loopback receiver got %d requests", n)
+	}
+	// The service log has the precise cause, with the build and organization.
+	var logged bool
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if strings.Contains(line, `"msg":"auto deploy attempt failed"`) && strings.Contains(line, `"build_id":"`+id+`"`) &&
+			strings.Contains(line, `"org_id":"`+w.orgID+`"`) && strings.Contains(line, `"cause":"not allowed: outbound: connecting to 127.0.0.1`) {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("no log line with the delivery's cause:\n%s", w.logs.String())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
@@ -55,6 +56,7 @@ func (l *Local) Close() error { return l.Store.Close() }
 type Service struct {
 	machine  *buildMachine
 	local    *Local
+	lock     *dataLock
 	server   *http.Server
 	listener net.Listener
 	logger   *slog.Logger
@@ -81,37 +83,50 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	lock, err := lockDataDir(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
 	local, err := OpenLocal(ctx, cfg.Data)
 	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	fail := func(err error, closers ...func() error) (*Service, error) {
+		for _, c := range closers {
+			_ = c()
+		}
+		local.Close()
+		lock.release()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		local.Close()
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 	}
 	if err := EnsureLocalOrganization(ctx, local.Store, cfg.Data, "http://"+ln.Addr().String(), out); err != nil {
-		ln.Close()
-		local.Close()
-		return nil, err
+		return fail(err, ln.Close)
 	}
 	cfg.PublicURL = publicURL(cfg, ln)
+	reportStartup(ctx, cfg, logger)
 	machine, err := newBuildMachine(ctx, cfg, local.Store, local.Keys, gh, logger)
 	if err != nil {
-		ln.Close()
-		local.Close()
-		return nil, err
+		return fail(err, ln.Close)
 	}
 	if err := machine.start(ctx); err != nil {
-		ln.Close()
-		local.Close()
-		return nil, err
+		return fail(err, ln.Close)
 	}
 	apiCfg := httpapi.Config{
-		Builds:              machine.service,
-		Deliveries:          machine.deliverer,
-		Webhooks:            machine.hooks,
-		Perforce:            newPerforce(cfg),
+		Builds:     machine.service,
+		Deliveries: machine.deliverer,
+		Webhooks:   machine.hooks,
+		Perforce:   checkedPerforce{newPerforce(cfg)},
+		CheckUploadURL: func(ctx context.Context, rawURL string) error {
+			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
+		},
 		Artifacts:           machine.artifacts,
 		Logs:                machine.logs,
 		PublicURL:           cfg.PublicURL,
@@ -132,6 +147,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	s := &Service{
 		machine:  machine,
 		local:    local,
+		lock:     lock,
 		listener: ln,
 		logger:   logger,
 		done:     make(chan error, 1),
@@ -172,6 +188,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	if cerr := s.local.Close(); err == nil {
 		err = cerr
 	}
+	s.lock.release()
 	s.logger.Info("kiln stopped")
 	return err
 }

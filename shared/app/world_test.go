@@ -163,10 +163,13 @@ func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
 }
 
 // restart stops the service and starts it again on the same data directory.
-func (w *world) restart(t *testing.T) {
+func (w *world) restart(t *testing.T, configure ...func(*Config)) {
 	t.Helper()
 	if err := w.Shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown: %v", err)
+	}
+	for _, c := range configure {
+		c(&w.cfg)
 	}
 	token := w.token
 	w.testService = startService(t, w.cfg)

@@ -117,6 +117,10 @@ func (d *Deliverer) deliver(ctx context.Context, listed *kiln.Build) {
 			return obj, obj.Size(), nil
 		},
 		Attempts: max(1, d.Attempts-attempts), Backoff: d.Backoff,
+		OnFailure: func(n int, cause string) {
+			// The API shows a neutral error; the precise cause is for the operator only.
+			logger.WarnContext(ctx, "auto deploy attempt failed", slog.Int("attempt", attempts+n), slog.String("cause", cause))
+		},
 		OnAttempt: func(n int) {
 			b.AutoDeployAttempts = attempts + n
 			if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete); err != nil {

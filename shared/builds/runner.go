@@ -117,6 +117,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	case outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit):
 		return r.finishFailed(context.WithoutCancel(ctx), b, ReasonTimeLimit)
 	case ctx.Err() != nil:
+		r.noteEndedElsewhere(context.WithoutCancel(ctx), b)
 		return ctx.Err()
 	case errors.As(err, &f):
 		return r.finishFailed(context.WithoutCancel(ctx), b, f.reason)
@@ -314,10 +315,19 @@ func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string)
 	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
 		return err
 	}
-	_ = r.Logs.Append(ctx, b.OrganizationID, b.ID, kiln.LogLine{Time: r.now(), Level: kiln.LevelError, Message: "kiln: build failed: " + reason})
+	writeEndLine(ctx, r.Logs, b, r.now(), r.log())
 	NoteOnProject(ctx, r.Store, b, r.log())
 	r.ended(ctx, b)
 	return nil
+}
+
+// noteEndedElsewhere ends the log of a build stopped because it was ended elsewhere (cancelled,
+// superseded, a silent host) with why, now that the runner wrote its last line. A build still
+// running is being interrupted by a stop: whoever fails it writes that.
+func (r *Runner) noteEndedElsewhere(ctx context.Context, b *kiln.Build) {
+	if cur, err := r.Store.GetBuild(ctx, b.OrganizationID, b.ID); err == nil && cur.Status.Terminal() {
+		writeEndLine(ctx, r.Logs, cur, r.now(), r.log())
+	}
 }
 
 // save writes the build's progress (commit, message) while it runs.

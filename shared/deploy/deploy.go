@@ -61,6 +61,10 @@ type Delivery struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
 	OnAttempt func(n int)
+	// OnFailure, when set, is called after each failed attempt with its precise cause (DNS,
+	// refused, timeout, TLS, the status), for the service's log only: showing it to customers
+	// would make kiln a probe of networks they cannot see.
+	OnFailure func(n int, cause string)
 }
 
 // Result is how a delivery went. Error is neutral and may be shown to the customer: it never
@@ -95,7 +99,7 @@ func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 	if err != nil {
 		return Result{Error: "artifact could not be read"}
 	}
-	return retry(ctx, Policy{Attempts: d.Attempts, Backoff: d.Backoff, Sleep: d.Sleep, OnAttempt: d.OnAttempt},
+	return retry(ctx, Policy{Attempts: d.Attempts, Backoff: d.Backoff, Sleep: d.Sleep, OnAttempt: d.OnAttempt, OnFailure: d.OnFailure},
 		func() outcome { return attempt(ctx, client, d, f) })
 }
 
@@ -110,6 +114,10 @@ type Policy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
 	OnAttempt func(n int)
+	// OnFailure, when set, is called after each failed attempt with its precise cause (DNS,
+	// refused, timeout, TLS, the status), for the service's log only: showing it to customers
+	// would make kiln a probe of networks they cannot see.
+	OnFailure func(n int, cause string)
 }
 
 // retry makes attempts until one succeeds, one fails for good, they run out, or ctx is done.
@@ -134,6 +142,9 @@ func retry(ctx context.Context, p Policy, one func() outcome) Result {
 		if o.ok {
 			res.Succeeded, res.Error = true, ""
 			return res
+		}
+		if p.OnFailure != nil {
+			p.OnFailure(n, o.cause)
 		}
 		if ctx.Err() != nil {
 			res.Error = "delivery cancelled"
@@ -189,6 +200,7 @@ type outcome struct {
 	ok, retry bool
 	status    int
 	msg       string
+	cause     string // precise, for the log
 	// retryAfter is the receiver's Retry-After, or -1 when it sent none.
 	retryAfter time.Duration
 }
@@ -197,7 +209,7 @@ type outcome struct {
 func attempt(ctx context.Context, client *http.Client, d Delivery, f *form) outcome {
 	art, size, err := d.Artifact()
 	if err != nil {
-		return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
+		return outcome{retry: true, msg: "artifact could not be read", cause: "read the artifact: " + err.Error(), retryAfter: -1}
 	}
 	body := f.body(art, size)
 	ctx, cancel := context.WithTimeout(ctx, transferTimeout(size))
@@ -227,11 +239,11 @@ func transportOutcome(err error, sourceFailed bool) outcome {
 	var blocked *outbound.BlockedError
 	switch {
 	case sourceFailed:
-		return outcome{retry: true, msg: "artifact could not be read", retryAfter: -1}
+		return outcome{retry: true, msg: "artifact could not be read", cause: "read the artifact while sending: " + Cause(err), retryAfter: -1}
 	case errors.As(err, &blocked):
-		return outcome{msg: "address not allowed", retryAfter: -1}
+		return outcome{msg: "address not allowed", cause: Cause(err), retryAfter: -1}
 	default:
-		return outcome{retry: true, msg: "network error", retryAfter: -1}
+		return outcome{retry: true, msg: "network error", cause: Cause(err), retryAfter: -1}
 	}
 }
 
@@ -242,11 +254,13 @@ func classify(resp *http.Response) outcome {
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 	s := resp.StatusCode
 	o := outcome{status: s, msg: fmt.Sprintf("receiver answered %d", s), retryAfter: -1}
+	o.cause = "status: " + o.msg
 	switch {
 	case s >= 200 && s < 300:
 		o.ok = true
 	case s >= 300 && s < 400:
 		o.msg = fmt.Sprintf("redirect (%d) not followed", s)
+		o.cause = "status: " + o.msg + " (Location: " + resp.Header.Get("Location") + ")"
 	case s == http.StatusRequestTimeout || s == http.StatusTooManyRequests || s >= 500:
 		o.retry = true
 		if s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable {

@@ -96,6 +96,11 @@ func (v Versions) Provides(ctx context.Context, version string) (bool, error) {
 	return false, nil
 }
 
+// Versions lists the versions, for messages that say what is available.
+func (v Versions) Versions(ctx context.Context) ([]string, error) {
+	return slices.Sorted(slices.Values(v)), nil
+}
+
 // ParseVersions reads a comma-separated list of engine versions.
 func ParseVersions(s string) (Versions, error) {
 	var out Versions

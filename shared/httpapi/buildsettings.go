@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/outbound"
 )
 
 // buildSettingFields is the body of POST and PATCH of a build setting. In a PATCH, an absent
@@ -97,10 +99,45 @@ func (s *Server) checkEngine(ctx context.Context, version string) error {
 		return err
 	}
 	if !ok {
-		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version,
+		return &kiln.Error{Code: kiln.EEngineNotFound, Message: "no build host provides Unreal Engine " + version + "; " + s.providedEngines(ctx),
 			Fields: map[string]string{"ueVersion": "no build host provides this version"}}
 	}
 	return nil
+}
+
+// checkUploadURL answers validation_failed for an uploadBuildUrl kiln may not reach.
+func (s *Server) checkUploadURL(ctx context.Context, rawURL string) error {
+	if rawURL == "" || s.checkUpload == nil {
+		return nil
+	}
+	var blocked *outbound.BlockedError
+	if err := s.checkUpload(ctx, rawURL); errors.As(err, &blocked) {
+		return &kiln.Error{Code: kiln.EValidation, Message: "the upload URL's address is not public",
+			Fields: map[string]string{"uploadBuildUrl": "resolves to an address kiln may not reach (the operator may allow it with KILN_OUTBOUND_ALLOW)"}}
+	}
+	return nil
+}
+
+// engineLister is implemented by engine sources that can list their versions.
+type engineLister interface {
+	Versions(ctx context.Context) ([]string, error)
+}
+
+// providedEngines says which versions the service provides, for engine_not_found.
+func (s *Server) providedEngines(ctx context.Context) string {
+	l, ok := s.engines.(engineLister)
+	if !ok {
+		return "ask the operator which versions are installed"
+	}
+	versions, err := l.Versions(ctx)
+	switch {
+	case err != nil:
+		return "ask the operator which versions are installed"
+	case len(versions) == 0:
+		return "this service provides no engine version yet"
+	default:
+		return "this service provides " + strings.Join(versions, ", ")
+	}
 }
 
 // listBuildSettings answers GET /projects/:id/build-settings.
@@ -179,6 +216,9 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 	if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
 		return err
 	}
+	if err := s.checkUploadURL(r.Context(), st.UploadBuildURL); err != nil {
+		return err
+	}
 	if err := s.store.CreateBuildSetting(r.Context(), st); err != nil {
 		return err
 	}
@@ -234,6 +274,11 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 	}
 	if f.UEVersion.Set {
 		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {
+			return err
+		}
+	}
+	if f.UploadBuildURL.Set {
+		if err := s.checkUploadURL(r.Context(), updated.UploadBuildURL); err != nil {
 			return err
 		}
 	}

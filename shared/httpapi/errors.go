@@ -33,6 +33,7 @@ var statusOf = map[string]int{
 	kiln.EIdempotencyKeyReused:      http.StatusUnprocessableEntity,
 	kiln.ERateLimited:               http.StatusTooManyRequests,
 	kiln.EInternal:                  http.StatusInternalServerError,
+	kiln.EServiceUnavailable:        http.StatusServiceUnavailable,
 	github.EGitHubUnavailable:       http.StatusBadGateway,
 }
 

@@ -150,7 +150,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),
 		StartedAt: optionalTimestamp(b.StartedAt), FinishedAt: optionalTimestamp(b.FinishedAt),
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
-		AutoDeployStatus: nullable(string(b.AutoDeployStatus)), AutoDeployError: nullable(b.AutoDeployError),
+		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),
 		AutoDeployAttempts: b.AutoDeployAttempts,
 	}
 }

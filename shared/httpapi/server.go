@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -50,6 +51,9 @@ type Config struct {
 	Webhooks WebhookDispatcher
 	// Perforce checks Perforce credentials (nil: not available).
 	Perforce PerforceVerifier
+	// CheckUploadURL refuses an uploadBuildUrl kiln may not reach (an *outbound.BlockedError)
+	// when a build setting is saved; nil checks nothing then (deliveries are checked anyway).
+	CheckUploadURL func(ctx context.Context, rawURL string) error
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
 	// GitHubWebhookReads is how many GitHub webhook bodies are read at once (more answer 429);
@@ -76,6 +80,7 @@ type Server struct {
 	deliveries     Deliveries
 	webhookSender  WebhookDispatcher
 	perforce       PerforceVerifier
+	checkUpload    func(ctx context.Context, rawURL string) error
 	artifacts      artifacts.Store
 	logs           LogReader
 	webhookSecret  []byte
@@ -106,6 +111,7 @@ func New(cfg Config) *Server {
 		deliveries:     cfg.Deliveries,
 		webhookSender:  cfg.Webhooks,
 		perforce:       cfg.Perforce,
+		checkUpload:    cfg.CheckUploadURL,
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),

@@ -94,8 +94,21 @@ func (b *Build) Transition(to BuildStatus, at time.Time, failureReason string) e
 		if to == StatusFailed {
 			b.FailureReason = failureReason
 		}
+		if to != StatusComplete {
+			// A build that did not complete is never delivered: auto deploy does not apply.
+			b.AutoDeployStatus, b.AutoDeployError = AutoDeployNone, ""
+		}
 	}
 	return nil
+}
+
+// DeployStatus is the autoDeployStatus to show: none for a build that ended without completing,
+// whatever was stored before that rule (builds recorded "pending" then kept it).
+func (b *Build) DeployStatus() AutoDeployStatus {
+	if b.Status.Terminal() && b.Status != StatusComplete {
+		return AutoDeployNone
+	}
+	return b.AutoDeployStatus
 }
 
 // Artifact is the packaged result of a complete build.

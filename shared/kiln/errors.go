@@ -28,6 +28,9 @@ const (
 	EPayloadTooLarge           = "payload_too_large"
 	ERateLimited               = "rate_limited"
 	EInternal                  = "internal"
+
+	// EServiceUnavailable: the service lacks something the operator must provide (a p4 client).
+	EServiceUnavailable = "service_unavailable"
 )
 
 // Error is an error that carries a code the API can show. Messages are written for the customer;

@@ -8,6 +8,7 @@ package githubtest
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -78,6 +79,13 @@ type userGrant struct {
 // New starts a fake GitHub on 127.0.0.1; it stops when the test ends.
 func New(t TB) *Server {
 	t.Helper()
+	return NewAt(t, "")
+}
+
+// NewAt starts a fake GitHub listening on addr (a loopback host:port), or on a free port of
+// 127.0.0.1 when addr is empty: a program such as cmd/fakegithub wants a fixed address.
+func NewAt(t TB, addr string) *Server {
+	t.Helper()
 	s := &Server{
 		AppID:         4242,
 		AppSlug:       "kiln-test",
@@ -115,7 +123,16 @@ func New(t TB) *Server {
 	s.handle(root, RouteOAuthToken, s.oauthToken)
 	s.handleAs(root, "/", RouteGit, s.serveGit)
 
-	s.http = httptest.NewServer(root) // listens on 127.0.0.1
+	s.http = httptest.NewUnstartedServer(root) // listens on 127.0.0.1
+	if addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("githubtest: listen on %s: %v", addr, err)
+		}
+		s.http.Listener.Close()
+		s.http.Listener = ln
+	}
+	s.http.Start()
 	t.Cleanup(s.http.Close)
 	return s
 }

@@ -1,0 +1,231 @@
+// Package scripts holds the repository's scripts; its test runs `make demo`'s script as a
+// newcomer would.
+package scripts
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDemo runs scripts/demo.sh (what `make demo` runs), follows the steps it prints to a
+// downloaded artifact, checks its MD5, stops the demo as Ctrl-C does, and checks that nothing it
+// started is left running.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kiln and runs a whole build")
+	}
+	for _, tool := range []string{"bash", "curl", "python3", "md5sum", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the processes the demo started")
+	}
+	port, ghPort := freePort(t), freePort(t)
+	demoDir := t.TempDir()
+	cmd := exec.Command("./demo.sh")
+	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+demoDir, "KILN_DEMO_PORT="+port, "KILN_DEMO_GITHUB_PORT="+ghPort,
+		"KILN_RATE_LIMIT=0") // any other setting reaches kiln serve
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, like a terminal's job
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	exited := make(chan error, 1)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped { // the test failed midway: stop the demo anyway
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	})
+
+	// Read what it prints up to the end of the steps.
+	printed := make(chan string, 1)
+	go func() {
+		var out strings.Builder
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if sc.Text() == "# --- end of demo steps ---" {
+				printed <- out.String()
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+		exited <- cmd.Wait()
+		close(printed)
+	}()
+	var out string
+	select {
+	case out = <-printed:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("the demo printed no steps in 5 minutes:\n%s", stderr.String())
+	}
+	if out == "" {
+		t.Fatalf("the demo ended before printing its steps:\n%s", stderr.String())
+	}
+	if !strings.Contains(out, "The owner's API token: kiln_") {
+		t.Fatalf("no owner token in:\n%s", out)
+	}
+	_, steps, ok := strings.Cut(out, "# --- demo steps ---\n")
+	if !ok {
+		t.Fatalf("no steps in:\n%s", out)
+	}
+
+	// Follow the steps as printed, in a directory of their own.
+	work := t.TempDir()
+	run := exec.Command("bash", "-euo", "pipefail", "-c", steps)
+	run.Dir = work
+	got, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the printed steps failed: %v\n%s\nkiln's log:\n%s", err, got, readFile(demoDir, "kiln.log"))
+	}
+	if !strings.Contains(string(got), "\ncomplete\n") || !strings.Contains(string(got), "shooter.tar.gz: OK") {
+		t.Fatalf("the steps did not end with a complete build and a verified artifact:\n%s", got)
+	}
+	// The artifact's MD5, checked here too.
+	var dl struct{ ChecksumMD5 string }
+	if err := json.Unmarshal([]byte(readFile(work, "download.json")), &dl); err != nil {
+		t.Fatal(err)
+	}
+	h := md5.Sum([]byte(readFile(work, "shooter.tar.gz")))
+	if hex.EncodeToString(h[:]) != dl.ChecksumMD5 || dl.ChecksumMD5 == "" {
+		t.Fatalf("artifact MD5 %x, download says %q", h, dl.ChecksumMD5)
+	}
+
+	// Extra settings reach kiln serve.
+	procs := group(t, pgid)
+	var kilnPID int
+	for pid, name := range procs {
+		if name == "kiln" {
+			kilnPID = pid
+		}
+	}
+	if kilnPID == 0 {
+		t.Fatalf("no kiln process in the demo's group: %v", procs)
+	}
+	if env := readFile("/proc", strconv.Itoa(kilnPID), "environ"); !strings.Contains(env, "\x00KILN_RATE_LIMIT=0\x00") && !strings.HasPrefix(env, "KILN_RATE_LIMIT=0\x00") {
+		t.Error("KILN_RATE_LIMIT did not reach kiln serve")
+	}
+
+	// Ctrl-C. A terminal sends SIGINT to the whole group; sending it to the script alone is the
+	// stricter check: the script itself must stop what it started.
+	stopped = true
+	if err := syscall.Kill(pgid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("the demo did not stop on Ctrl-C:\n%s", stderr.String())
+	}
+	if left := group(t, pgid); len(left) > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("left running after Ctrl-C: %v", left)
+	}
+	for pid, name := range procs {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("%s (pid %d) is still running", name, pid)
+		}
+	}
+	for _, p := range []string{port, ghPort} {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+p); err == nil {
+			c.Close()
+			t.Errorf("port %s still answers", p)
+		}
+	}
+}
+
+// group lists the live processes of a process group: pid → command name.
+func group(t *testing.T, pgid int) map[int]string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 3 || fields[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(fields[2]); g == pgid {
+			out[pid] = string(stat[bytes.IndexByte(stat, '(')+1 : i])
+		}
+	}
+	return out
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func readFile(parts ...string) string {
+	b, _ := os.ReadFile(filepath.Join(parts...))
+	return string(b)
+}
+
+// syncBuffer is a bytes.Buffer safe for the writer goroutine and the test.
+type syncBuffer struct {
+	mu  chan struct{}
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) lock() {
+	if s.mu == nil {
+		s.mu = make(chan struct{}, 1)
+	}
+	s.mu <- struct{}{}
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.lock()
+	defer func() { <-s.mu }()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.lock()
+	defer func() { <-s.mu }()
+	return s.buf.String()
+}
