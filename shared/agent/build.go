@@ -196,8 +196,17 @@ func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, fu
 			protected = append(protected, filepath.Join(projectDir, name))
 		}
 	}
+	engine := EngineRoot(runUAT)
+	readOnly := []string{engine}
+	if real, err := filepath.EvalSymlinks(engine); err == nil && real != engine {
+		readOnly = append(readOnly, real) // an engine linked in from elsewhere is seen at both paths
+	}
 	return sandbox.Jail{
-		ReadOnly:  []string{EngineRoot(runUAT)},
+		ReadOnly: readOnly,
+		// The engine is read-only: AutomationTool logs go to the scratch directory, and the local
+		// derived-data cache to the workspace's DerivedDataCache/, kept between builds.
+		Env: []string{"uebp_LogFolder=" + filepath.Join(scratch, "uat-logs"),
+			"UE-LocalDataCachePath=" + filepath.Join(projectDir, "DerivedDataCache")},
 		Writable:  []string{projectDir, archiveDir, scratch},
 		Protected: protected,
 		Dir:       projectDir, Home: home, Tmp: tmp,

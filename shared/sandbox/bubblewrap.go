@@ -131,6 +131,7 @@ func (b *Bubblewrap) env(j Jail) []string {
 		"HOME=" + j.Home, "TMPDIR=" + j.Tmp, "USER=" + buildUser, "LOGNAME=" + buildUser,
 		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=dumb",
 	}
+	env = append(env, j.Env...)
 	for _, name := range b.PassEnv {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)

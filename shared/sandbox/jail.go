@@ -28,6 +28,8 @@ type Jail struct {
 	Dir string
 	// Home is the step's $HOME and Tmp its $TMPDIR; both must be inside Writable.
 	Home, Tmp string
+	// Env are more NAME=value variables the step gets.
+	Env []string
 }
 
 // Confiner makes the command that runs a program confined to a jail. The command it returns has

@@ -147,8 +147,20 @@ func TestBubblewrapPassesOnlyNamedVariables(t *testing.T) {
 	t.Setenv("JAVA_HOME", "/opt/jdk")
 	l := newLayout(t)
 	c := bwrapForTest(t, Bubblewrap{PassEnv: []string{"ANDROID_HOME", "NOT_SET_ANYWHERE"}})
-	out := run(t, c, l.jail(), `env | sort`)
-	if !strings.Contains(out, "ANDROID_HOME=/opt/android\n") || strings.Contains(out, "JAVA_HOME") || strings.Contains(out, "NOT_SET_ANYWHERE") {
+	j := l.jail()
+	j.Env = []string{"UE-LocalDataCachePath=" + l.workspace + "/DerivedDataCache"}
+	cmd, err := c.Command(j, "/usr/bin/env") // not through sh, which drops names such as UE-LocalDataCachePath
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll(cmd.ExtraFiles)
+	raw, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("env: %v\n%s", err, raw)
+	}
+	out := string(raw)
+	if !strings.Contains(out, "ANDROID_HOME=/opt/android\n") || strings.Contains(out, "JAVA_HOME") || strings.Contains(out, "NOT_SET_ANYWHERE") ||
+		!strings.Contains(out, "UE-LocalDataCachePath="+l.workspace+"/DerivedDataCache\n") {
 		t.Errorf("environment:\n%s", out)
 	}
 }

@@ -23,7 +23,7 @@ func (u Unconfined) Command(j Jail, path string, args ...string) (*exec.Cmd, err
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Dir = j.Dir
-	cmd.Env = hostEnv(os.Environ())
+	cmd.Env = append(hostEnv(os.Environ()), j.Env...)
 	return cmd, nil
 }
 
