@@ -37,8 +37,10 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	// A session of its own: a new process group, and no controlling terminal, so that the
 	// customer's code cannot push keystrokes into the terminal of whoever started kiln (TIOCSTI).
 	// A sandbox's init (bwrap) stays in the group, so killing the group ends the whole sandbox.
-	// Pdeathsig: if this process dies, the leader goes with it (its children may not).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	// No Pdeathsig: it is tied to the OS thread that started the process, which Go may retire,
+	// killing a build at random. If kiln dies, its next start stops what it left running
+	// (builds.Runner.KillOrphans).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	for _, f := range cmd.ExtraFiles { // the child has its own copies now
 		f.Close()
