@@ -75,11 +75,12 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if err != nil {
 		return nil, err
 	}
-	st := dynamostore.New(dynamo.New(awsCfg), cfg.Table)
+	db := dynamo.New(awsCfg)
+	st := dynamostore.New(db, cfg.Table)
 	return httpapi.New(httpapi.Config{
 		Builds:       &builds.Service{Store: st, Workflow: awsWorkflow{}, Logger: logger},
 		Artifacts:    noArtifacts{},
-		Logs:         noLogs{},
+		Logs:         dynamostore.NewLogs(db, cfg.Table),
 		Store:        st,
 		Keys:         keys,
 		Logger:       logger,

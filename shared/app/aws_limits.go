@@ -10,7 +10,7 @@ import (
 
 // The AWS deployment serves the API, but builds run only on one machine until the Step Functions
 // workflow, the build hosts and the S3 artifact store arrive (the AWS deployment issue). Until
-// then a trigger in AWS fails its build with this reason, and there are no artifacts or logs.
+// then a trigger in AWS fails its build with this reason, and there are no artifacts.
 
 // awsWorkflow refuses to start builds.
 type awsWorkflow struct{}
@@ -33,14 +33,3 @@ func (noArtifacts) Open(ctx context.Context, key string) (artifacts.Object, erro
 }
 
 func (noArtifacts) Delete(ctx context.Context, key string) error { return nil }
-
-// noLogs is the log store of a deployment where no build has run.
-type noLogs struct{}
-
-func (noLogs) Read(ctx context.Context, orgID, buildID string, from int64, fn func(kiln.LogLine) error) (int64, error) {
-	return from, nil
-}
-
-func (noLogs) Tail(ctx context.Context, orgID, buildID string, n int) ([]kiln.LogLine, error) {
-	return nil, nil
-}

@@ -31,7 +31,7 @@ func writeEndLine(ctx context.Context, logs LogWriter, b *kiln.Build, at time.Ti
 	if !ok || logs == nil {
 		return
 	}
-	if err := logs.Append(ctx, b.OrganizationID, b.ID, line); err != nil && logger != nil {
+	if err := appendLine(ctx, logs, b, line); err != nil && logger != nil {
 		logger.WarnContext(ctx, "write the build's last log line", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
 }

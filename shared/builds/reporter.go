@@ -3,6 +3,7 @@ package builds
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -10,29 +11,61 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
+// LogWriter keeps build logs: lines numbered 1, 2, 3, ... per build, appended in order by one
+// writer. Appending numbers already written again writes nothing new, so a failed append can be
+// retried as it was.
+type LogWriter interface {
+	Append(ctx context.Context, orgID, buildID string, first int64, lines ...kiln.LogLine) error
+	// Last is the number of the last line written, 0 for none.
+	Last(ctx context.Context, orgID, buildID string) (int64, error)
+}
+
 // reporter turns the agent's reports into build log lines, written in small batches so a chatty
 // engine does not cost a write per line. A build's log holds at most maxLines lines (0: no
 // limit): past them one marker line says so and the rest is dropped, while the build goes on.
 // The count lives as long as the build's run, which is its whole life: a build a restart
 // interrupted is failed, never continued.
+//
+// Batches are written strictly in order: one batch at a time, taken and appended under the
+// write lock. A batch whose append fails is kept and appended again, as it was, before anything
+// newer; the failure goes to the operator log. While writes fail, up to maxWaiting newer lines
+// wait; lines past that are lost, counted, and a line in the log says how many once writing
+// works again. The build itself goes on: its log is not its product.
 type reporter struct {
-	logs     LogWriter
-	build    *kiln.Build
-	now      func() time.Time
-	maxLines int
-	mu       sync.Mutex
+	logs       LogWriter
+	build      *kiln.Build
+	now        func() time.Time
+	logger     *slog.Logger
+	maxLines   int
+	maxWaiting int // 0: defaultMaxWaiting
+
+	mu       sync.Mutex // guards the fields below it up to write
 	pending  []kiln.LogLine
 	last     time.Time
 	lines    int  // lines kept so far
 	dropping bool // the limit was reached and the marker written
+	lost     int  // lines dropped because writes failed and too many waited
+
+	write    sync.Mutex // held while a batch is taken and appended; guards the fields below
+	next     int64      // number of the next line to write; 0 until asked from the store
+	retry    []kiln.LogLine
+	failures int // failed writes in a row
 }
 
 // DefaultMaxLogLines is the default limit of a build's log (KILN_LOG_MAX_LINES).
 const DefaultMaxLogLines = 200_000
 
+// defaultMaxWaiting is how many lines wait while the log store fails before lines are lost.
+const defaultMaxWaiting = 10_000
+
 // truncatedMarker is the line that ends a log cut at n lines.
 func truncatedMarker(n int) string {
 	return fmt.Sprintf("kiln: log truncated after %d lines; the rest of this build's output is dropped", n)
+}
+
+// lostMarker is the line that says n lines could not be written.
+func lostMarker(n int) string {
+	return fmt.Sprintf("kiln: %d log lines were lost because the log could not be written", n)
 }
 
 // flushEvery bounds how long a line waits before it is written (and visible to followers).
@@ -58,27 +91,122 @@ func (r *reporter) add(ctx context.Context, l kiln.LogLine) {
 	default:
 		r.lines++
 	}
+	if len(r.pending) >= r.waitingCap() {
+		r.lost++
+		r.mu.Unlock()
+		return
+	}
 	r.pending = append(r.pending, l)
-	due := len(r.pending) >= 256 || time.Since(r.last) >= flushEvery
+	due := len(r.pending)%256 == 0 || time.Since(r.last) >= flushEvery
 	r.mu.Unlock()
 	if due {
 		r.flush(ctx)
 	}
 }
 
-func (r *reporter) flush(ctx context.Context) {
+func (r *reporter) waitingCap() int {
+	if r.maxWaiting > 0 {
+		return r.maxWaiting
+	}
+	return defaultMaxWaiting
+}
+
+// flush writes the failed batch again, if any, then the lines waiting, in that order; it
+// reports whether everything taken was written.
+func (r *reporter) flush(ctx context.Context) bool {
+	ctx = context.WithoutCancel(ctx)
+	r.write.Lock()
+	defer r.write.Unlock()
+	if r.retry != nil && !r.append(ctx, r.retry) {
+		return false
+	}
+	r.retry = nil
 	r.mu.Lock()
 	lines := r.pending
 	r.pending = nil
 	r.last = time.Now()
-	r.mu.Unlock()
-	if len(lines) > 0 {
-		_ = r.logs.Append(context.WithoutCancel(ctx), r.build.OrganizationID, r.build.ID, lines...)
+	if r.lost > 0 {
+		// Every line after the waiting ones was lost, so the marker goes last.
+		lines = append(lines, kiln.LogLine{Time: r.now(), Level: kiln.LevelWarn, Message: lostMarker(r.lost)})
+		r.lost = 0
 	}
+	r.mu.Unlock()
+	if len(lines) == 0 {
+		return true
+	}
+	if !r.append(ctx, lines) {
+		r.retry = lines
+		return false
+	}
+	return true
+}
+
+// append writes one batch after the lines written so far (the write lock is held).
+func (r *reporter) append(ctx context.Context, lines []kiln.LogLine) bool {
+	b := r.build
+	err := func() error {
+		if r.next == 0 {
+			last, err := r.logs.Last(ctx, b.OrganizationID, b.ID)
+			if err != nil {
+				return err
+			}
+			r.next = last + 1
+		}
+		return r.logs.Append(ctx, b.OrganizationID, b.ID, r.next, lines...)
+	}()
+	if err != nil {
+		r.failures++
+		if r.failures&(r.failures-1) == 0 { // 1st, 2nd, 4th, 8th ... failure in a row
+			r.log().ErrorContext(ctx, "build log write failed; the lines are kept and written again",
+				slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID),
+				slog.Int("failures", r.failures), slog.Int("lines", len(lines)), slog.String("error", err.Error()))
+		}
+		return false
+	}
+	if r.failures > 0 {
+		r.log().InfoContext(ctx, "build log writes work again", slog.String("build_id", b.ID), slog.Int("failures", r.failures))
+		r.failures = 0
+	}
+	r.next += int64(len(lines))
+	return true
+}
+
+// close writes what is left, once the build's output has ended; lines that still cannot be
+// written are reported in the operator log.
+func (r *reporter) close(ctx context.Context) {
+	if r.flush(ctx) {
+		return
+	}
+	r.write.Lock()
+	r.mu.Lock()
+	n := len(r.retry) + len(r.pending) + r.lost
+	r.mu.Unlock()
+	r.write.Unlock()
+	r.log().ErrorContext(ctx, "build log incomplete: lines could not be written",
+		slog.String("build_id", r.build.ID), slog.String("org_id", r.build.OrganizationID), slog.Int("lines", n))
+}
+
+// appendLine adds one line at the end of a build's log whose reporter is closed.
+func appendLine(ctx context.Context, logs LogWriter, b *kiln.Build, l kiln.LogLine) error {
+	last, err := logs.Last(ctx, b.OrganizationID, b.ID)
+	if err != nil {
+		return fmt.Errorf("build log: %w", err)
+	}
+	if err := logs.Append(ctx, b.OrganizationID, b.ID, last+1, l); err != nil {
+		return fmt.Errorf("build log: %w", err)
+	}
+	return nil
+}
+
+func (r *reporter) log() *slog.Logger {
+	if r.logger != nil {
+		return r.logger
+	}
+	return slog.Default()
 }
 
 // flushPeriodically writes waiting lines every flushEvery, so a quiet engine's last line shows
-// soon; the returned function stops it.
+// soon (and a failed batch is tried again); the returned function stops it.
 func (r *reporter) flushPeriodically(ctx context.Context) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})

@@ -3,6 +3,7 @@ package builds
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -11,17 +12,57 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// memLogs keeps appended lines in memory.
+// memLogs keeps appended lines in memory, numbered like a log store: an append's lines at
+// numbers already written are skipped, a gap is refused. fail, when set, is asked before each
+// append (numbered from 1) and may fail it, after writing the first `half` lines of it.
 type memLogs struct {
 	mu    sync.Mutex
 	lines []kiln.LogLine
+	calls int
+	fail  func(call int) (half int, err error)
+	yield bool // let other goroutines run before the append takes effect
 }
 
-func (m *memLogs) Append(_ context.Context, _, _ string, lines ...kiln.LogLine) error {
+func (m *memLogs) Append(_ context.Context, _, _ string, first int64, lines ...kiln.LogLine) error {
+	if m.yield {
+		for range 3 {
+			runtime.Gosched()
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.lines = append(m.lines, lines...)
-	return nil
+	m.calls++
+	var err error
+	if m.fail != nil {
+		var half int
+		if half, err = m.fail(m.calls); err != nil {
+			lines = lines[:min(half, len(lines))]
+		}
+	}
+	next := int64(len(m.lines)) + 1
+	if first > next {
+		return fmt.Errorf("gap: first %d, next %d", first, next)
+	}
+	if skip := next - first; skip < int64(len(lines)) {
+		m.lines = append(m.lines, lines[skip:]...)
+	}
+	return err
+}
+
+func (m *memLogs) Last(context.Context, string, string) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(len(m.lines)), nil
+}
+
+func (m *memLogs) messages() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, l := range m.lines {
+		out = append(out, l.Message)
+	}
+	return out
 }
 
 func TestReporterCapsTheLog(t *testing.T) {

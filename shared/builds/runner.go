@@ -38,11 +38,6 @@ type EngineResolver interface {
 	RunUAT(installed string) string
 }
 
-// LogWriter keeps build logs.
-type LogWriter interface {
-	Append(ctx context.Context, orgID, buildID string, lines ...kiln.LogLine) error
-}
-
 // Runner runs one claimed (running) build on this host: checkout, RunUAT, packaging, and the
 // artifact, recording each step on the build.
 type Runner struct {
@@ -96,7 +91,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
 		defer cancel()
 	}
-	rep := &reporter{logs: r.Logs, build: b, now: r.now, maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
+	rep := &reporter{logs: r.Logs, build: b, now: r.now, logger: r.log(), maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
 	pkg, err := r.run(ctx, b, rep)
 	stopFlushing()
@@ -104,7 +99,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
 			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", limit)})
 	}
-	rep.flush(context.WithoutCancel(ctx)) // the whole log is written before the build ends
+	rep.close(context.WithoutCancel(ctx)) // the whole log is written before the build ends
 	if err == nil {
 		err = r.finishComplete(ctx, b, pkg)
 	}
@@ -312,10 +307,13 @@ func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string)
 	if err := b.Transition(kiln.StatusFailed, r.now(), reason); err != nil {
 		return nil
 	}
+	// The line goes first, so a reader that sees the build ended has its whole log.
+	if err := appendLine(ctx, r.Logs, b, kiln.LogLine{Time: r.now(), Level: kiln.LevelError, Message: "kiln: build failed: " + reason}); err != nil {
+		r.log().ErrorContext(ctx, "build log: the failure line could not be written", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+	}
 	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
 		return err
 	}
-	writeEndLine(ctx, r.Logs, b, r.now(), r.log())
 	NoteOnProject(ctx, r.Store, b, r.log())
 	r.ended(ctx, b)
 	return nil

@@ -7,17 +7,27 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// LogReader reads build logs.
+// LogReader reads build logs: lines numbered 1, 2, 3, ... per build.
 type LogReader interface {
-	Read(ctx context.Context, orgID, buildID string, from int64, fn func(kiln.LogLine) error) (int64, error)
-	Tail(ctx context.Context, orgID, buildID string, n int) ([]kiln.LogLine, error)
+	// Read returns up to max lines from sequence number from on, in order and without gaps.
+	Read(ctx context.Context, orgID, buildID string, from int64, max int) ([]buildlog.Line, error)
+	// Last is the number of the last line written, 0 for none.
+	Last(ctx context.Context, orgID, buildID string) (int64, error)
 }
 
-// followPoll is how often a followed log is checked for new lines.
-const followPoll = 250 * time.Millisecond
+// logWatcher is a log store that wakes readers when a build's log grows (the one-machine
+// store does; others are polled).
+type logWatcher interface {
+	Watch(orgID, buildID string) (<-chan struct{}, func())
+}
+
+// logPoll is how often a waiting reader looks at the build (has it ended?) and, for a store that
+// cannot wake it, at the log.
+const logPoll = time.Second
 
 // Limits of log followers (GET /builds/:id/logs?follow=1) at once: past them the request is 429
 // rate_limited, to retry after followRetryAfter seconds.
@@ -27,9 +37,9 @@ const (
 	followRetryAfter     = 10
 )
 
-// getBuildLogs answers GET /builds/:id/logs: the whole log as text/plain, one message per line.
-// With follow=1 the answer is streamed (chunked) and new lines are sent as they come, until the
-// build ends.
+// getBuildLogs answers GET /builds/:id/logs: the whole log as text/plain, one message per line,
+// or with format=json one page of numbered lines (logs_page.go). With follow=1 the text is
+// streamed (chunked) and new lines are sent as they come, until the build ends.
 func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	id := r.PathValue("id")
 	if !kiln.ValidID(id) {
@@ -45,6 +55,16 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return fieldError("follow", "must be 1 (or true) to follow, 0 (or false) not to")
 	}
 	following := (follow == "1" || follow == "true") && r.Method != http.MethodHead
+	switch r.URL.Query().Get("format") {
+	case "", "text":
+	case "json":
+		if following {
+			return fieldError("follow", "cannot be used with format=json; page with cursor and wait instead")
+		}
+		return s.getBuildLogPage(w, r, p, b)
+	default:
+		return fieldError("format", "must be text (the default) or json")
+	}
 	if following && !b.Status.Terminal() {
 		release := s.followers.acquire(slot{"build:" + id, maxFollowersPerBuild}, slot{"token:" + p.Token.ID, maxFollowersPerToken})
 		if release == nil {
@@ -53,46 +73,80 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		}
 		defer release()
 	}
+	wake, stopWatching := s.watchLog(p.Organization.ID, id)
+	defer stopWatching()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	bw := bufio.NewWriterSize(w, 32<<10)
-	write := func(l kiln.LogLine) error {
-		_, err := bw.WriteString(l.Message + "\n")
-		return err
+	next := int64(1)
+	// writeNew writes the lines from next on; it returns false when the log could not be read.
+	writeNew := func() (bool, error) {
+		for {
+			lines, err := s.logs.Read(ctx, p.Organization.ID, id, next, buildlog.MaxRead)
+			if err != nil {
+				return false, err
+			}
+			for _, l := range lines {
+				if _, err := bw.WriteString(buildlog.Cut(l.Message) + "\n"); err != nil {
+					return false, nil // the client went away
+				}
+				next = l.Seq + 1
+			}
+			if len(lines) < buildlog.MaxRead {
+				return true, nil
+			}
+		}
 	}
-	offset, err := s.logs.Read(ctx, p.Organization.ID, id, 0, write)
-	if err != nil {
-		return err
+	if _, err := writeNew(); err != nil {
+		return err // nothing is sent yet: the error envelope goes out
 	}
 	if !following {
 		return bw.Flush()
 	}
 	flusher, _ := w.(http.Flusher)
-	for !b.Status.Terminal() {
+	for ended := b.Status.Terminal(); !ended; {
 		if err := bw.Flush(); err != nil {
 			return nil // the client went away
 		}
 		if flusher != nil {
 			flusher.Flush()
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(followPoll):
-		}
-		if offset, err = s.logs.Read(ctx, p.Organization.ID, id, offset, write); err != nil {
+		if !waitForLog(ctx, wake, logPoll) {
 			return nil
 		}
+		// Look at the status first: a build that has ended has written its whole log.
 		if b, err = s.store.GetBuild(ctx, p.Organization.ID, id); err != nil {
 			return nil
 		}
-	}
-	// The build ended: send what it wrote last.
-	if _, err := s.logs.Read(ctx, p.Organization.ID, id, offset, write); err != nil {
-		return nil
+		ended = b.Status.Terminal()
+		if ok, _ := writeNew(); !ok {
+			return nil
+		}
 	}
 	return bw.Flush()
+}
+
+// watchLog returns the wake channel of a build's log (nil when the store cannot wake readers)
+// and the function that stops watching.
+func (s *Server) watchLog(orgID, buildID string) (<-chan struct{}, func()) {
+	if lw, ok := s.logs.(logWatcher); ok {
+		return lw.Watch(orgID, buildID)
+	}
+	return nil, func() {}
+}
+
+// waitForLog waits until the log wakes the reader or up to d, and reports false when ctx ended.
+func waitForLog(ctx context.Context, wake <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-t.C:
+	}
+	return true
 }
 
 // writeBuildDetail answers with a build and its most recent log lines.
@@ -105,15 +159,23 @@ func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kil
 	return nil
 }
 
-// logLines renders the most recent lines of a build for its detail.
+// logLines renders the most recent lines of a build for its detail: at most
+// kiln.MaxDetailLogLines, each at most buildlog.MaxLineBytes.
 func (s *Server) logLines(ctx context.Context, orgID, buildID string) ([]logLineBody, error) {
-	lines, err := s.logs.Tail(ctx, orgID, buildID, kiln.MaxDetailLogLines)
+	last, err := s.logs.Last(ctx, orgID, buildID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]logLineBody, 0, len(lines))
+	out := make([]logLineBody, 0, min(last, kiln.MaxDetailLogLines))
+	if last == 0 {
+		return out, nil
+	}
+	lines, err := s.logs.Read(ctx, orgID, buildID, max(1, last-kiln.MaxDetailLogLines+1), kiln.MaxDetailLogLines)
+	if err != nil {
+		return nil, err
+	}
 	for _, l := range lines {
-		out = append(out, logLineBody{Timestamp: timestamp(l.Time), Level: string(l.Level), Message: l.Message})
+		out = append(out, logLineBody{Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)})
 	}
 	return out, nil
 }

@@ -1,7 +1,8 @@
 // Package dynamostore keeps kiln's state in one DynamoDB table (single-table design; see
 // docs/dynamodb.md). Every item lives in its organization's partition "ORG#<id>", except the
 // global uniqueness and lookup items "SLUG#<slug>", "TOKENHASH#<sha256>",
-// "TRIGGERTOKENHASH#<sha256>" and "INSTALLATION#<githubInstallationId>". Lists are queries on one
+// "TRIGGERTOKENHASH#<sha256>" and "INSTALLATION#<githubInstallationId>", and the build logs in
+// "ORG#<id>#LOG#<buildId>" (logs.go). Lists are queries on one
 // partition of the table or of a GSI; multi-item writes are transactions with condition checks.
 package dynamostore
 

@@ -118,6 +118,14 @@ echo "Running: UnrealEditor-Cmd $project -run=Cook -TargetPlatform=$platformdir 
 echo "LogInit: Display: Running engine for game: $name"
 stage_pause
 echo "LogCook: Warning: /Game/Maps/Main: texture T_Placeholder has no mips (fake warning)"
+for ((i = 1; i <= ${FAKE_UAT_LINES:-0}; i++)); do
+	echo "LogCook: Display: fake line $i"
+	if ((i % 100 == 0)); then sleep 0.05; fi
+done
+if ((${FAKE_UAT_LONG_LINE:-0} > 0)); then
+	head -c "$FAKE_UAT_LONG_LINE" /dev/zero | tr '\0' x
+	echo
+fi
 stage_fail cook
 echo "LogCook: Display: Cooked packages 42 Packages Remain 0 Total 42"
 echo "********** COOK COMMAND COMPLETED **********"
