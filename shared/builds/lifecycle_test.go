@@ -106,19 +106,31 @@ func TestEveryChangeTwice(t *testing.T) {
 		secondIsFine bool // the second call answers nil (otherwise invalid_state)
 	}{
 		{name: "claim", from: kiln.StatusPending, want: kiln.StatusRunning,
-			call: func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Claim(ctx, w.org, b.ID, "host-a"); return err }},
+			call: func(w *lifecycleWorld, b *kiln.Build) error {
+				_, err := w.lc.Claim(ctx, w.org, b.ID, "host-a")
+				return err
+			}},
 		{name: "complete", from: kiln.StatusRunning, want: kiln.StatusComplete, secondIsFine: true,
 			call: func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Complete(ctx, w.artifact(b)); return err }},
 		{name: "fail", from: kiln.StatusRunning, want: kiln.StatusFailed, reason: "RunUAT failed", secondIsFine: true,
-			call: func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Fail(ctx, w.org, b.ID, "RunUAT failed"); return err }},
+			call: func(w *lifecycleWorld, b *kiln.Build) error {
+				_, err := w.lc.Fail(ctx, w.org, b.ID, "RunUAT failed")
+				return err
+			}},
 		{name: "fail pending (could not start)", from: kiln.StatusPending, want: kiln.StatusFailed, reason: "could not start: x", secondIsFine: true,
-			call: func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Fail(ctx, w.org, b.ID, "could not start: x"); return err }},
+			call: func(w *lifecycleWorld, b *kiln.Build) error {
+				_, err := w.lc.Fail(ctx, w.org, b.ID, "could not start: x")
+				return err
+			}},
 		{name: "cancel pending", from: kiln.StatusPending, want: kiln.StatusFailed, reason: ReasonCancelled,
 			call: func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err }},
 		{name: "cancel running", from: kiln.StatusRunning, want: kiln.StatusFailed, reason: ReasonCancelled,
 			call: func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err }},
 		{name: "supersede", from: kiln.StatusRunning, want: kiln.StatusSuperseded,
-			call: func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Supersede(ctx, w.org, b.ID); return err }},
+			call: func(w *lifecycleWorld, b *kiln.Build) error {
+				_, _, err := w.lc.Supersede(ctx, w.org, b.ID)
+				return err
+			}},
 		{name: "interrupted", from: kiln.StatusRunning, want: kiln.StatusFailed, reason: ReasonInterrupted,
 			call: func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Interrupted(ctx, w.org, b.ID); return err }},
 		{name: "silent host", from: kiln.StatusRunning, silent: true, want: kiln.StatusFailed, reason: ReasonSilentHost,
@@ -178,9 +190,12 @@ func TestEndedBuildsStayEnded(t *testing.T) {
 		before := w.status(t, b.ID)
 		w.now = w.now.Add(time.Hour)
 		calls := map[string]func() error{
-			"claim":       func() error { _, err := w.lc.Claim(ctx, w.org, b.ID, "h"); return err },
-			"heartbeat":   func() error { return w.lc.Heartbeat(ctx, w.org, b.ID) },
-			"progress":    func() error { _, err := w.lc.Progress(ctx, w.org, b.ID, func(b *kiln.Build) { b.Commit = "abc" }); return err },
+			"claim":     func() error { _, err := w.lc.Claim(ctx, w.org, b.ID, "h"); return err },
+			"heartbeat": func() error { return w.lc.Heartbeat(ctx, w.org, b.ID) },
+			"progress": func() error {
+				_, err := w.lc.Progress(ctx, w.org, b.ID, func(b *kiln.Build) { b.Commit = "abc" })
+				return err
+			},
 			"fail":        func() error { _, err := w.lc.Fail(ctx, w.org, b.ID, "other"); return err },
 			"cancel":      func() error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err },
 			"supersede":   func() error { _, _, err := w.lc.Supersede(ctx, w.org, b.ID); return err },
@@ -214,8 +229,14 @@ func TestRacesHaveOneWinner(t *testing.T) {
 	type op func(w *lifecycleWorld, b *kiln.Build) error
 	complete := func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Complete(ctx, w.artifact(b)); return err }
 	cancel := func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err }
-	supersede := func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Supersede(ctx, w.org, b.ID); return err }
-	fail := func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Fail(ctx, w.org, b.ID, "boom"); return err }
+	supersede := func(w *lifecycleWorld, b *kiln.Build) error {
+		_, _, err := w.lc.Supersede(ctx, w.org, b.ID)
+		return err
+	}
+	fail := func(w *lifecycleWorld, b *kiln.Build) error {
+		_, err := w.lc.Fail(ctx, w.org, b.ID, "boom")
+		return err
+	}
 	claim := func(host string) op {
 		return func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Claim(ctx, w.org, b.ID, host); return err }
 	}
