@@ -2,9 +2,11 @@ package builds
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -26,6 +28,11 @@ type Lifecycle struct {
 	Events    Events          // nil: nobody listens
 	Logger    *slog.Logger
 	Now       func() time.Time
+
+	// writing serializes the read and write of a change per build within this process, so two
+	// writes that keep the status (a heartbeat, the commit found) cannot undo each other. Across
+	// processes the conditional write on the status decides.
+	writing [64]sync.Mutex
 }
 
 // Failure reasons the lifecycle sets.
@@ -60,43 +67,67 @@ type change struct {
 // the change does not start from is invalid_state.
 func (l *Lifecycle) apply(ctx context.Context, orgID, id string, c change) (b *kiln.Build, was kiln.BuildStatus, changed bool, err error) {
 	for range maxChangeAttempts {
-		b, err = l.Builds.GetBuild(ctx, orgID, id)
-		if err != nil {
-			return nil, "", false, err
+		b, was, changed, err = l.write(ctx, orgID, id, c)
+		if errors.Is(err, errChangedMeanwhile) {
+			continue // it changed between reading and writing: look again
 		}
-		was = b.Status
-		if !slices.Contains(c.from, was) {
-			if c.repeat != nil && c.repeat(b) {
-				return b, was, false, nil
-			}
-			return b, was, false, kiln.Errorf(kiln.EInvalidState, "the build is %s and cannot become %s", was, c.to)
-		}
-		if c.allow != nil {
-			if err := c.allow(b); err != nil {
-				return b, was, false, err
-			}
-		}
-		if c.to != was {
-			if err := b.Transition(c.to, l.now(), c.reason); err != nil {
-				return b, was, false, err
-			}
-		}
-		if c.edit != nil {
-			c.edit(b)
-		}
-		err = l.Builds.UpdateBuild(ctx, b, was)
-		if kiln.IsCode(err, kiln.EInvalidState) {
-			continue // it changed meanwhile: look again
-		}
-		if err != nil {
-			return nil, was, false, fmt.Errorf("build %s: %s → %s: %w", id, was, c.to, err)
-		}
-		if c.to != was {
+		if changed && c.to != was {
 			l.changed(ctx, was, b)
 		}
-		return b, was, true, nil
+		return b, was, changed, err
 	}
 	return nil, "", false, fmt.Errorf("build %s: its status kept changing", id)
+}
+
+// errChangedMeanwhile marks a conditional write that lost to another change.
+var errChangedMeanwhile = errors.New("the build changed meanwhile")
+
+// write reads the build and writes the change once.
+func (l *Lifecycle) write(ctx context.Context, orgID, id string, c change) (b *kiln.Build, was kiln.BuildStatus, changed bool, err error) {
+	mu := &l.writing[fnv32(id)%uint32(len(l.writing))]
+	mu.Lock()
+	defer mu.Unlock()
+	b, err = l.Builds.GetBuild(ctx, orgID, id)
+	if err != nil {
+		return nil, "", false, err
+	}
+	was = b.Status
+	if !slices.Contains(c.from, was) {
+		if c.repeat != nil && c.repeat(b) {
+			return b, was, false, nil
+		}
+		return b, was, false, kiln.Errorf(kiln.EInvalidState, "the build is %s and cannot become %s", was, c.to)
+	}
+	if c.allow != nil {
+		if err := c.allow(b); err != nil {
+			return b, was, false, err
+		}
+	}
+	if c.to != was {
+		if err := b.Transition(c.to, l.now(), c.reason); err != nil {
+			return b, was, false, err
+		}
+	}
+	if c.edit != nil {
+		c.edit(b)
+	}
+	err = l.Builds.UpdateBuild(ctx, b, was)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		return nil, was, false, errChangedMeanwhile
+	}
+	if err != nil {
+		return nil, was, false, fmt.Errorf("build %s: %s → %s: %w", id, was, c.to, err)
+	}
+	return b, was, true, nil
+}
+
+// fnv32 hashes a build id to pick its lock.
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
 }
 
 // changed tells the project and the listeners of a change that was written.

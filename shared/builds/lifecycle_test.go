@@ -330,3 +330,63 @@ func TestProgressKeepsStatusAndTellsNobody(t *testing.T) {
 		t.Fatalf("events %v", ev)
 	}
 }
+
+// pausingBuilds pauses the first GetBuild after it read, until proceed is closed.
+type pausingBuilds struct {
+	*sqlitestore.Store
+	once          sync.Once
+	read, proceed chan struct{}
+}
+
+func (p *pausingBuilds) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
+	b, err := p.Store.GetBuild(ctx, orgID, id)
+	first := false
+	p.once.Do(func() { first = true })
+	if first {
+		close(p.read)
+		<-p.proceed
+	}
+	return b, err
+}
+
+// TestHeartbeatsDoNotUndoProgress: a heartbeat that read the build before the commit was
+// recorded does not write the build back without it (both writes keep the status, so the
+// status condition alone cannot order them).
+func TestHeartbeatsDoNotUndoProgress(t *testing.T) {
+	ctx := context.Background()
+	w := newLifecycleWorld(t)
+	b := w.build(t, kiln.StatusRunning)
+	pausing := &pausingBuilds{Store: w.st, read: make(chan struct{}), proceed: make(chan struct{})}
+	w.lc.Builds = pausing
+	heartbeat := make(chan error, 1)
+	go func() { heartbeat <- w.lc.Heartbeat(ctx, w.org, b.ID) }()
+	<-pausing.read // the heartbeat has read the build
+	progress := make(chan error, 1)
+	go func() {
+		_, err := w.lc.Progress(ctx, w.org, b.ID, func(b *kiln.Build) { b.Commit = "abc1234" })
+		progress <- err
+	}()
+	// Let the commit be written first if nothing holds it back (the old behaviour); a lifecycle
+	// that orders the two holds it until the heartbeat is written.
+	var progressErr error
+	progressDone := false
+	select {
+	case progressErr = <-progress:
+		progressDone = true
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(pausing.proceed)
+	if err := <-heartbeat; err != nil {
+		t.Fatal(err)
+	}
+	if !progressDone {
+		progressErr = <-progress
+	}
+	if progressErr != nil {
+		t.Fatal(progressErr)
+	}
+	got := w.status(t, b.ID)
+	if got.Commit != "abc1234" || got.HeartbeatAt == nil {
+		t.Fatalf("commit %q heartbeat %v: one write undid the other", got.Commit, got.HeartbeatAt)
+	}
+}
