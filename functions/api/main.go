@@ -11,17 +11,17 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := app.LoadAWSConfig(os.Getenv)
+	cfg, err := awsapp.LoadAWSConfig(os.Getenv)
 	if err != nil {
 		logger.Error("configuration", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	api, err := app.NewAWSAPI(context.Background(), cfg, logger)
+	api, err := awsapp.NewAWSAPI(context.Background(), cfg, logger)
 	if err != nil {
 		logger.Error("start", slog.String("error", err.Error()))
 		os.Exit(1)

@@ -39,7 +39,7 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	// A sandbox's init (bwrap) stays in the group, so killing the group ends the whole sandbox.
 	// No Pdeathsig: it is tied to the OS thread that started the process, which Go may retire,
 	// killing a build at random. If kiln dies, its next start stops what it left running
-	// (builds.Runner.KillOrphans).
+	// (runner.Runner.KillOrphans).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	for _, f := range cmd.ExtraFiles { // the child has its own copies now

@@ -63,12 +63,13 @@ func BenchmarkTriggerToRunning(b *testing.B) {
 		b.Fatal(err)
 	}
 	runner := &signalRunner{st: st, started: make(chan time.Time, 1)}
-	wf := local.New(st, runner, 1, discardLogger())
+	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: discardLogger()}
+	wf := local.New(st, lifecycle, runner, 1, discardLogger())
 	if err := wf.Run(ctx); err != nil {
 		b.Fatal(err)
 	}
 	defer wf.Shutdown(ctx)
-	svc := &builds.Service{Store: st, Workflow: wf, Logger: discardLogger()}
+	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: discardLogger()}
 
 	var waits, writes []time.Duration
 	b.ResetTimer()

@@ -17,10 +17,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/runner"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/webhooks"
 	"github.com/kilnbuild/kiln/shared/workflow/local"
@@ -32,7 +32,7 @@ type buildMachine struct {
 	deliverer *builds.Deliverer
 	hooks     *webhooks.Dispatcher
 	workflow  *local.Workflow
-	runner    *builds.Runner
+	runner    *runner.Runner
 	scheduler *builds.Scheduler
 	janitor   *builds.Janitor
 	artifacts *fsartifacts.Store
@@ -71,16 +71,6 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
-	runner := &builds.Runner{
-		Store: st, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
-		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
-		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
-		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
-		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
-	}
-	if gh != nil {
-		runner.GitHub = githubSource{gh}
-	}
 	deliverer := &builds.Deliverer{
 		Store: st, Artifacts: arts, Sealer: keys.Sealer(), Logger: logger,
 		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
@@ -95,32 +85,29 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
 		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
 	}
-	endLine := builds.EndLineWriter(logs, logger)
-	ended := func(ctx context.Context, b *kiln.Build) {
-		if b.Status == kiln.StatusComplete && b.AutoDeployStatus == kiln.AutoDeployPending {
-			deliverer.Notify()
-		}
-		endLine(ctx, b)
-		hooks.BuildChanged(ctx, b)
-		mailer.BuildEnded(ctx, b)
+	lifecycle := &builds.Lifecycle{
+		Builds: st, Projects: st, Artifacts: st, Logger: logger,
+		Events: buildEvents(hooks, mailer, deliverer, logs, logger),
 	}
-	runner.Ended = ended
-	wf := local.New(st, runner, cfg.Workers, logger)
-	wf.Ended, wf.Started = ended, hooks.BuildChanged
+	host := &runner.Runner{
+		Store: st, Lifecycle: lifecycle, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
+		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
+		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
+		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
+		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
+	}
+	if gh != nil {
+		host.GitHub = githubSource{gh}
+	}
+	wf := local.New(st, lifecycle, host, cfg.Workers, logger)
 	orgMax := cfg.OrgMaxRunning
 	if orgMax == 0 {
 		orgMax = cfg.Workers
 	}
 	wf.OrgLimit = func(string) int { return orgMax }
-	changed := func(ctx context.Context, b *kiln.Build) {
-		hooks.BuildChanged(ctx, b)
-		if b.Status == kiln.StatusSuperseded {
-			endLine(ctx, b)
-		}
-	}
-	svc := &builds.Service{Store: st, Workflow: wf, Logger: logger, Ended: ended, Changed: changed}
+	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: logger}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: runner, artifacts: arts, logs: logs,
+		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -148,6 +135,16 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	err := m.workflow.Shutdown(ctx)
 	m.loops.Wait()
 	return err
+}
+
+// buildEvents is where every change of a build's status goes: org webhooks, mail, auto deploy
+// and the log's last line. A nil mailer sends no mail.
+func buildEvents(hooks builds.WebhookQueue, mailer *builds.Mailer, deliveries builds.Waker, logs builds.LogWriter, logger *slog.Logger) *builds.Fanout {
+	f := &builds.Fanout{Webhooks: hooks, Deliveries: deliveries, Logs: logs, Logger: logger}
+	if mailer != nil {
+		f.Mail = mailer
+	}
+	return f
 }
 
 // newPerforce checks and reads Perforce servers with the configured p4 client, keeping each

@@ -61,6 +61,9 @@ type Service struct {
 	listener net.Listener
 	logger   *slog.Logger
 	done     chan error
+	// cancelRequests cancels the context of every request, so long-lived ones (log followers)
+	// end when the service stops.
+	cancelRequests context.CancelFunc
 }
 
 // The server's read timeouts, so that a client cannot hold a connection by sending slowly:
@@ -73,8 +76,12 @@ const (
 	idleTimeout       = 2 * time.Minute
 )
 
-// shutdownGrace is how long in-flight requests get to finish on SIGTERM.
+// shutdownGrace bounds a shutdown: the build machine's stop and in-flight requests together.
 const shutdownGrace = 20 * time.Second
+
+// requestSettle is how long in-flight requests get to finish by themselves at shutdown before
+// their contexts are cancelled (which ends log followers).
+const requestSettle = time.Second
 
 // Start opens the state, creates the "Local" organization on first start (printing its owner's
 // token to out), and serves the API on cfg.Addr in the background.
@@ -144,19 +151,22 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		apiCfg.GitHub = gh
 	}
 	api := httpapi.New(apiCfg)
+	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Service{
-		machine:  machine,
-		local:    local,
-		lock:     lock,
-		listener: ln,
-		logger:   logger,
-		done:     make(chan error, 1),
+		cancelRequests: cancelRequests,
+		machine:        machine,
+		local:          local,
+		lock:           lock,
+		listener:       ln,
+		logger:         logger,
+		done:           make(chan error, 1),
 		server: &http.Server{
 			Handler:           api,
 			ReadHeaderTimeout: readHeaderTimeout,
 			ReadTimeout:       readTimeout,
 			IdleTimeout:       idleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+			BaseContext:       func(net.Listener) context.Context { return requests },
 		},
 	}
 	go func() {
@@ -176,14 +186,16 @@ func (s *Service) URL() string { return "http://" + s.listener.Addr().String() }
 // Done reports the server's end: nil after a shutdown, an error if serving failed.
 func (s *Service) Done() <-chan error { return s.done }
 
-// Shutdown stops accepting requests, lets those in flight finish (up to a grace period), and
-// closes the state.
+// Shutdown stops the service in the order that loses nothing: first the build machine and the
+// deliveries (running builds are failed as interrupted while the store is still open), then the
+// HTTP server (requests in flight get requestSettle to finish, then their contexts are
+// cancelled, which ends log followers), then the store. All of it within shutdownGrace.
 func (s *Service) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
 	defer cancel()
-	err := s.server.Shutdown(ctx)
-	if merr := s.machine.stop(ctx); err == nil {
-		err = merr
+	err := s.machine.stop(ctx)
+	if herr := s.stopServer(ctx); err == nil {
+		err = herr
 	}
 	if cerr := s.local.Close(); err == nil {
 		err = cerr
@@ -191,6 +203,24 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.lock.release()
 	s.logger.Info("kiln stopped")
 	return err
+}
+
+// stopServer stops accepting requests and waits for those in flight, cancelling their contexts
+// after requestSettle.
+func (s *Service) stopServer(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.server.Shutdown(ctx) }()
+	settle := time.NewTimer(requestSettle)
+	defer settle.Stop()
+	select {
+	case err := <-done:
+		s.cancelRequests()
+		return err
+	case <-settle.C:
+	case <-ctx.Done():
+	}
+	s.cancelRequests()
+	return <-done
 }
 
 // publicURL is KILN_PUBLIC_URL, or the address actually listened on when it was left to default

@@ -25,26 +25,21 @@ func EndLine(b *kiln.Build, at time.Time) (line kiln.LogLine, ok bool) {
 	}
 }
 
-// writeEndLine appends b's EndLine to its log, if it has one.
-func writeEndLine(ctx context.Context, logs LogWriter, b *kiln.Build, at time.Time, logger *slog.Logger) {
+// WriteEndLine appends b's EndLine to its log, if it has one.
+func WriteEndLine(ctx context.Context, logs LogWriter, b *kiln.Build, at time.Time, logger *slog.Logger) {
 	line, ok := EndLine(b, at)
 	if !ok || logs == nil {
 		return
 	}
-	if err := appendLine(ctx, logs, b, line); err != nil && logger != nil {
+	if err := AppendLine(context.WithoutCancel(ctx), logs, b, line); err != nil && logger != nil {
 		logger.WarnContext(ctx, "write the build's last log line", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
 }
 
-// EndLineWriter writes the last log line of builds the service ends outside a runner: pending
-// builds cancelled or superseded, and running builds whose runner is gone (interrupted by a
-// stop or a crash). A build that a runner was running gets its line from the runner once the
-// runner has stopped, so that the line is the log's last. Call it whenever a build changes.
-func EndLineWriter(logs LogWriter, logger *slog.Logger) func(ctx context.Context, b *kiln.Build) {
-	return func(ctx context.Context, b *kiln.Build) {
-		if b.StartedAt != nil && !strings.HasPrefix(b.FailureReason, "interrupted") {
-			return // the runner says it
-		}
-		writeEndLine(context.WithoutCancel(ctx), logs, b, time.Now(), logger)
-	}
+// runnerWritesEndLine reports whether a runner writes b's last log line itself, once it has
+// stopped, so that the line is the log's last: a build that started, unless it was interrupted
+// (its runner is gone). The events write the line of every other ended build: pending builds
+// cancelled, superseded or that could not start, and interrupted ones.
+func runnerWritesEndLine(b *kiln.Build) bool {
+	return b.StartedAt != nil && !strings.HasPrefix(b.FailureReason, "interrupted")
 }

@@ -13,7 +13,7 @@ import (
 // Janitor deletes artifacts older than the retention period; their builds stay, and their
 // download answers 404 from then on.
 type Janitor struct {
-	Store     store.Store
+	Store     store.Artifacts
 	Artifacts artifacts.Store
 	Retention time.Duration
 	Logger    *slog.Logger

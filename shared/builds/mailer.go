@@ -9,17 +9,23 @@ import (
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/notify"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // Mailer emails the user who triggered a build when it ends, if its setting has
 // notifyOnComplete. Builds started by a push or a schedule have no such user and send nothing.
 type Mailer struct {
-	Store     store.Store
+	Store     MailerStore
 	Sender    notify.Sender
 	Downloads downloads.Signer
 	Logger    *slog.Logger
 	Now       func() time.Time
+}
+
+// MailerStore is what the mailer reads.
+type MailerStore interface {
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error)
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 }
 
 // BuildEnded sends the notification of an ended build, if it asks for one.

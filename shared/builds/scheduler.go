@@ -7,19 +7,24 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // Scheduler starts the builds of settings with trigger scheduled: once per slot of their cron
 // expression (UTC), building the branch's latest commit. A slot fires once even across restarts
 // and across several schedulers: its build is keyed by (setting, slot).
 type Scheduler struct {
-	Store   store.Store
+	Store   SchedulerStore
 	Service *Service
 	Logger  *slog.Logger
 	Now     func() time.Time
 	// Every is how often schedules are checked (default 20 s).
 	Every time.Duration
+}
+
+// SchedulerStore is what the scheduler reads.
+type SchedulerStore interface {
+	ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error)
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 }
 
 // catchUp is how far back a missed slot still fires (after a restart, say); older ones are

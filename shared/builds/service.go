@@ -4,7 +4,6 @@ package builds
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -20,16 +19,21 @@ type Workflow interface {
 	Stop(ctx context.Context, b *kiln.Build) error
 }
 
-// Service starts and stops builds.
+// Service starts and stops builds: what the API, the push webhooks and the scheduler call. Its
+// status changes go through Lifecycle.
 type Service struct {
-	Store    store.Store
-	Workflow Workflow
-	// Ended is told of builds the service ends (cancelled, could not start).
-	Ended func(ctx context.Context, b *kiln.Build)
-	// Changed is told of builds the service creates or supersedes.
-	Changed func(ctx context.Context, b *kiln.Build)
-	Logger  *slog.Logger
-	Now     func() time.Time
+	Store     ServiceStore
+	Lifecycle *Lifecycle
+	Workflow  Workflow
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// ServiceStore is what the service reads and writes itself.
+type ServiceStore interface {
+	CreateBuild(ctx context.Context, b *kiln.Build) error
+	CreateBuildOnce(ctx context.Context, b *kiln.Build, key, fingerprint string) (*kiln.Build, string, bool, error)
+	ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error)
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -90,19 +94,14 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	} else if err := s.Store.CreateBuild(ctx, b); err != nil {
 		return nil, false, fmt.Errorf("trigger: %w", err)
 	}
-	s.changed(ctx, b)
+	s.Lifecycle.Created(ctx, b)
 	if err := s.supersede(ctx, b); err != nil {
 		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
-	NoteOnProject(ctx, s.Store, b, s.log())
 	if err := s.Workflow.Start(ctx, b); err != nil {
-		// pending → failed: it could not start.
 		s.log().ErrorContext(ctx, "start build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
-		reason := "could not start: " + err.Error()
-		if b.Transition(kiln.StatusFailed, s.now(), reason) == nil {
-			if uerr := s.Store.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusPending); uerr == nil {
-				NoteOnProject(ctx, s.Store, b, s.log())
-			}
+		if _, ferr := s.Lifecycle.Fail(context.WithoutCancel(ctx), b.OrganizationID, b.ID, "could not start: "+err.Error()); ferr != nil {
+			s.log().ErrorContext(ctx, "fail a build that could not start", slog.String("build_id", b.ID), slog.String("error", ferr.Error()))
 		}
 		return nil, false, fmt.Errorf("trigger: start: %w", err)
 	}
@@ -125,17 +124,14 @@ func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
 				if e.ID >= b.ID {
 					continue
 				}
-				if err := e.Transition(kiln.StatusSuperseded, s.now(), ""); err != nil {
-					continue
+				e, was, err := s.Lifecycle.Supersede(ctx, e.OrganizationID, e.ID)
+				if kiln.IsCode(err, kiln.EInvalidState) {
+					continue // it moved on meanwhile
 				}
-				if err := s.Store.UpdateBuild(ctx, e, status); err != nil {
-					if kiln.IsCode(err, kiln.EInvalidState) {
-						continue // it moved on meanwhile
-					}
+				if err != nil {
 					return err
 				}
-				s.changed(ctx, e)
-				if status == kiln.StatusRunning {
+				if was == kiln.StatusRunning {
 					if err := s.Workflow.Stop(ctx, e); err != nil {
 						s.log().WarnContext(ctx, "stop superseded build", slog.String("build_id", e.ID), slog.String("error", err.Error()))
 					}
@@ -150,64 +146,19 @@ func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
 	return nil
 }
 
-func (s *Service) changed(ctx context.Context, b *kiln.Build) {
-	if s.Changed != nil {
-		s.Changed(ctx, b)
-	}
-}
-
-// maxCancelAttempts bounds retries when a build changes status while it is being cancelled.
-const maxCancelAttempts = 5
-
 // Cancel fails a pending or running build with reason "cancelled" and stops it; a build that
 // already ended is invalid_state.
 func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Build, error) {
-	for range maxCancelAttempts {
-		b, err := s.Store.GetBuild(ctx, orgID, buildID)
-		if err != nil {
-			return nil, err
-		}
-		was := b.Status
-		if err := b.Transition(kiln.StatusFailed, s.now(), "cancelled"); err != nil {
-			return nil, kiln.Errorf(kiln.EInvalidState, "the build already ended (%s)", was)
-		}
-		err = s.Store.UpdateBuild(ctx, b, was)
-		if kiln.IsCode(err, kiln.EInvalidState) {
-			continue // it started or ended meanwhile: look again
-		}
-		if err != nil {
-			return nil, err
-		}
-		if was == kiln.StatusRunning {
-			if err := s.Workflow.Stop(ctx, b); err != nil {
-				s.log().WarnContext(ctx, "stop cancelled build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
-			}
-		}
-		NoteOnProject(ctx, s.Store, b, s.log())
-		if s.Ended != nil {
-			s.Ended(ctx, b)
-		}
-		return b, nil
-	}
-	return nil, errors.New("cancel: the build kept changing status")
-}
-
-// NoteOnProject keeps a project's lastBuildAt and lastBuildStatus on its newest build; a build
-// that is not the project's newest, or a deleted project, is left alone.
-func NoteOnProject(ctx context.Context, st store.Store, b *kiln.Build, logger *slog.Logger) {
-	newest, _, err := st.ListBuilds(ctx, b.OrganizationID, store.BuildFilter{ProjectID: b.ProjectID}, store.Page{Limit: 1})
-	if err != nil || len(newest) == 0 || newest[0].ID != b.ID {
-		return
-	}
-	p, err := st.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	b, was, err := s.Lifecycle.Cancel(ctx, orgID, buildID)
 	if err != nil {
-		return
+		return nil, err
 	}
-	at := b.CreatedAt
-	p.LastBuildAt, p.LastBuildStatus = &at, b.Status
-	if err := st.UpdateProject(ctx, p); err != nil {
-		logger.WarnContext(ctx, "note last build on project", slog.String("project_id", p.ID), slog.String("error", err.Error()))
+	if was == kiln.StatusRunning {
+		if err := s.Workflow.Stop(ctx, b); err != nil {
+			s.log().WarnContext(ctx, "stop cancelled build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		}
 	}
+	return b, nil
 }
 
 func (s *Service) log() *slog.Logger {

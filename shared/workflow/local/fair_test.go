@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
@@ -73,7 +74,7 @@ func TestBacklogOfOneOrganizationDoesNotHoldBackAnother(t *testing.T) {
 	a := queueBuilds(t, st, kiln.NewID(), 10, now)
 	b := queueBuilds(t, st, kiln.NewID(), 1, now.Add(time.Minute))
 	g := newGateRunner(st, append(a, b...)...)
-	startWorkflow(t, New(st, g, 2, nil))
+	startWorkflow(t, New(st, &builds.Lifecycle{Builds: st, Projects: st}, g, 2, nil))
 
 	// Both workers are taken by the first two builds, and b's is one of them.
 	first, second := g.next(t), g.next(t)
@@ -95,7 +96,7 @@ func TestOrganizationAtItsLimitWaitsWhileOthersRun(t *testing.T) {
 	a := queueBuilds(t, st, kiln.NewID(), 3, now)
 	b := queueBuilds(t, st, kiln.NewID(), 2, now.Add(time.Minute))
 	g := newGateRunner(st, append(a, b...)...)
-	w := New(st, g, 2, nil)
+	w := New(st, &builds.Lifecycle{Builds: st, Projects: st}, g, 2, nil)
 	w.OrgLimit = func(string) int { return 1 }
 	startWorkflow(t, w)
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -25,13 +26,21 @@ type Runner interface {
 	Run(ctx context.Context, b *kiln.Build) error
 }
 
-// Workflow is the in-process workflow.
+// Queue lists builds in a status across organizations, oldest first: the store's work queue.
+type Queue interface {
+	QueuedBuilds(ctx context.Context, status kiln.BuildStatus, limit int) ([]*kiln.Build, error)
+	QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, afterID string, limit int) ([]*kiln.Build, error)
+}
+
+// Workflow is the in-process workflow: it takes builds from the queue and changes their status
+// only through the lifecycle.
 type Workflow struct {
-	store   store.Store
+	queue   Queue
+	builds  *builds.Lifecycle
+	host    string
 	runner  Runner
 	workers int
 	logger  *slog.Logger
-	now     func() time.Time
 
 	wake    wake.Signal
 	mu      sync.Mutex
@@ -45,9 +54,6 @@ type Workflow struct {
 	wg     sync.WaitGroup
 	stop   context.CancelFunc
 
-	// Ended is told of builds the workflow fails (interrupted, silent host); Started of builds
-	// it starts.
-	Ended, Started func(ctx context.Context, b *kiln.Build)
 	// OrgLimit caps the builds of one organization running at once (KILN_ORG_MAX_RUNNING; a
 	// plan's limit may take its place). nil means the number of workers.
 	OrgLimit OrgLimit
@@ -69,11 +75,15 @@ var (
 const maxPendingScan = 10_000
 
 // New makes the workflow; Run starts it.
-func New(st store.Store, runner Runner, workers int, logger *slog.Logger) *Workflow {
+func New(queue Queue, lifecycle *builds.Lifecycle, runner Runner, workers int, logger *slog.Logger) *Workflow {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Workflow{store: st, runner: runner, workers: max(1, workers), logger: logger, now: time.Now,
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	return &Workflow{queue: queue, builds: lifecycle, host: "local:" + host, runner: runner, workers: max(1, workers), logger: logger,
 		running: map[string]context.CancelFunc{}, active: map[string]int{}, turns: map[string]uint64{}}
 }
 
@@ -164,14 +174,9 @@ func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
 		if len(next) == 0 {
 			return nil, nil
 		}
-		b := next[0]
-		pending = slices.DeleteFunc(pending, func(p *kiln.Build) bool { return p == b })
-		if err := b.Transition(kiln.StatusRunning, w.now(), ""); err != nil {
-			continue
-		}
-		at := *b.StartedAt
-		b.HeartbeatAt = &at
-		err := w.store.UpdateBuild(ctx, b, kiln.StatusPending)
+		listed := next[0]
+		pending = slices.DeleteFunc(pending, func(p *kiln.Build) bool { return p == listed })
+		b, err := w.builds.Claim(ctx, listed.OrganizationID, listed.ID, w.host)
 		if kiln.IsCode(err, kiln.EInvalidState) {
 			continue // another worker took it, or it was cancelled or superseded
 		}
@@ -182,10 +187,6 @@ func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
 		w.mu.Lock()
 		w.active[b.OrganizationID]++
 		w.mu.Unlock()
-		builds.NoteOnProject(ctx, w.store, b, w.logger)
-		if w.Started != nil {
-			w.Started(ctx, b)
-		}
 		return b, nil
 	}
 }
@@ -195,7 +196,7 @@ func (w *Workflow) pending(ctx context.Context) ([]*kiln.Build, error) {
 	var all []*kiln.Build
 	after := ""
 	for len(all) < maxPendingScan {
-		page, err := w.store.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
+		page, err := w.queue.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +251,7 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 	err := w.runner.Run(bctx, b)
 	if err != nil && ctx.Err() != nil {
 		// The service is stopping: the build cannot finish here.
-		w.failRunning(context.WithoutCancel(ctx), b.OrganizationID, b.ID, "interrupted: the service stopped while the build ran; trigger it again")
+		w.interrupted(context.WithoutCancel(ctx), b)
 	}
 	logger.InfoContext(ctx, "build ended")
 }
@@ -266,18 +267,8 @@ func (w *Workflow) heartbeat(ctx context.Context, cancel context.CancelFunc, b *
 			return
 		case <-t.C:
 		}
-		cur, err := w.store.GetBuild(ctx, b.OrganizationID, b.ID)
-		if err != nil {
-			continue
-		}
-		if cur.Status != kiln.StatusRunning {
-			cancel()
-			return
-		}
-		at := w.now().UTC().Truncate(time.Millisecond)
-		cur.HeartbeatAt = &at
-		if err := w.store.UpdateBuild(ctx, cur, kiln.StatusRunning); kiln.IsCode(err, kiln.EInvalidState) {
-			cancel()
+		if err := w.builds.Heartbeat(ctx, b.OrganizationID, b.ID); kiln.IsCode(err, kiln.EInvalidState) {
+			cancel() // it is no longer running
 			return
 		}
 	}

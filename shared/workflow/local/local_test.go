@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
@@ -84,7 +85,7 @@ func TestQueueRunsOldestFirstAndRecoversInterruptedBuilds(t *testing.T) {
 	second := newBuild(t, st, org, kiln.StatusPending, now.Add(-time.Minute))
 	first := newBuild(t, st, kiln.NewID(), kiln.StatusPending, now.Add(-2*time.Minute))
 	r := &fakeRunner{st: st}
-	w := New(st, r, 1, nil)
+	w := New(st, &builds.Lifecycle{Builds: st, Projects: st}, r, 1, nil)
 	if err := w.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestSilentHostFailsItsBuildAndStopStopsIt(t *testing.T) {
 	watchEvery = 50 * time.Millisecond
 	st := openStore(t)
 	r := &fakeRunner{st: st, block: true}
-	w := New(st, r, 1, nil)
+	w := New(st, &builds.Lifecycle{Builds: st, Projects: st}, r, 1, nil)
 	if err := w.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

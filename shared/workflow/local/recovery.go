@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -15,7 +14,7 @@ import (
 func (w *Workflow) failInterrupted(ctx context.Context) error {
 	seen := map[string]bool{}
 	for {
-		running, err := w.store.QueuedBuilds(ctx, kiln.StatusRunning, 100)
+		running, err := w.queue.QueuedBuilds(ctx, kiln.StatusRunning, 100)
 		if err != nil {
 			return err
 		}
@@ -26,7 +25,7 @@ func (w *Workflow) failInterrupted(ctx context.Context) error {
 			}
 			seen[b.ID] = true
 			progress = true
-			w.failRunning(ctx, b.OrganizationID, b.ID, "interrupted: the service stopped while the build ran; trigger it again")
+			w.interrupted(ctx, b)
 		}
 		if !progress {
 			return nil
@@ -34,7 +33,8 @@ func (w *Workflow) failInterrupted(ctx context.Context) error {
 	}
 }
 
-// watch fails running builds whose host has not reported for kiln.HeartbeatTimeout.
+// watch fails running builds whose host has not reported for kiln.HeartbeatTimeout, and stops
+// them if they run here.
 func (w *Workflow) watch(ctx context.Context) {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
@@ -44,40 +44,19 @@ func (w *Workflow) watch(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		running, err := w.store.QueuedBuilds(ctx, kiln.StatusRunning, 100)
+		failed, err := w.builds.FailSilent(ctx)
 		if err != nil {
-			continue
+			w.logger.ErrorContext(ctx, "look for silent build hosts", slog.String("error", err.Error()))
 		}
-		for _, b := range running {
-			last := b.HeartbeatAt
-			if last == nil {
-				last = b.StartedAt
-			}
-			if last != nil && w.now().Sub(*last) > kiln.HeartbeatTimeout {
-				w.failRunning(ctx, b.OrganizationID, b.ID, "the build host stopped reporting for 30 seconds")
-				_ = w.Stop(ctx, b)
-			}
+		for _, b := range failed {
+			_ = w.Stop(ctx, b)
 		}
 	}
 }
 
-// failRunning fails a build that is still running, with a reason.
-func (w *Workflow) failRunning(ctx context.Context, orgID, buildID, reason string) {
-	b, err := w.store.GetBuild(ctx, orgID, buildID)
-	if err != nil || b.Status != kiln.StatusRunning {
-		return
-	}
-	if err := b.Transition(kiln.StatusFailed, w.now(), reason); err != nil {
-		return
-	}
-	if err := w.store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil {
-		if !kiln.IsCode(err, kiln.EInvalidState) {
-			w.logger.ErrorContext(ctx, "fail a build", slog.String("build_id", buildID), slog.String("error", err.Error()))
-		}
-		return
-	}
-	builds.NoteOnProject(ctx, w.store, b, w.logger)
-	if w.Ended != nil {
-		w.Ended(ctx, b)
+// interrupted fails a build that is still running as interrupted.
+func (w *Workflow) interrupted(ctx context.Context, b *kiln.Build) {
+	if _, err := w.builds.Interrupted(ctx, b.OrganizationID, b.ID); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+		w.logger.ErrorContext(ctx, "fail an interrupted build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
 }

@@ -1,4 +1,4 @@
-package builds
+package runner
 
 import (
 	"context"
@@ -10,15 +10,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
-
-// LogWriter keeps build logs: lines numbered 1, 2, 3, ... per build, appended in order by one
-// writer. Appending numbers already written again writes nothing new, so a failed append can be
-// retried as it was.
-type LogWriter interface {
-	Append(ctx context.Context, orgID, buildID string, first int64, lines ...kiln.LogLine) error
-	// Last is the number of the last line written, 0 for none.
-	Last(ctx context.Context, orgID, buildID string) (int64, error)
-}
 
 // reporter turns the agent's reports into build log lines, written in small batches so a chatty
 // engine does not cost a write per line. A build's log holds at most maxLines lines (0: no
@@ -184,18 +175,6 @@ func (r *reporter) close(ctx context.Context) {
 	r.write.Unlock()
 	r.log().ErrorContext(ctx, "build log incomplete: lines could not be written",
 		slog.String("build_id", r.build.ID), slog.String("org_id", r.build.OrganizationID), slog.Int("lines", n))
-}
-
-// appendLine adds one line at the end of a build's log whose reporter is closed.
-func appendLine(ctx context.Context, logs LogWriter, b *kiln.Build, l kiln.LogLine) error {
-	last, err := logs.Last(ctx, b.OrganizationID, b.ID)
-	if err != nil {
-		return fmt.Errorf("build log: %w", err)
-	}
-	if err := logs.Append(ctx, b.OrganizationID, b.ID, last+1, l); err != nil {
-		return fmt.Errorf("build log: %w", err)
-	}
-	return nil
 }
 
 func (r *reporter) log() *slog.Logger {

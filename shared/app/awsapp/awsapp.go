@@ -1,12 +1,17 @@
-package app
+// Package awsapp composes kiln's API for the AWS deployment: the same router as `kiln serve`, on
+// DynamoDB, with the same build lifecycle and the same events (org webhooks and mail). It builds
+// only from packages a Lambda can carry: no SQLite, no agent, no packaging, no sandbox.
+package awsapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -14,11 +19,15 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
+	"github.com/kilnbuild/kiln/shared/webhooks"
 )
 
 // AWSConfig is the configuration of the API Lambda, from its environment (set by the CDK stack).
@@ -32,11 +41,19 @@ type AWSConfig struct {
 	RateLimit float64
 	// Engines are the engine versions the build hosts provide (KILN_ENGINE_VERSIONS, e.g. "5.3,5.4").
 	Engines engines.Versions
+	// SMTPURL is the mail server for build notifications (KILN_SMTP_URL); empty sends no mail.
+	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
+	// links in them start with (KILN_PUBLIC_URL).
+	SMTPURL, SMTPFrom, PublicURL string
 }
+
+// authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
+const authCacheTTL = 5 * time.Second
 
 // LoadAWSConfig reads and checks the Lambda's environment.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
-	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"), RateLimit: 10}
+	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"), RateLimit: 10,
+		SMTPURL: getenv("KILN_SMTP_URL"), SMTPFrom: cmp.Or(getenv("KILN_SMTP_FROM"), "kiln <kiln@localhost>"), PublicURL: getenv("KILN_PUBLIC_URL")}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
 	}
@@ -54,6 +71,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 			return c, errors.New("KILN_RATE_LIMIT: must be a number of requests per second, 0 or more")
 		}
 		c.RateLimit = f
+	}
+	if c.SMTPURL != "" && c.PublicURL == "" {
+		return c, errors.New("KILN_PUBLIC_URL is not set: build notifications (KILN_SMTP_URL) link to downloads under it")
 	}
 	return c, nil
 }
@@ -76,11 +96,37 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	st := dynamostore.New(db, cfg.Table)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), keys, logger)
+}
+
+// buildLogs is where build logs are kept: read by the API, ended by the lifecycle's events.
+type buildLogs interface {
+	httpapi.LogReader
+	builds.LogWriter
+}
+
+// newAPI wires the API on a store. Status changes of builds (cancel, supersede, a build that
+// could not start) go through the lifecycle and tell the same events as on one machine: org
+// webhook deliveries are recorded in the store (their sending is the delivery worker's), and
+// the user who triggered an ended build gets mail when a mail server is configured.
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, logger *slog.Logger) (http.Handler, error) {
+	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
+		Client: outbound.NewClient(outbound.Config{})}
+	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
+	if cfg.SMTPURL != "" {
+		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
+		if err != nil {
+			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
+		}
+		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
+			Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+	}
+	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}
 	return httpapi.New(httpapi.Config{
-		Builds:       &builds.Service{Store: st, Workflow: awsWorkflow{}, Logger: logger},
+		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: awsWorkflow{}, Logger: logger},
+		Webhooks:     hooks,
 		Artifacts:    noArtifacts{},
-		Logs:         dynamostore.NewLogs(db, cfg.Table),
+		Logs:         logs,
 		Store:        st,
 		Keys:         keys,
 		Logger:       logger,

@@ -1,4 +1,6 @@
-package builds
+// Package runner runs claimed builds on this host through the agent: checkout, RunUAT,
+// packaging and the artifact. Every change of a build's status goes through builds.Lifecycle.
+package runner
 
 import (
 	"cmp"
@@ -15,9 +17,9 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // GitHubSource gives the runner what it needs from the GitHub App: where to clone a repository
@@ -38,10 +40,22 @@ type EngineResolver interface {
 	RunUAT(installed string) string
 }
 
+// LogWriter keeps build logs.
+type LogWriter = builds.LogWriter
+
+// Store is what the runner reads.
+type Store interface {
+	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+}
+
 // Runner runs one claimed (running) build on this host: checkout, RunUAT, packaging, and the
-// artifact, recording each step on the build.
+// artifact, recording each step on the build through the lifecycle.
 type Runner struct {
-	Store     store.Store
+	Store     Store
+	Lifecycle *builds.Lifecycle
 	Logs      LogWriter
 	Agent     *agent.Agent
 	Artifacts artifacts.Store
@@ -50,11 +64,8 @@ type Runner struct {
 	Perforce  PerforceConnector // nil when this host has no p4
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
 	WorkDir string
-	// Ended is told of every build the runner ends (complete or failed): auto deploy and
-	// notifications hang on it.
-	Ended  func(ctx context.Context, b *kiln.Build)
-	Logger *slog.Logger
-	Now    func() time.Time
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// TimeLimit is how long a build may run, checkout to artifact (KILN_BUILD_TIMEOUT); past it
 	// every process of the build is stopped and the build fails with "time limit". 0: no limit.
 	TimeLimit time.Duration
@@ -269,53 +280,38 @@ func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.Pa
 		Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch, Commit: b.Commit,
 		Key: pkg.Key, SizeBytes: pkg.Size, ChecksumMD5: pkg.MD5, CreatedAt: r.now(),
 	}
-	if err := r.Store.CreateArtifact(ctx, a); err != nil {
-		return err
-	}
-	if err := b.Transition(kiln.StatusComplete, r.now(), ""); err != nil {
-		return err
-	}
-	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil {
-		r.discardArtifact(ctx, a)
-		if kiln.IsCode(err, kiln.EInvalidState) {
-			return nil // it was ended meanwhile; that stands
+	done, err := r.Lifecycle.Complete(ctx, a)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		// It was ended meanwhile; that stands, and its artifact goes.
+		if err := r.Artifacts.Delete(ctx, a.Key); err != nil {
+			r.log().WarnContext(ctx, "discard artifact", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
 		}
+		r.noteEndedElsewhere(ctx, b)
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	NoteOnProject(ctx, r.Store, b, r.log())
-	r.ended(ctx, b)
+	*b = *done
 	return nil
 }
 
-func (r *Runner) ended(ctx context.Context, b *kiln.Build) {
-	if r.Ended != nil {
-		r.Ended(ctx, b)
-	}
-}
-
-func (r *Runner) discardArtifact(ctx context.Context, a *kiln.Artifact) {
-	if err := r.Artifacts.Delete(ctx, a.Key); err != nil {
-		r.log().WarnContext(ctx, "discard artifact", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
-	}
-	if err := r.Store.DeleteArtifact(ctx, a.OrganizationID, a.BuildID); err != nil && !kiln.IsCode(err, kiln.ENotFound) {
-		r.log().WarnContext(ctx, "discard artifact record", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
-	}
-}
-
-// finishFailed fails a running build with a reason, unless it already ended.
+// finishFailed ends a running build's log with why (the runner has written its last line) and
+// fails the build with that reason, unless it already ended.
 func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string) error {
-	if err := b.Transition(kiln.StatusFailed, r.now(), reason); err != nil {
+	// The line goes first, so that a reader who sees the build ended has its whole log.
+	ending := *b
+	ending.Status, ending.FailureReason = kiln.StatusFailed, reason
+	builds.WriteEndLine(ctx, r.Logs, &ending, r.now(), r.log())
+	failed, err := r.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, reason)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		r.noteEndedElsewhere(ctx, b)
 		return nil
 	}
-	// The line goes first, so a reader that sees the build ended has its whole log.
-	if err := appendLine(ctx, r.Logs, b, kiln.LogLine{Time: r.now(), Level: kiln.LevelError, Message: "kiln: build failed: " + reason}); err != nil {
-		r.log().ErrorContext(ctx, "build log: the failure line could not be written", slog.String("build_id", b.ID), slog.String("error", err.Error()))
-	}
-	if err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+	if err != nil {
 		return err
 	}
-	NoteOnProject(ctx, r.Store, b, r.log())
-	r.ended(ctx, b)
+	*b = *failed
 	return nil
 }
 
@@ -324,13 +320,15 @@ func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string)
 // running is being interrupted by a stop: whoever fails it writes that.
 func (r *Runner) noteEndedElsewhere(ctx context.Context, b *kiln.Build) {
 	if cur, err := r.Store.GetBuild(ctx, b.OrganizationID, b.ID); err == nil && cur.Status.Terminal() {
-		writeEndLine(ctx, r.Logs, cur, r.now(), r.log())
+		builds.WriteEndLine(ctx, r.Logs, cur, r.now(), r.log())
 	}
 }
 
-// save writes the build's progress (commit, message) while it runs.
+// save records the commit the build checked out while it runs.
 func (r *Runner) save(ctx context.Context, b *kiln.Build) error {
-	err := r.Store.UpdateBuild(ctx, b, kiln.StatusRunning)
+	_, err := r.Lifecycle.Progress(ctx, b.OrganizationID, b.ID, func(cur *kiln.Build) {
+		cur.Commit, cur.CommitMessage, cur.Changelist = b.Commit, b.CommitMessage, b.Changelist
+	})
 	if kiln.IsCode(err, kiln.EInvalidState) {
 		return context.Canceled // ended elsewhere; the workflow stops us
 	}

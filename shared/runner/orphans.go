@@ -1,4 +1,4 @@
-package builds
+package runner
 
 import (
 	"bytes"

@@ -1,0 +1,69 @@
+package builds
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Events hears of every change of a build's status, once per change and after it was written:
+// from is the status the build left ("" for a build just created), b the build as written.
+type Events interface {
+	BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kiln.Build)
+}
+
+// EventsFunc is a function that is Events.
+type EventsFunc func(ctx context.Context, from kiln.BuildStatus, b *kiln.Build)
+
+// BuildChanged calls f.
+func (f EventsFunc) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kiln.Build) {
+	f(ctx, from, b)
+}
+
+// WebhookQueue records organization webhook deliveries of a build's event.
+type WebhookQueue interface {
+	BuildChanged(ctx context.Context, b *kiln.Build)
+}
+
+// Notifier emails about a build that ended.
+type Notifier interface {
+	BuildEnded(ctx context.Context, b *kiln.Build)
+}
+
+// Waker wakes whoever works a queue.
+type Waker interface {
+	Notify()
+}
+
+// Fanout is kiln's Events, wired the same on one machine and in AWS: every change goes to the
+// organization's webhooks; a build that ended ends its log with why and emails the user who
+// triggered it (if its setting asks); a complete build waiting for auto deploy wakes the
+// deliveries. Nil fields are skipped.
+type Fanout struct {
+	Webhooks   WebhookQueue
+	Mail       Notifier
+	Deliveries Waker
+	// Logs gets the last line of builds that ended without a runner to write it (see EndLine).
+	Logs   LogWriter
+	Logger *slog.Logger
+}
+
+var _ Events = (*Fanout)(nil)
+
+// BuildChanged fans a change out.
+func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kiln.Build) {
+	if b.Status == kiln.StatusComplete && b.AutoDeployStatus == kiln.AutoDeployPending && f.Deliveries != nil {
+		f.Deliveries.Notify()
+	}
+	if b.Status.Terminal() && f.Logs != nil && !runnerWritesEndLine(b) {
+		WriteEndLine(ctx, f.Logs, b, time.Now().UTC(), f.Logger)
+	}
+	if f.Webhooks != nil {
+		f.Webhooks.BuildChanged(ctx, b)
+	}
+	if b.Status.Terminal() && f.Mail != nil {
+		f.Mail.BuildEnded(ctx, b)
+	}
+}
