@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
@@ -31,6 +33,8 @@ type AWSConfig struct {
 	RateLimit float64
 	// Engines are the engine versions the build hosts provide (KILN_ENGINE_VERSIONS, e.g. "5.3,5.4").
 	Engines engines.Versions
+	// Artifacts is the artifacts' bucket, s3://bucket[/prefix] (KILN_ARTIFACTS); empty: none yet.
+	Artifacts string
 }
 
 // LoadAWSConfig reads and checks the Lambda's environment.
@@ -47,6 +51,12 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
 	}
 	c.Engines = versions
+	if v := getenv("KILN_ARTIFACTS"); v != "" {
+		if _, err := s3artifacts.ParseURL(v); err != nil {
+			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
+		}
+		c.Artifacts = v
+	}
 	if v := getenv("KILN_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -75,9 +85,15 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		return nil, err
 	}
 	st := dynamostore.New(dynamo.New(awsCfg), cfg.Table)
+	var arts artifacts.Store = noArtifacts{}
+	if cfg.Artifacts != "" {
+		if arts, err = newS3Artifacts(s3artifacts.ClientFromConfig(awsCfg), cfg.Artifacts, 0); err != nil {
+			return nil, err
+		}
+	}
 	return httpapi.New(httpapi.Config{
 		Builds:       &builds.Service{Store: st, Workflow: awsWorkflow{}, Logger: logger},
-		Artifacts:    noArtifacts{},
+		Artifacts:    arts,
 		Logs:         noLogs{},
 		Store:        st,
 		Keys:         keys,

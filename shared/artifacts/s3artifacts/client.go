@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
@@ -22,7 +23,13 @@ func NewClient(ctx context.Context) (*s3.Client, error) {
 	if cfg.Region == "" {
 		return nil, errors.New("no AWS region: set AWS_REGION (us-east-1 for MinIO unless it was configured otherwise)")
 	}
+	return ClientFromConfig(cfg), nil
+}
+
+// ClientFromConfig makes an S3 client from an already loaded AWS configuration, path-style when
+// an endpoint URL is set, as NewClient does.
+func ClientFromConfig(cfg aws.Config) *s3.Client {
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.UsePathStyle = o.BaseEndpoint != nil
-	}), nil
+	})
 }

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestArtifactsSetting(t *testing.T) {
+	for _, tc := range []struct {
+		value, want, err string
+	}{
+		{"", "file", ""},
+		{"file", "file", ""},
+		{"s3://studio-artifacts", "s3://studio-artifacts", ""},
+		{"s3://studio-artifacts/kiln/prod", "s3://studio-artifacts/kiln/prod", ""},
+		{"files", "", "KILN_ARTIFACTS"},
+		{"s3://Bad_Bucket", "", "KILN_ARTIFACTS"},
+		{"s3://bucket/../x", "", "KILN_ARTIFACTS"},
+		{"gs://bucket", "", "KILN_ARTIFACTS"},
+	} {
+		c, err := LoadConfig(nil, func(k string) string {
+			if k == "KILN_ARTIFACTS" {
+				return tc.value
+			}
+			return ""
+		}, io.Discard)
+		if tc.err == "" && (err != nil || c.Artifacts != tc.want) {
+			t.Errorf("KILN_ARTIFACTS=%q: %q, %v; want %q", tc.value, c.Artifacts, err, tc.want)
+		}
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("KILN_ARTIFACTS=%q: error %v, want one naming %s", tc.value, err, tc.err)
+		}
+	}
+}
+
+func TestAWSArtifactsSetting(t *testing.T) {
+	env := map[string]string{"KILN_DYNAMODB_TABLE": "kiln", "KILN_MASTER_KEY_SECRET_ARN": "arn:aws:secretsmanager:eu-west-1:1:secret:k"}
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct {
+		value, want string
+		ok          bool
+	}{
+		{"", "", true}, // no artifact store yet
+		{"s3://kiln-artifacts-123/prod", "s3://kiln-artifacts-123/prod", true},
+		{"file", "", false}, // a Lambda has no disk to keep them on
+		{"s3://x", "", false},
+	} {
+		env["KILN_ARTIFACTS"] = tc.value
+		c, err := LoadAWSConfig(getenv)
+		if tc.ok && (err != nil || c.Artifacts != tc.want) {
+			t.Errorf("KILN_ARTIFACTS=%q: %q, %v; want %q", tc.value, c.Artifacts, err, tc.want)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "KILN_ARTIFACTS")) {
+			t.Errorf("KILN_ARTIFACTS=%q: error %v, want one naming KILN_ARTIFACTS", tc.value, err)
+		}
+	}
+}
