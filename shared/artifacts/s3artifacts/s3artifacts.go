@@ -23,7 +23,7 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultPartSize allows objects of up to 10,000 × 16 MiB = 156 GiB.
+	// DefaultPartSize allows objects of up to 10,000 × 8 MiB = 78 GiB.
 	DefaultPartSize    = 16 << 20
 	DefaultConcurrency = 4
 	// minPartSize is S3's smallest part but the last.
