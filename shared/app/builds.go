@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agent"
-	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
+	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/downloads"
@@ -35,7 +35,7 @@ type buildMachine struct {
 	runner    *runner.Runner
 	scheduler *builds.Scheduler
 	janitor   *builds.Janitor
-	artifacts *fsartifacts.Store
+	artifacts artifacts.Store
 	logs      *buildlog.Files
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
@@ -67,7 +67,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
-	arts, err := fsartifacts.New(filepath.Join(cfg.Data, "artifacts"))
+	arts, err := newArtifactStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
@@ -63,6 +64,8 @@ type Config struct {
 	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
 	LogMaxLines int
 	ArtifactMax int64
+	// Artifacts is where artifacts are kept: "file" (under Data) or s3://bucket[/prefix].
+	Artifacts string
 	// schedulerEvery is how often schedules are checked (tests shorten it).
 	schedulerEvery time.Duration
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
@@ -108,6 +111,15 @@ var settings = []setting{
 			return err
 		}
 		c.ArtifactMax = n
+		return nil
+	}},
+	{"KILN_ARTIFACTS", "file", "where artifacts are kept: file (under KILN_DATA) or s3://bucket[/prefix] (AWS S3 or MinIO, with the AWS SDK's settings: AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL_S3)", func(c *Config, v string) error {
+		if v != "file" {
+			if _, err := s3artifacts.ParseURL(v); err != nil {
+				return fmt.Errorf("must be file or s3://bucket[/prefix]: %w", err)
+			}
+		}
+		c.Artifacts = v
 		return nil
 	}},
 	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},

@@ -4,8 +4,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -41,7 +43,8 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 }
 
 // serveDownload answers GET /downloads/:org/:build.tar.gz?expires&signature, the signed URL:
-// no bearer token; a tampered or expired URL is 403; Range requests are served.
+// no bearer token; a tampered or expired URL is 403; Range requests are served, or, for an
+// artifact store that presigns (S3), 302 to the storage.
 func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request) {
 	if err := s.download(w, r); err != nil {
 		writeError(w, r, err)
@@ -66,6 +69,9 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if p, ok := s.artifacts.(artifacts.Presigner); ok {
+		return s.redirectDownload(w, r, p, a.Key, buildID, q.Get("expires"))
+	}
 	obj, err := s.artifacts.Open(r.Context(), a.Key)
 	if err != nil {
 		return err
@@ -80,6 +86,31 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 		content = f.OSFile() // a plain file lets the kernel send it (sendfile)
 	}
 	http.ServeContent(w, r, "", obj.ModTime(), content)
+	return nil
+}
+
+// redirectDownload answers a valid signed URL of an artifact kept where clients can fetch it
+// themselves (S3) with 302 to a presigned GET of it: no artifact byte passes through kiln. The
+// presigned URL works for up to artifacts.MaxPresignLifetime, and never past the signed URL's own
+// expiry; it names the file <build>.tar.gz. Clients that follow redirects resend Range and the
+// conditional headers, which the storage answers.
+func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, p artifacts.Presigner, key, buildID, expires string) error {
+	exp, err := strconv.ParseInt(expires, 10, 64) // checked by Valid
+	if err != nil {
+		return err
+	}
+	lifetime := min(artifacts.MaxPresignLifetime, time.Unix(exp, 0).Sub(s.now()))
+	url, err := p.PresignGet(r.Context(), key, buildID+".tar.gz", max(lifetime, time.Second))
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return kiln.Errorf(kiln.ENotFound, "the artifact was deleted")
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store") // the target expires within minutes
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Location", url)
+	w.WriteHeader(http.StatusFound)
 	return nil
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
@@ -41,6 +43,8 @@ type AWSConfig struct {
 	RateLimit float64
 	// Engines are the engine versions the build hosts provide (KILN_ENGINE_VERSIONS, e.g. "5.3,5.4").
 	Engines engines.Versions
+	// Artifacts is the artifacts' bucket, s3://bucket[/prefix] (KILN_ARTIFACTS); empty: none yet.
+	Artifacts string
 	// SMTPURL is the mail server for build notifications (KILN_SMTP_URL); empty sends no mail.
 	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
 	// links in them start with (KILN_PUBLIC_URL).
@@ -65,6 +69,12 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
 	}
 	c.Engines = versions
+	if v := getenv("KILN_ARTIFACTS"); v != "" {
+		if _, err := s3artifacts.ParseURL(v); err != nil {
+			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
+		}
+		c.Artifacts = v
+	}
 	if v := getenv("KILN_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -95,8 +105,14 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if err != nil {
 		return nil, err
 	}
+	var arts artifacts.Store = noArtifacts{}
+	if cfg.Artifacts != "" {
+		if arts, err = s3artifacts.FromURL(s3artifacts.ClientFromConfig(awsCfg), cfg.Artifacts, 0); err != nil {
+			return nil, fmt.Errorf("KILN_ARTIFACTS: %w", err)
+		}
+	}
 	db := dynamo.New(awsCfg)
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), keys, logger)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, logger)
 }
 
 // buildLogs is where build logs are kept: read by the API, ended by the lifecycle's events.
@@ -109,7 +125,7 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, logger *slog.Logger) (http.Handler, error) {
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, logger *slog.Logger) (http.Handler, error) {
 	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
 		Client: outbound.NewClient(outbound.Config{})}
 	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
@@ -125,7 +141,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring
 	return httpapi.New(httpapi.Config{
 		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: awsWorkflow{}, Logger: logger},
 		Webhooks:     hooks,
-		Artifacts:    noArtifacts{},
+		Artifacts:    arts,
 		Logs:         logs,
 		Store:        st,
 		Keys:         keys,

@@ -1,0 +1,115 @@
+package app
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
+)
+
+// kiln serve with KILN_ARTIFACTS=s3://... on a MinIO server: a build's artifact is uploaded to
+// the bucket (nothing under KILN_DATA/artifacts), its signed URL answers 302 to a presigned GET
+// that yields the artifact with the descriptor's MD5, and retention deletes the object and keeps
+// the build.
+func TestArtifactsInS3(t *testing.T) {
+	minio, err := miniotest.Start()
+	if err != nil {
+		t.Fatalf("start MinIO: %v", err)
+	}
+	t.Cleanup(minio.Stop)
+	for k, v := range minio.Env() {
+		t.Setenv(k, v)
+	}
+	if err := minio.CreateBucket(t.Context(), "studio-artifacts"); err != nil {
+		t.Fatal(err)
+	}
+	// A bucket that does not exist stops kiln serve at start, saying why.
+	cfg := testConfig(t, t.TempDir())
+	cfg.Artifacts = "s3://no-such-bucket"
+	if svc, err := Start(t.Context(), cfg, io.Discard, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "KILN_ARTIFACTS") {
+		if svc != nil {
+			_ = svc.Shutdown(t.Context())
+		}
+		t.Fatalf("start with a missing bucket: %v, want an error naming KILN_ARTIFACTS", err)
+	}
+	w := newWorld(t, func(c *Config) { c.Artifacts = "s3://studio-artifacts/kiln" })
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	if b := w.waitEnded(t, id); b["status"] != "complete" {
+		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+	}
+	listed := func() []string {
+		out, err := minio.Client().ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("studio-artifacts")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, o := range out.Contents {
+			keys = append(keys, aws.ToString(o.Key))
+		}
+		return keys
+	}
+	if keys := listed(); len(keys) != 1 || keys[0] != "kiln/"+w.orgID+"/"+id+".tar.gz" {
+		t.Fatalf("objects in the bucket: %v, want kiln/%s/%s.tar.gz", keys, w.orgID, id)
+	}
+	if files, _ := os.ReadDir(filepath.Join(w.cfg.Data, "artifacts")); len(files) != 0 {
+		t.Errorf("files under KILN_DATA/artifacts: %v", files)
+	}
+
+	d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)
+	if d.Status != 200 {
+		t.Fatalf("download descriptor: %d %s", d.Status, d.Raw)
+	}
+	client := openapitest.Client(t)
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Get(field(t, d.Body, "url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	location := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, minio.Endpoint+"/studio-artifacts/kiln/") ||
+		!strings.Contains(location, "X-Amz-Expires=900&") || !strings.Contains(location, "response-content-disposition=") {
+		t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of the object valid 15 minutes", resp.StatusCode, location)
+	}
+	resp, err = http.Get(location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Disposition") != `attachment; filename="`+id+`.tar.gz"` {
+		t.Fatalf("presigned GET: %d, Content-Disposition %q", resp.StatusCode, resp.Header.Get("Content-Disposition"))
+	}
+	if int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {
+		t.Fatalf("artifact of %d bytes, md5 %s; descriptor %s", len(data), md5hex(data), d.Raw)
+	}
+	if names := tarEntries(t, data); len(names) == 0 {
+		t.Fatal("empty archive")
+	}
+
+	// Retention, a month later: the object goes, the build stays, the download is 404.
+	janitor := *w.Service.machine.janitor
+	janitor.Now = func() time.Time { return time.Now().Add(w.cfg.ArtifactRetention + time.Hour) }
+	if n, err := janitor.Sweep(t.Context()); err != nil || n != 1 {
+		t.Fatalf("retention sweep: %d deleted, %v", n, err)
+	}
+	if keys := listed(); len(keys) != 0 {
+		t.Errorf("objects after retention: %v", keys)
+	}
+	if b := w.do(t, "GET", "/builds/"+id, w.token, nil); b.Status != 200 || b.Body["status"] != "complete" {
+		t.Errorf("build after retention: %d %s", b.Status, b.Raw)
+	}
+	wantError(t, w.do(t, "GET", "/builds/"+id+"/download", w.token, nil), 404, "not_found")
+}

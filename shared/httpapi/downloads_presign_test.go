@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+)
+
+// presigningStore is an artifact store that presigns, as S3 does; presign stands in for S3.
+type presigningStore struct {
+	artifacts.Store
+	presign func(key, filename string, lifetime time.Duration) (string, error)
+}
+
+func (p presigningStore) PresignGet(ctx context.Context, key, filename string, lifetime time.Duration) (string, error) {
+	return p.presign(key, filename, lifetime)
+}
+
+// With a store that presigns, the signed URL answers 302 to the presigned URL (valid at most 15
+// minutes and never past the signed URL's expiry), and no artifact byte comes from kiln.
+func TestDownloadRedirectsToPresignedURL(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	files, err := fsartifacts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	var offset atomic.Int64
+	now := func() time.Time { return start.Add(time.Duration(offset.Load())) }
+	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "S", OwnerEmail: "a@s.example", OwnerName: "A"}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := created.Organization.ID
+	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: kiln.StatusPending,
+		Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: start}
+	if err := st.CreateBuild(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	a := &kiln.Artifact{BuildID: b.ID, OrganizationID: org, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Platform: b.Platform,
+		BuildType: b.BuildType, UEVersion: "5.3", Branch: "main", Commit: "c", Key: org + "/" + b.ID + ".tar.gz", SizeBytes: 7, ChecksumMD5: "m", CreatedAt: start}
+	if err := st.CreateArtifact(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		key, filename string
+		lifetime      time.Duration
+	}
+	var calls []call
+	gone := false
+	arts := presigningStore{Store: files, presign: func(key, filename string, lifetime time.Duration) (string, error) {
+		calls = append(calls, call{key, filename, lifetime})
+		if gone {
+			return "", kiln.NotFound("artifact")
+		}
+		return "https://storage.example/" + key + "?X-Amz-Signature=s", nil
+	}}
+	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
+	srv := httptest.NewServer(nil)
+	defer srv.Close()
+	srv.Config.Handler = New(Config{Store: st, Keys: keys, Artifacts: arts, PublicURL: srv.URL, Now: now})
+
+	req, _ := http.NewRequest("GET", srv.URL+"/builds/"+b.ID+"/download", nil)
+	req.Header.Set("Authorization", "Bearer "+created.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d downloadBody
+	json.NewDecoder(resp.Body).Decode(&d)
+	resp.Body.Close()
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func() *http.Response {
+		resp, err := noFollow.Get(d.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, tc := range []struct {
+		at   time.Duration
+		want time.Duration
+	}{
+		{0, 15 * time.Minute},                           // far from the signed URL's expiry
+		{24*time.Hour - 5*time.Minute, 5 * time.Minute}, // never past it
+	} {
+		offset.Store(int64(tc.at))
+		calls = nil
+		resp := get()
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "https://storage.example/"+a.Key+"?X-Amz-Signature=s" {
+			t.Fatalf("at +%v: %d, Location %q", tc.at, resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("Cache-Control %q, want no-store", resp.Header.Get("Cache-Control"))
+		}
+		if len(calls) != 1 || calls[0] != (call{a.Key, b.ID + ".tar.gz", tc.want}) {
+			t.Errorf("at +%v: presigned %+v, want %v for %s.tar.gz", tc.at, calls, tc.want, b.ID)
+		}
+	}
+	// An expired signed URL is refused before anything is presigned.
+	offset.Store(int64(24*time.Hour + time.Second))
+	calls = nil
+	if resp := get(); resp.StatusCode != http.StatusForbidden || len(calls) != 0 {
+		t.Errorf("expired: %d, %d presigns", resp.StatusCode, len(calls))
+	}
+	// An object gone from the storage (a record the janitor has yet to delete) is 404.
+	offset.Store(0)
+	gone = true
+	if resp := get(); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("object gone: %d, want 404", resp.StatusCode)
+	}
+}
