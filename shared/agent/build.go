@@ -131,7 +131,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 	return BuildOutput{StagedDir: staged, ProjectName: name}, nil
 }
 
-// uatArgs are RunUAT's arguments for a build (decisions.md: "Builds run RunUAT.sh BuildCookRun
+// uatArgs are RunUAT's arguments for a build (docs/api.md: "Builds run RunUAT.sh BuildCookRun
 // ..."). A Server build makes the dedicated server only, in the Development configuration.
 func uatArgs(uproject string, platform kiln.Platform, buildType kiln.BuildType, archiveDir string) []string {
 	args := []string{"BuildCookRun", "-project=" + uproject, "-platform=" + string(platform)}

@@ -9,7 +9,7 @@ import (
 // "LogCook: Error: ...", also behind a timestamp ("[2024.01.02-03.04.05:678][  0]LogCook: ...").
 var unrealVerbosity = regexp.MustCompile(`(?:^|[\s\]])[A-Za-z][A-Za-z0-9_]*: (Error|Fatal|Warning):`)
 
-// LineLevel classifies a line of engine output (decisions.md, logLines): error for lines that start
+// LineLevel classifies a line of engine output (docs/api.md, logLines): error for lines that start
 // with "ERROR:" or carry Unreal's Error category ("LogCook: Error: ..."; Fatal counts as an error),
 // warn likewise for "WARNING:" / "Warning:", info otherwise.
 func LineLevel(line string) Level {

@@ -19,7 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
-// Config is the operator interface of `kiln serve` (decisions.md): environment variables, each
+// Config is the operator interface of `kiln serve` (docs/api.md): environment variables, each
 // overridable by a flag of the same name in lower case (--addr, --public_url or --public-url).
 type Config struct {
 	Addr                string

@@ -1,5 +1,5 @@
 // Package deploy delivers a build's artifact to the customer's endpoint (auto deploy,
-// build-service-interface.md part 6): one multipart/form-data POST with a metadata part and the
+// docs/api.md, auto deploy): one multipart/form-data POST with a metadata part and the
 // artifact streamed from the store, retried with exponential backoff on network errors, 408, 429
 // and 5xx. The caller supplies the HTTP client: outbound.NewClient, so that the receiver's address
 // is checked at connect time and redirects are not followed.

@@ -16,7 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// MaxUprojectDepth is how many directories deep a .uproject may sit (decisions.md):
+// MaxUprojectDepth is how many directories deep a .uproject may sit (docs/api.md):
 // a/b/c/Game.uproject is found, a/b/c/d/Game.uproject is not.
 const MaxUprojectDepth = 3
 

@@ -9,7 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// statusOf maps every error code to its HTTP status: the one table of decisions.md.
+// statusOf maps every error code to its HTTP status: the one table of docs/api.md.
 var statusOf = map[string]int{
 	kiln.EBadRequest:                http.StatusBadRequest,
 	kiln.EValidation:                http.StatusBadRequest,

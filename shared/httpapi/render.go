@@ -2,7 +2,7 @@ package httpapi
 
 import "github.com/kilnbuild/kiln/shared/kiln"
 
-// The JSON shapes of the resources, as the contract and decisions.md name them. Secrets have no
+// The JSON shapes of the resources, as the contract and docs/api.md name them. Secrets have no
 // field here, so no response can carry one.
 
 type moduleBody struct {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// timeFormat is RFC 3339 in UTC with milliseconds, as decisions.md asks.
+// timeFormat is RFC 3339 in UTC with milliseconds, as docs/api.md asks.
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
 // timestamp renders a time for the API.

@@ -1,6 +1,6 @@
 // Package httpapi is kiln's HTTP API on net/http: one router that `kiln serve` listens with and
 // that the API Lambdas wrap. Conventions (error envelope, request ids, limits) follow
-// decisions.md and are described in docs/api.md.
+// docs/api.md and are described in docs/api.md.
 package httpapi
 
 import (

@@ -80,7 +80,7 @@ func origin(raw string) (string, bool) {
 // MaxBranchLength bounds branch names (git refuses longer refs on most hosts).
 const MaxBranchLength = 255
 
-// Validate checks the setting against the rules of decisions.md for a project of the given kind.
+// Validate checks the setting against the rules of docs/api.md for a project of the given kind.
 // Whether the engine version is provided by a build host is checked by the caller.
 func (s *BuildSetting) Validate(source SourceControl) error {
 	errs := FieldErrors{}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Error codes. They are the stable `error` values of the API (decisions.md); the HTTP layer maps
+// Error codes. They are the stable `error` values of the API (docs/api.md); the HTTP layer maps
 // each to its status in one table.
 const (
 	EBadRequest                = "bad_request"

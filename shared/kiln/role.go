@@ -34,7 +34,7 @@ const (
 	ActOwn Action = "own"
 )
 
-// roleMatrix lists, for each action, the roles that may do it (decisions.md).
+// roleMatrix lists, for each action, the roles that may do it (docs/api.md).
 var roleMatrix = map[Action][]Role{
 	ActRead:  {RoleOwner, RoleAdmin, RoleMember, RoleViewer},
 	ActWrite: {RoleOwner, RoleAdmin, RoleMember},

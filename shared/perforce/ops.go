@@ -38,7 +38,7 @@ func (c *Client) LoginStatus(ctx context.Context) error {
 	return err
 }
 
-// Check checks the credentials the way decisions.md says: trust on first contact (SSL), p4 info,
+// Check checks the credentials the way docs/api.md says: trust on first contact (SSL), p4 info,
 // p4 login -s. It returns the server's fingerprint ("" over tcp) for the caller to record.
 func (c *Client) Check(ctx context.Context) (fingerprint string, err error) {
 	if fingerprint, err = c.Trust(ctx); err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ServerURL is a parsed Perforce serverUrl (decisions.md): <protocol>:<host>:<port>.
+// ServerURL is a parsed Perforce serverUrl (docs/api.md): <protocol>:<host>:<port>.
 //
 // Accepted protocols: ssl, ssl4, ssl6, ssl46, ssl64 and plaintext tcp. Nothing else — above all
 // not rsh:, which makes the p4 client run a command. Host is a DNS name (letters, digits, '-' and
