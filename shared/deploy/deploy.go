@@ -79,6 +79,11 @@ type Result struct {
 	Error string
 	// Status is the HTTP status of the last answer, 0 if none came.
 	Status int
+	// Retry tells that the last attempt failed in a way worth retrying (network error, 408, 429,
+	// 5xx, an unreadable artifact), and RetryAfter is the receiver's Retry-After (capped at
+	// MaxWait), or -1 when it sent none: what Schedule needs to place the next attempt.
+	Retry      bool
+	RetryAfter time.Duration
 }
 
 // Deliver posts the artifact to d.URL until the receiver accepts it with a 2xx, an answer or
@@ -139,15 +144,16 @@ func retry(ctx context.Context, p Policy, one func() outcome) Result {
 		}
 		o := one()
 		res.Attempts, res.Status, res.Error = n, o.status, o.msg
+		res.Retry, res.RetryAfter = o.retry, o.retryAfter
 		if o.ok {
-			res.Succeeded, res.Error = true, ""
+			res.Succeeded, res.Error, res.Retry = true, "", false
 			return res
 		}
 		if p.OnFailure != nil {
 			p.OnFailure(n, o.cause)
 		}
 		if ctx.Err() != nil {
-			res.Error = "delivery cancelled"
+			res.Error, res.Retry = "delivery cancelled", true
 			return res
 		}
 		if !o.retry || n >= attempts {
