@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,9 +98,6 @@ func (w *deliveryWorld) build(t testing.TB, set *kiln.BuildSetting) *kiln.Build 
 		Status: kiln.StatusComplete, Platform: set.Platform, BuildType: set.BuildType, Branch: "main", Commit: "abc",
 		UEVersion: "5.3", TriggeredBy: "cron", AutoDeployStatus: kiln.AutoDeployPending, CreatedAt: at,
 		StartedAt: &at, FinishedAt: &at}
-	if err := w.st.CreateBuild(ctx, b); err != nil {
-		t.Fatal(err)
-	}
 	a := &kiln.Artifact{BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: set.ID,
 		Platform: b.Platform, BuildType: b.BuildType, UEVersion: "5.3", Branch: "main", Commit: "abc",
 		SizeBytes: 7, ChecksumMD5: "x", CreatedAt: at, Key: b.OrganizationID + "/" + b.ID + ".tar.gz"}
@@ -109,6 +105,10 @@ func (w *deliveryWorld) build(t testing.TB, set *kiln.BuildSetting) *kiln.Build 
 		t.Fatal(err)
 	}
 	if err := w.st.CreateArtifact(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	// Last: a running deliverer may take the build at once.
+	if err := w.st.CreateBuild(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -121,17 +121,4 @@ func (w *deliveryWorld) get(t testing.TB, b *kiln.Build) *kiln.Build {
 		t.Fatal(err)
 	}
 	return got
-}
-
-// buildOf tells the build id a delivery request carries (the artifact part's file name).
-func buildOf(r *http.Request) string {
-	if err := r.ParseMultipartForm(1 << 20); err != nil || r.MultipartForm == nil {
-		return ""
-	}
-	for _, fs := range r.MultipartForm.File {
-		for _, f := range fs {
-			return strings.TrimSuffix(f.Filename, ".tar.gz")
-		}
-	}
-	return ""
 }
