@@ -79,9 +79,10 @@ type Result struct {
 	Error string
 	// Status is the HTTP status of the last answer, 0 if none came.
 	Status int
-	// Retry tells that the last attempt failed in a way worth retrying (network error, 408, 429,
-	// 5xx, an unreadable artifact), and RetryAfter is the receiver's Retry-After (capped at
-	// MaxWait), or -1 when it sent none: what Schedule needs to place the next attempt.
+	// For a single attempt (Attempts 1, as in Once), whose caller schedules the next one: Retry
+	// tells that it failed in a way worth retrying (network error, 408, 429, 5xx, an unreadable
+	// artifact), and RetryAfter is the receiver's Retry-After (capped at MaxWait), or -1 when it
+	// sent none: what Schedule needs. Both stay zero with several attempts.
 	Retry      bool
 	RetryAfter time.Duration
 }
@@ -144,16 +145,18 @@ func retry(ctx context.Context, p Policy, one func() outcome) Result {
 		}
 		o := one()
 		res.Attempts, res.Status, res.Error = n, o.status, o.msg
-		res.Retry, res.RetryAfter = o.retry, o.retryAfter
+		if attempts == 1 && !o.ok {
+			res.Retry, res.RetryAfter = o.retry, o.retryAfter
+		}
 		if o.ok {
-			res.Succeeded, res.Error, res.Retry = true, "", false
+			res.Succeeded, res.Error = true, ""
 			return res
 		}
 		if p.OnFailure != nil {
 			p.OnFailure(n, o.cause)
 		}
 		if ctx.Err() != nil {
-			res.Error, res.Retry = "delivery cancelled", true
+			res.Error = "delivery cancelled"
 			return res
 		}
 		if !o.retry || n >= attempts {

@@ -40,11 +40,11 @@ type buildItem struct {
 	// before it existed).
 	AutoDeployAttempts int `dynamo:"autoDeployAttempts,omitempty"`
 	// AutoDeployNextAt is left out while zero (due now).
-	AutoDeployNextAt   int64  `dynamo:"autoDeployNextAt,omitempty"`
-	CreatedAt          int64  `dynamo:"createdAt"`
-	StartedAt          *int64 `dynamo:"startedAt,omitempty"`
-	FinishedAt         *int64 `dynamo:"finishedAt,omitempty"`
-	HeartbeatAt        *int64 `dynamo:"heartbeatAt,omitempty"`
+	AutoDeployNextAt int64  `dynamo:"autoDeployNextAt,omitempty"`
+	CreatedAt        int64  `dynamo:"createdAt"`
+	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
+	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
+	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -72,7 +72,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
-		CreatedAt:          toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
+		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt),
 	}
 }
@@ -85,7 +85,7 @@ func (it *buildItem) build() *kiln.Build {
 		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
-		CreatedAt:          fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
+		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt),
 	}
 }

@@ -26,7 +26,7 @@ func ofOrgs[T any](items []*T, org func(*T) string, id func(*T) string, orgs ...
 	return out
 }
 
-func buildOrg(b *kiln.Build) string               { return b.OrganizationID }
+func buildOrg(b *kiln.Build) string              { return b.OrganizationID }
 func deliveryOrg(d *kiln.WebhookDelivery) string { return d.OrganizationID }
 
 // deliveringBuild stores a complete build of set whose auto deploy is pending, due at due.
