@@ -13,99 +13,189 @@ import (
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
-	"github.com/kilnbuild/kiln/shared/wake"
 )
 
+// MaxQueuedDeliveries caps redeliveries: POST /builds/:id/deploy is refused with 429
+// rate_limited while this many of the organization's builds wait for delivery, and nothing is
+// queued.
+const MaxQueuedDeliveries = 20
+
+// RedeliverRetryAfter is the Retry-After, in seconds, of a redelivery refused by the cap.
+const RedeliverRetryAfter = 60
+
+// leaseMargin is added to an attempt's timeout for its lease: an attempt whose outcome was never
+// recorded (the process died) is due again this long after its timeout.
+const leaseMargin = 30 * time.Second
+
+// DeliveryStore is what the deliverer keeps in the store.
+type DeliveryStore interface {
+	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+	DueBuildDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.Build, error)
+	RecordBuildDelivery(ctx context.Context, b *kiln.Build, expectedNextAt time.Time) error
+	QueuedBuildDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.Artifact, error)
+}
+
+var _ DeliveryStore = store.Store(nil)
+
 // Deliverer pushes complete builds' artifacts to their settings' uploadBuildUrl (auto deploy).
-// Its queue is the store (complete builds with autoDeployStatus pending or delivering), so a
-// delivery in progress when the service stops resumes after it starts. The build stays complete
-// and downloadable whatever happens.
+// Its queue is the store: complete builds with autoDeployStatus pending or delivering, each due
+// at its AutoDeployNextAt. One attempt is one call (AttemptOne); a failed attempt's retry is a due
+// time in the store, never a sleep, so a delivery in progress when the service stops resumes after
+// it starts. Run takes due attempts with organizations in turn (deploy.Scheduler). The build stays
+// complete and downloadable whatever happens.
 type Deliverer struct {
-	Store     store.Store
+	Store     DeliveryStore
 	Artifacts artifacts.Store
 	Client    *http.Client // an outbound-safe client
 	Sealer    *keyring.Sealer
 	Attempts  int
 	Backoff   time.Duration
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Workers is how many attempts run at once (deploy.DefaultWorkers when < 1); at most
+	// deploy.PerOrganization of them are one organization's.
+	Workers int
+	Logger  *slog.Logger
+	Now     func() time.Time
 
-	wake wake.Signal
+	scheduler deploy.Scheduler
+}
+
+func (d *Deliverer) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC().Truncate(time.Millisecond)
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
 }
 
 // Notify wakes the deliverer: a build became ready for delivery.
-func (d *Deliverer) Notify() { d.wake.Notify() }
-
-// deliveryPoll is how often the queue is looked at without being woken.
-const deliveryPoll = 5 * time.Second
+func (d *Deliverer) Notify() { d.scheduler.Notify() }
 
 // Run delivers until ctx ends.
 func (d *Deliverer) Run(ctx context.Context) {
-	for {
-		waiting, err := d.Store.BuildsAwaitingDelivery(ctx, 10)
-		if err != nil && ctx.Err() == nil {
-			d.Logger.ErrorContext(ctx, "list deliveries", slog.String("error", err.Error()))
-		}
-		for _, b := range waiting {
-			if ctx.Err() != nil {
-				return
-			}
-			d.deliver(ctx, b)
-		}
-		if len(waiting) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.wake.C():
-		case <-time.After(deliveryPoll):
-		}
+	d.scheduler.Queue, d.scheduler.Workers, d.scheduler.Now, d.scheduler.Logger = d, d.Workers, d.now, d.Logger
+	d.scheduler.Run(ctx)
+}
+
+// Due lists the due deliveries (deploy.Queue).
+func (d *Deliverer) Due(ctx context.Context, now time.Time, perOrg, limit int) ([]deploy.Job, error) {
+	bs, err := d.Store.DueBuildDeliveries(ctx, now, perOrg, limit)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]deploy.Job, len(bs))
+	for i, b := range bs {
+		jobs[i] = deploy.Job{OrgID: b.OrganizationID, ID: b.ID}
+	}
+	return jobs, nil
+}
+
+// Attempt is AttemptOne for the scheduler (deploy.Queue).
+func (d *Deliverer) Attempt(ctx context.Context, j deploy.Job) {
+	if err := d.AttemptOne(ctx, j.OrgID, j.ID); err != nil && ctx.Err() == nil {
+		d.Logger.ErrorContext(ctx, "auto deploy attempt", slog.String("build_id", j.ID), slog.String("org_id", j.OrgID),
+			slog.String("error", err.Error()))
 	}
 }
 
-// deliver runs one build's delivery to its end and records the outcome.
-func (d *Deliverer) deliver(ctx context.Context, listed *kiln.Build) {
-	// The queue's index may lag behind; the build itself is read consistently.
-	b, err := d.Store.GetBuild(ctx, listed.OrganizationID, listed.ID)
-	if err != nil || b.Status != kiln.StatusComplete ||
+// AttemptOne makes one delivery attempt of a build whose delivery is due, and records its
+// outcome: succeeded, failed, or delivering with the next attempt's due time. It first claims the
+// attempt (a write conditional on the due time it read), so a build listed to two workers is
+// attempted once; a build not due, not queued or claimed elsewhere is left alone (nil). This is
+// the unit of work a Lambda runs.
+func (d *Deliverer) AttemptOne(ctx context.Context, orgID, buildID string) error {
+	now := d.now()
+	b, err := d.Store.GetBuild(ctx, orgID, buildID)
+	if err != nil {
+		return fmt.Errorf("auto deploy: %w", err)
+	}
+	if b.Status != kiln.StatusComplete || b.AutoDeployNextAt.After(now) ||
 		(b.AutoDeployStatus != kiln.AutoDeployPending && b.AutoDeployStatus != kiln.AutoDeployDelivering) {
-		return
+		return nil
 	}
 	logger := d.Logger.With(slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	job, failure := d.prepare(ctx, logger, b)
+	if failure != "" {
+		end := *b
+		end.AutoDeployStatus, end.AutoDeployError, end.AutoDeployNextAt = kiln.AutoDeployFailed, failure, time.Time{}
+		return ignoreTaken(d.Store.RecordBuildDelivery(ctx, &end, b.AutoDeployNextAt))
+	}
+	claimed := *b
+	claimed.AutoDeployStatus, claimed.AutoDeployError = kiln.AutoDeployDelivering, ""
+	claimed.AutoDeployAttempts++
+	claimed.AutoDeployNextAt = now.Add(deploy.AttemptTimeout(job.size) + leaseMargin)
+	if err := d.Store.RecordBuildDelivery(ctx, &claimed, b.AutoDeployNextAt); err != nil {
+		return ignoreTaken(err)
+	}
+	n := claimed.AutoDeployAttempts
+	job.delivery.Attempts = 1
+	job.delivery.OnFailure = func(_ int, cause string) {
+		// The API shows a neutral error; the precise cause is for the operator only.
+		logger.WarnContext(ctx, "auto deploy attempt failed", slog.Int("attempt", n), slog.String("cause", cause))
+	}
+	res := deploy.Deliver(ctx, d.Client, job.delivery)
+	out := claimed
+	wait, again := deploy.Schedule(res, n, d.Attempts, d.Backoff)
+	switch {
+	case ctx.Err() != nil:
+		// Stopping: due again at once, so that it resumes when the service starts.
+		out.AutoDeployNextAt = time.Time{}
+	case res.Succeeded:
+		out.AutoDeployStatus, out.AutoDeployNextAt = kiln.AutoDeploySucceeded, time.Time{}
+	case again:
+		out.AutoDeployNextAt = d.now().Add(wait)
+	default:
+		out.AutoDeployStatus, out.AutoDeployError, out.AutoDeployNextAt = kiln.AutoDeployFailed, res.Error, time.Time{}
+	}
+	if err := d.Store.RecordBuildDelivery(context.WithoutCancel(ctx), &out, claimed.AutoDeployNextAt); err != nil {
+		return ignoreTaken(err)
+	}
+	if ctx.Err() == nil {
+		logger.InfoContext(ctx, "auto deploy attempt ended", slog.Int("attempt", n), slog.String("status", string(out.AutoDeployStatus)),
+			slog.Time("next_attempt_at", out.AutoDeployNextAt))
+	}
+	return nil
+}
+
+// ignoreTaken drops invalid_state: another worker claimed or recorded the attempt.
+func ignoreTaken(err error) error {
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		return nil
+	}
+	return err
+}
+
+// deliveryJob is a build's delivery, ready for an attempt.
+type deliveryJob struct {
+	delivery deploy.Delivery
+	size     int64
+}
+
+// prepare finds a build's destination and artifact; failure says why there is nothing to deliver
+// (the delivery fails for good).
+func (d *Deliverer) prepare(ctx context.Context, logger *slog.Logger, b *kiln.Build) (deliveryJob, string) {
 	st, err := d.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
 	if err != nil {
-		d.finish(ctx, b, deploy.Result{Error: "the build setting was deleted; nothing to deliver to"})
-		return
+		return deliveryJob{}, "the build setting was deleted; nothing to deliver to"
 	}
 	if st.UploadBuildURL == "" {
-		d.finish(ctx, b, deploy.Result{Error: "the build setting has no uploadBuildUrl"})
-		return
+		return deliveryJob{}, "the build setting has no uploadBuildUrl"
 	}
 	var auth string
 	if len(st.UploadBuildAuthHeader) > 0 {
 		plain, err := d.Sealer.Open(st.UploadBuildAuthHeader, []byte("build-setting:"+st.ID))
 		if err != nil {
 			logger.ErrorContext(ctx, "open the upload auth header", slog.String("error", err.Error()))
-			d.finish(ctx, b, deploy.Result{Error: "the stored uploadBuildAuthHeader cannot be read; set it again"})
-			return
+			return deliveryJob{}, "the stored uploadBuildAuthHeader cannot be read; set it again"
 		}
 		auth = string(plain)
 	}
 	a, err := d.Store.GetArtifact(ctx, b.OrganizationID, b.ID)
 	if err != nil {
-		d.finish(ctx, b, deploy.Result{Error: "the build has no artifact to deliver"})
-		return
+		return deliveryJob{}, "the build has no artifact to deliver"
 	}
-	if b.AutoDeployStatus != kiln.AutoDeployDelivering {
-		b.AutoDeployStatus, b.AutoDeployError = kiln.AutoDeployDelivering, ""
-		if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete); err != nil {
-			logger.ErrorContext(ctx, "mark delivering", slog.String("error", err.Error()))
-			return
-		}
-	}
-	attempts := b.AutoDeployAttempts
-	res := deploy.Deliver(ctx, d.Client, deploy.Delivery{
+	return deliveryJob{size: a.SizeBytes, delivery: deploy.Delivery{
 		URL: st.UploadBuildURL, Authorization: auth, BuildID: b.ID,
 		Metadata: deploy.Metadata{BuildID: b.ID, ProjectID: b.ProjectID, Platform: string(b.Platform), BuildType: string(b.BuildType),
 			UEVersion: b.UEVersion, Branch: b.Branch, Commit: b.Commit},
@@ -116,40 +206,13 @@ func (d *Deliverer) deliver(ctx context.Context, listed *kiln.Build) {
 			}
 			return obj, obj.Size(), nil
 		},
-		Attempts: max(1, d.Attempts-attempts), Backoff: d.Backoff,
-		OnFailure: func(n int, cause string) {
-			// The API shows a neutral error; the precise cause is for the operator only.
-			logger.WarnContext(ctx, "auto deploy attempt failed", slog.Int("attempt", attempts+n), slog.String("cause", cause))
-		},
-		OnAttempt: func(n int) {
-			b.AutoDeployAttempts = attempts + n
-			if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete); err != nil {
-				logger.WarnContext(ctx, "record a delivery attempt", slog.String("error", err.Error()))
-			}
-		},
-	})
-	if ctx.Err() != nil {
-		return // stopping: it stays delivering and resumes at the next start
-	}
-	res.Attempts += attempts
-	d.finish(ctx, b, res)
-	logger.InfoContext(ctx, "auto deploy ended", slog.Bool("succeeded", res.Succeeded), slog.Int("attempts", res.Attempts))
+	}}, ""
 }
 
-func (d *Deliverer) finish(ctx context.Context, b *kiln.Build, res deploy.Result) {
-	b.AutoDeployAttempts = max(b.AutoDeployAttempts, res.Attempts)
-	if res.Succeeded {
-		b.AutoDeployStatus, b.AutoDeployError = kiln.AutoDeploySucceeded, ""
-	} else {
-		b.AutoDeployStatus, b.AutoDeployError = kiln.AutoDeployFailed, res.Error
-	}
-	if err := d.Store.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusComplete); err != nil {
-		d.Logger.ErrorContext(ctx, "record the delivery", slog.String("build_id", b.ID), slog.String("error", err.Error()))
-	}
-}
-
-// Redeliver queues a complete build's delivery again, with its setting's current destination
-// (POST /builds/:id/deploy). A build without an artifact is invalid_state.
+// Redeliver queues a complete build's delivery again, due now, with its setting's current
+// destination (POST /builds/:id/deploy). A build without an artifact is invalid_state; while
+// MaxQueuedDeliveries of the organization's builds wait for delivery it is rate_limited and
+// nothing is queued.
 func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln.Build, error) {
 	b, err := d.Store.GetBuild(ctx, orgID, buildID)
 	if err != nil {
@@ -167,7 +230,15 @@ func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln
 	if b.AutoDeployStatus == kiln.AutoDeployPending || b.AutoDeployStatus == kiln.AutoDeployDelivering {
 		return b, nil // already on its way
 	}
-	b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts = kiln.AutoDeployPending, "", 0
+	queued, err := d.Store.QueuedBuildDeliveries(ctx, orgID, MaxQueuedDeliveries)
+	if err != nil {
+		return nil, fmt.Errorf("redeliver: %w", err)
+	}
+	if queued >= MaxQueuedDeliveries {
+		return nil, kiln.Errorf(kiln.ERateLimited, "%d of the organization's builds are waiting for delivery (the most allowed); retry after %d s",
+			MaxQueuedDeliveries, RedeliverRetryAfter)
+	}
+	b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, b.AutoDeployNextAt = kiln.AutoDeployPending, "", 0, time.Time{}
 	if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete); err != nil {
 		return nil, fmt.Errorf("redeliver: %w", err)
 	}

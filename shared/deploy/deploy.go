@@ -79,6 +79,12 @@ type Result struct {
 	Error string
 	// Status is the HTTP status of the last answer, 0 if none came.
 	Status int
+	// For a single attempt (Attempts 1, as in Once), whose caller schedules the next one: Retry
+	// tells that it failed in a way worth retrying (network error, 408, 429, 5xx, an unreadable
+	// artifact), and RetryAfter is the receiver's Retry-After (capped at MaxWait), or -1 when it
+	// sent none: what Schedule needs. Both stay zero with several attempts.
+	Retry      bool
+	RetryAfter time.Duration
 }
 
 // Deliver posts the artifact to d.URL until the receiver accepts it with a 2xx, an answer or
@@ -139,6 +145,9 @@ func retry(ctx context.Context, p Policy, one func() outcome) Result {
 		}
 		o := one()
 		res.Attempts, res.Status, res.Error = n, o.status, o.msg
+		if attempts == 1 && !o.ok {
+			res.Retry, res.RetryAfter = o.retry, o.retryAfter
+		}
 		if o.ok {
 			res.Succeeded, res.Error = true, ""
 			return res

@@ -9,6 +9,35 @@ import (
 	"time"
 )
 
+// Once is the policy of one attempt, for callers that schedule the next one themselves (Schedule)
+// instead of waiting for it.
+var Once = Policy{Attempts: 1}
+
+// Schedule places the attempt after attempt n (from 1) of at most attempts, which ended in res:
+// again is false when there is none (it succeeded, failed for good, or was the last); otherwise the
+// next attempt is due after wait: the receiver's Retry-After when it sent one (capped at MaxWait),
+// else backoff doubled n-1 times (capped at MaxWait) with ±20% jitter. A retry is scheduled in the
+// store at now+wait, never slept on.
+func Schedule(res Result, n, attempts int, backoff time.Duration) (wait time.Duration, again bool) {
+	if attempts < 1 {
+		attempts = DefaultAttempts
+	}
+	if backoff <= 0 {
+		backoff = DefaultBackoff
+	}
+	if res.Succeeded || !res.Retry || n >= attempts {
+		return 0, false
+	}
+	if res.RetryAfter >= 0 {
+		return min(res.RetryAfter, MaxWait), true
+	}
+	return backoffDelay(backoff, n), true
+}
+
+// AttemptTimeout bounds one attempt carrying size bytes (TransferTimeout): a scheduler leases an
+// attempt for this long plus a margin, after which a lost attempt is due again.
+func AttemptTimeout(size int64) time.Duration { return transferTimeout(size) }
+
 // backoffDelay is the wait after failed attempt n (from 1): backoff doubled n-1 times, capped at
 // MaxWait, then ±20% jitter.
 func backoffDelay(backoff time.Duration, n int) time.Duration {

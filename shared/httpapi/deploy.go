@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -15,7 +16,8 @@ type Deliveries interface {
 
 // deployBuild answers POST /builds/:id/deploy (beyond the contract): deliver a complete build's
 // artifact again, to its setting's current uploadBuildUrl. 202 with the build; 409 invalid_state
-// when it has no artifact.
+// when it has no artifact; 429 rate_limited with Retry-After while the organization has
+// builds.MaxQueuedDeliveries builds waiting for delivery.
 func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	id := r.PathValue("id")
 	if !kiln.ValidID(id) {
@@ -28,6 +30,9 @@ func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return kiln.Errorf(kiln.EInvalidState, "auto deploy is not available on this deployment")
 	}
 	b, err := s.deliveries.Redeliver(r.Context(), p.Organization.ID, id)
+	if kiln.IsCode(err, kiln.ERateLimited) {
+		w.Header().Set("Retry-After", itoa(builds.RedeliverRetryAfter))
+	}
 	if err != nil {
 		return err
 	}

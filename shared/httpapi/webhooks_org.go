@@ -113,7 +113,8 @@ func (s *Server) webhook(r *http.Request, p *auth.Principal) (*kiln.Webhook, err
 	return s.store.GetWebhook(r.Context(), p.Organization.ID, id)
 }
 
-// createWebhook answers POST /organizations/:id/webhooks; the signing secret is shown once.
+// createWebhook answers POST /organizations/:id/webhooks; the signing secret is shown once. An
+// organization has at most webhooks.MaxWebhooks (409 invalid_state past it).
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	if _, err := ownOrganization(r, p); err != nil {
 		return err
@@ -126,6 +127,13 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	h := &kiln.Webhook{ID: kiln.NewID(), OrganizationID: p.Organization.ID, Active: true, CreatedAt: now, UpdatedAt: now}
 	if err := f.apply(h); err != nil {
 		return err
+	}
+	hooks, err := s.store.ListWebhooks(r.Context(), p.Organization.ID)
+	if err != nil {
+		return err
+	}
+	if len(hooks) >= webhooks.MaxWebhooks {
+		return kiln.Errorf(kiln.EInvalidState, "the organization has %d webhooks, the most allowed; delete one first", webhooks.MaxWebhooks)
 	}
 	secret := "whsec_" + rand.Text()[:26] + rand.Text()[:14]
 	h.Secret = s.sealer.Seal([]byte(secret), webhooks.SecretAD(h.ID))
@@ -216,7 +224,8 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, p
 }
 
 // redeliverWebhook answers POST .../deliveries/:deliveryId/redeliver: a new delivery of the same
-// payload.
+// payload; 429 rate_limited with Retry-After while webhooks.MaxQueuedDeliveries of the
+// organization's deliveries are pending.
 func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	h, err := s.webhook(r, p)
 	if err != nil {
@@ -230,6 +239,9 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request, p *aut
 		return kiln.NotFound("delivery")
 	}
 	d, err := s.webhookSender.Redeliver(r.Context(), p.Organization.ID, h.ID, id)
+	if kiln.IsCode(err, kiln.ERateLimited) {
+		w.Header().Set("Retry-After", itoa(webhooks.RedeliverRetryAfter))
+	}
 	if err != nil {
 		return err
 	}

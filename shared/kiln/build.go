@@ -56,9 +56,13 @@ type Build struct {
 	AutoDeployError  string
 	// AutoDeployAttempts counts the delivery attempts made so far.
 	AutoDeployAttempts int
-	CreatedAt          time.Time
-	StartedAt          *time.Time
-	FinishedAt         *time.Time
+	// AutoDeployNextAt is when the next delivery attempt is due while autoDeployStatus is pending
+	// or delivering (the zero time: due now). While an attempt runs it is the end of that
+	// attempt's lease: if the attempt's outcome is never recorded, the delivery is due again then.
+	AutoDeployNextAt time.Time
+	CreatedAt        time.Time
+	StartedAt        *time.Time
+	FinishedAt       *time.Time
 	// HeartbeatAt is when the host running the build last reported; a running build whose host
 	// has been silent for HeartbeatTimeout is failed.
 	HeartbeatAt *time.Time

@@ -56,6 +56,9 @@ type WebhookDelivery struct {
 	Attempts       int
 	ResponseStatus int
 	Error          string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// NextAttemptAt is when the next attempt is due while the delivery is pending (the zero
+	// time: due now); while an attempt runs, the end of its lease.
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }

@@ -23,6 +23,12 @@ type Page struct {
 // MaxLimit is the largest page a store returns.
 const MaxLimit = 100
 
+// DueScanBudget bounds how many due entries DueBuildDeliveries and DueWebhookDeliveries may read
+// to fill their per-organization quota. A store that reads one queue in due order (DynamoDB) may
+// return fewer than limit when more than this many due entries of already-full organizations come
+// first; SQLite selects exactly.
+const DueScanBudget = 1000
+
 // Store is all of kiln's state. Methods return *kiln.Error with code not_found for a missing item
 // (including one of another organization), conflict for a create whose unique key is taken,
 // invalid_state for a conditional build update whose condition failed, and
@@ -195,10 +201,20 @@ type Builds interface {
 	// QueuedBuildsAfter is QueuedBuilds from the build after the one with id afterID on (from
 	// the start when it is ""): the next page of the queue, so a reader can see all of it.
 	QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, afterID string, limit int) ([]*kiln.Build, error)
-	// BuildsAwaitingDelivery lists complete builds whose autoDeployStatus is pending or
-	// delivering, across all organizations, oldest first: the deliverer's queue, so a delivery
-	// in progress when the service stops resumes after it starts. Not for request paths.
-	BuildsAwaitingDelivery(ctx context.Context, limit int) ([]*kiln.Build, error)
+	// DueBuildDeliveries lists complete builds whose autoDeployStatus is pending or delivering
+	// and whose AutoDeployNextAt is not after now, across all organizations, earliest due first
+	// (then by id), at most perOrg of each organization (outside 1..MaxLimit: MaxLimit): the
+	// deliverer's queue, read fairly. Not for request paths. See DueScanBudget.
+	DueBuildDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.Build, error)
+	// RecordBuildDelivery writes b's autoDeployStatus, autoDeployError, autoDeployAttempts and
+	// autoDeployNextAt, and nothing else, only if the stored build is complete, its
+	// autoDeployStatus pending or delivering and its autoDeployNextAt still expectedNextAt: invalid_state otherwise (another worker took or
+	// recorded the attempt), not_found for a missing build. Of many concurrent writes with the same
+	// expectedNextAt exactly one succeeds, so it claims an attempt.
+	RecordBuildDelivery(ctx context.Context, b *kiln.Build, expectedNextAt time.Time) error
+	// QueuedBuildDeliveries counts the organization's complete builds whose autoDeployStatus is
+	// pending or delivering, stopping at upTo: the cap on redeliveries.
+	QueuedBuildDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
 }
 
 // OnceKeys records keys that may be used only once, such as the nonce of the GitHub install
@@ -226,9 +242,20 @@ type Webhooks interface {
 	GetWebhookDelivery(ctx context.Context, orgID, webhookID, id string) (*kiln.WebhookDelivery, error)
 	// ListWebhookDeliveries lists a webhook's deliveries, newest first.
 	ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p Page) ([]*kiln.WebhookDelivery, string, error)
-	// UpdateWebhookDelivery replaces status, attempts, responseStatus, error and updatedAt.
+	// UpdateWebhookDelivery replaces status, attempts, responseStatus, error, nextAttemptAt and
+	// updatedAt.
 	UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error
-	// PendingWebhookDeliveries lists pending deliveries across organizations, oldest first: the
-	// webhook sender's queue. Not for request paths. A limit outside 1..MaxLimit is MaxLimit.
-	PendingWebhookDeliveries(ctx context.Context, limit int) ([]*kiln.WebhookDelivery, error)
+	// DueWebhookDeliveries lists pending deliveries whose NextAttemptAt is not after now, across
+	// organizations, earliest due first (then by id), at most perOrg of each organization: the
+	// webhook sender's queue, read fairly. Not for request paths. Limits outside 1..MaxLimit are
+	// MaxLimit. See DueScanBudget.
+	DueWebhookDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.WebhookDelivery, error)
+	// RecordWebhookDelivery is UpdateWebhookDelivery (plus nextAttemptAt) only if the stored
+	// delivery is pending and its NextAttemptAt is still expectedNextAt: invalid_state otherwise,
+	// not_found for a missing delivery. Of many concurrent writes with the same expectedNextAt
+	// exactly one succeeds, so it claims an attempt.
+	RecordWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery, expectedNextAt time.Time) error
+	// QueuedWebhookDeliveries counts the organization's pending deliveries, stopping at upTo: the
+	// cap on redeliveries.
+	QueuedWebhookDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
 }

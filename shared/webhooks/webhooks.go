@@ -1,6 +1,7 @@
 // Package webhooks tells organizations' webhooks about their builds: each event becomes a
 // delivery record (the delivery log), sent as a signed JSON POST and retried like auto deploy.
-// The pending deliveries in the store are the queue, so none is lost to a restart.
+// The pending deliveries in the store are the queue, each due at its next-attempt time, so none is
+// lost to a restart and no retry is slept on; organizations take turns (deploy.Scheduler).
 package webhooks
 
 import (
@@ -8,6 +9,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -17,7 +19,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
-	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Sign is the X-Kiln-Signature of a body: "sha256=" and the hex HMAC-SHA256 with the secret.
@@ -33,16 +34,53 @@ func SecretAD(webhookID string) []byte { return []byte("webhook:" + webhookID) }
 // Render makes the JSON body of an event about a build.
 type Render func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error)
 
+// Caps per organization (docs/api.md).
+const (
+	// MaxWebhooks is how many webhooks an organization may have; creating one more is 409
+	// invalid_state.
+	MaxWebhooks = 20
+	// MaxQueuedDeliveries caps redeliveries: a redelivery is refused with 429 rate_limited while
+	// this many of the organization's deliveries are pending, and nothing is queued.
+	MaxQueuedDeliveries = 50
+	// RedeliverRetryAfter is the Retry-After, in seconds, of a redelivery refused by the cap.
+	RedeliverRetryAfter = 60
+)
+
+// Store is what the dispatcher keeps in the store.
+type Store interface {
+	GetWebhook(ctx context.Context, orgID, id string) (*kiln.Webhook, error)
+	ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook, error)
+	CreateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error
+	GetWebhookDelivery(ctx context.Context, orgID, webhookID, id string) (*kiln.WebhookDelivery, error)
+	DueWebhookDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.WebhookDelivery, error)
+	RecordWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery, expectedNextAt time.Time) error
+	QueuedWebhookDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
+}
+
+var _ Store = store.Store(nil)
+
 // Dispatcher records and sends webhook deliveries.
 type Dispatcher struct {
-	Store    store.Store
+	Store    Store
 	Client   *http.Client // an outbound-safe client
 	Sealer   *keyring.Sealer
 	Render   Render
 	Attempts int
 	Backoff  time.Duration
-	Logger   *slog.Logger
-	wake     wake.Signal
+	// Workers is how many attempts run at once (deploy.DefaultWorkers when < 1); at most
+	// deploy.PerOrganization of them are one organization's.
+	Workers int
+	Logger  *slog.Logger
+	Now     func() time.Time
+
+	scheduler deploy.Scheduler
+}
+
+func (d *Dispatcher) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC().Truncate(time.Millisecond)
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
 }
 
 // eventOf names the event of a build's current status.
@@ -72,7 +110,7 @@ func (d *Dispatcher) BuildChanged(ctx context.Context, b *kiln.Build) {
 	if err != nil || len(hooks) == 0 {
 		return
 	}
-	event, now := eventOf(b), time.Now().UTC().Truncate(time.Millisecond)
+	event, now := eventOf(b), d.now()
 	var payload []byte
 	for _, h := range hooks {
 		if !h.Active || !slices.Contains(h.Events, event) {
@@ -93,13 +131,23 @@ func (d *Dispatcher) BuildChanged(ctx context.Context, b *kiln.Build) {
 	d.Notify()
 }
 
-// Redeliver records a new delivery with the payload of an earlier one, and wakes the sender.
+// Redeliver records a new delivery with the payload of an earlier one, due now, and wakes the
+// sender. While MaxQueuedDeliveries of the organization's deliveries are pending it is
+// rate_limited and records nothing.
 func (d *Dispatcher) Redeliver(ctx context.Context, orgID, webhookID, deliveryID string) (*kiln.WebhookDelivery, error) {
 	old, err := d.Store.GetWebhookDelivery(ctx, orgID, webhookID, deliveryID)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
+	queued, err := d.Store.QueuedWebhookDeliveries(ctx, orgID, MaxQueuedDeliveries)
+	if err != nil {
+		return nil, fmt.Errorf("redeliver: %w", err)
+	}
+	if queued >= MaxQueuedDeliveries {
+		return nil, kiln.Errorf(kiln.ERateLimited, "%d of the organization's webhook deliveries are pending (the most allowed); retry after %d s",
+			MaxQueuedDeliveries, RedeliverRetryAfter)
+	}
+	now := d.now()
 	del := &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: orgID, WebhookID: webhookID, Event: old.Event,
 		Payload: old.Payload, Status: kiln.DeliveryPending, CreatedAt: now, UpdatedAt: now}
 	if err := d.Store.CreateWebhookDelivery(ctx, del); err != nil {
@@ -107,73 +155,4 @@ func (d *Dispatcher) Redeliver(ctx context.Context, orgID, webhookID, deliveryID
 	}
 	d.Notify()
 	return del, nil
-}
-
-// Notify wakes the sender.
-func (d *Dispatcher) Notify() { d.wake.Notify() }
-
-// Run sends pending deliveries until ctx ends.
-func (d *Dispatcher) Run(ctx context.Context) {
-	for ctx.Err() == nil {
-		pending, err := d.Store.PendingWebhookDeliveries(ctx, 20)
-		if err != nil && ctx.Err() == nil {
-			d.Logger.ErrorContext(ctx, "list webhook deliveries", slog.String("error", err.Error()))
-		}
-		sent := 0
-		for _, p := range pending {
-			if ctx.Err() != nil {
-				return
-			}
-			if d.send(ctx, p) {
-				sent++
-			}
-		}
-		if sent > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-d.wake.C():
-		case <-time.After(5 * time.Second):
-		}
-	}
-}
-
-// send makes one delivery to its end; false when it was not pending any more.
-func (d *Dispatcher) send(ctx context.Context, listed *kiln.WebhookDelivery) bool {
-	del, err := d.Store.GetWebhookDelivery(ctx, listed.OrganizationID, listed.WebhookID, listed.ID)
-	if err != nil || del.Status != kiln.DeliveryPending {
-		return false
-	}
-	finish := func(ok bool, attempts, status int, msg string) {
-		del.Attempts, del.ResponseStatus, del.Error = attempts, status, msg
-		del.Status = kiln.DeliveryFailed
-		if ok {
-			del.Status = kiln.DeliverySucceeded
-		}
-		del.UpdatedAt = time.Now().UTC().Truncate(time.Millisecond)
-		if err := d.Store.UpdateWebhookDelivery(context.WithoutCancel(ctx), del); err != nil {
-			d.Logger.ErrorContext(ctx, "record a webhook delivery", slog.String("delivery_id", del.ID), slog.String("error", err.Error()))
-		}
-	}
-	h, err := d.Store.GetWebhook(ctx, del.OrganizationID, del.WebhookID)
-	if err != nil {
-		finish(false, 0, 0, "the webhook was deleted")
-		return true
-	}
-	secret, err := d.Sealer.Open(h.Secret, SecretAD(h.ID))
-	if err != nil {
-		finish(false, 0, 0, "the webhook's secret cannot be read")
-		return true
-	}
-	header := http.Header{}
-	header.Set("X-Kiln-Event", string(del.Event))
-	header.Set("X-Kiln-Delivery", del.ID)
-	header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
-	res := deploy.PostJSON(ctx, d.Client, h.URL, header, del.Payload, deploy.Policy{Attempts: d.Attempts, Backoff: d.Backoff})
-	if ctx.Err() != nil {
-		return false // stopping: it stays pending and is sent after the restart
-	}
-	finish(res.Succeeded, res.Attempts, res.Status, res.Error)
-	return true
 }

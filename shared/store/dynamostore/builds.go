@@ -15,7 +15,7 @@ import (
 // in GSI2 under "ORG#<org>#SETTING#<s>" and in GSI3 under "ORG#<org>#STATUS#<status>", each with
 // sort key "BUILD#<id>"; while pending or running also in GSI4 under "QUEUE#<status>" / "<id>",
 // the queue across organizations, and while complete with autoDeployStatus pending or delivering
-// under "DEPLOY" / "<id>", the deliverer's queue. GSI3's and GSI4's keys follow the status (and
+// under "DEPLOY" / dueSK(autoDeployNextAt, id), the deliverer's queue in due order. GSI3's and GSI4's keys follow the status (and
 // GSI4's the autoDeployStatus), so every write recomputes them (a build in neither GSI4 state has
 // no GSI4 attributes).
 type buildItem struct {
@@ -38,11 +38,13 @@ type buildItem struct {
 	AutoDeployError  string `dynamo:"autoDeployError,omitempty"`
 	// AutoDeployAttempts is left out while 0, and read back as 0 when absent (items written
 	// before it existed).
-	AutoDeployAttempts int    `dynamo:"autoDeployAttempts,omitempty"`
-	CreatedAt          int64  `dynamo:"createdAt"`
-	StartedAt          *int64 `dynamo:"startedAt,omitempty"`
-	FinishedAt         *int64 `dynamo:"finishedAt,omitempty"`
-	HeartbeatAt        *int64 `dynamo:"heartbeatAt,omitempty"`
+	AutoDeployAttempts int `dynamo:"autoDeployAttempts,omitempty"`
+	// AutoDeployNextAt is left out while zero (due now).
+	AutoDeployNextAt int64  `dynamo:"autoDeployNextAt,omitempty"`
+	CreatedAt        int64  `dynamo:"createdAt"`
+	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
+	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
+	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -60,7 +62,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 	case queued(b.Status):
 		keys.GSI4PK, keys.GSI4SK = queuePK(b.Status), b.ID
 	case awaitingDelivery(b):
-		keys.GSI4PK, keys.GSI4SK = deployPK, b.ID
+		keys.GSI4PK, keys.GSI4SK = deployPK, dueSK(toDueMS(b.AutoDeployNextAt), b.ID)
 	}
 	return &buildItem{
 		itemKeys: keys,
@@ -69,8 +71,8 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		Branch: b.Branch, Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
-		AutoDeployAttempts: b.AutoDeployAttempts,
-		CreatedAt:          toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
+		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
+		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt),
 	}
 }
@@ -82,8 +84,8 @@ func (it *buildItem) build() *kiln.Build {
 		Branch: it.Branch, Commit: it.Commit, CommitMessage: it.CommitMessage, Changelist: it.Changelist,
 		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
-		AutoDeployAttempts: it.AutoDeployAttempts,
-		CreatedAt:          fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
+		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
+		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt),
 	}
 }

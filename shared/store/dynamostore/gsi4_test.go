@@ -81,9 +81,9 @@ func TestGSI4KeysOfBuildsAwaitingDelivery(t *testing.T) {
 		wantPK, wantSK string
 	}{
 		{kiln.StatusRunning, kiln.AutoDeployPending, "QUEUE#running", b.ID},
-		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", b.ID},
-		{kiln.StatusComplete, kiln.AutoDeployDelivering, "DEPLOY", b.ID},
-		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", "000000000000000#" + b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployDelivering, "DEPLOY", "000000000000000#" + b.ID},
+		{kiln.StatusComplete, kiln.AutoDeployPending, "DEPLOY", "000000000000000#" + b.ID},
 		{kiln.StatusComplete, kiln.AutoDeploySucceeded, "", ""},
 	}
 	for _, st := range steps {
@@ -99,6 +99,21 @@ func TestGSI4KeysOfBuildsAwaitingDelivery(t *testing.T) {
 		}
 		wantGSI4(t, table, fmt.Sprintf("%s build, delivery %s", st.to, st.deploy), pk, sk, st.wantPK, st.wantSK)
 	}
+	// A retry scheduled (RecordBuildDelivery) sorts the build by its due time.
+	b.AutoDeployStatus = kiln.AutoDeployPending
+	if err := s.UpdateBuild(t.Context(), b, kiln.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	b.AutoDeployStatus, b.AutoDeployNextAt = kiln.AutoDeployDelivering, time.UnixMilli(1234567890123).UTC()
+	if err := s.RecordBuildDelivery(t.Context(), b, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	wantGSI4(t, table, "build whose retry is scheduled", pk, sk, "DEPLOY", "001234567890123#"+b.ID)
+	b.AutoDeployStatus, b.AutoDeployNextAt = kiln.AutoDeploySucceeded, time.Time{}
+	if err := s.RecordBuildDelivery(t.Context(), b, time.UnixMilli(1234567890123)); err != nil {
+		t.Fatal(err)
+	}
+	wantGSI4(t, table, "build delivered", pk, sk, "", "")
 
 	for _, c := range []struct {
 		what   string
@@ -183,7 +198,7 @@ func TestGSI4KeysOfWebhookDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	pk, sk := "ORG#"+orgID, "DELIVERY#"+w.ID+"#"+d.ID
-	wantGSI4(t, table, "pending delivery", pk, sk, "WEBHOOKS#pending", d.ID)
+	wantGSI4(t, table, "pending delivery", pk, sk, "WEBHOOKS#pending", "000000000000000#"+d.ID)
 	var raw map[string]any
 	if err := table.Get("PK", pk).Range("SK", dynamo.Equal, sk).Consistent(true).One(ctx, &raw); err != nil {
 		t.Fatal(err)
@@ -196,7 +211,7 @@ func TestGSI4KeysOfWebhookDeliveries(t *testing.T) {
 		wantPK, wantSK string
 	}{
 		{kiln.DeliveryFailed, "", ""},
-		{kiln.DeliveryPending, "WEBHOOKS#pending", d.ID},
+		{kiln.DeliveryPending, "WEBHOOKS#pending", "000000000000000#" + d.ID},
 		{kiln.DeliverySucceeded, "", ""},
 	} {
 		d.Status = st.status
@@ -205,4 +220,9 @@ func TestGSI4KeysOfWebhookDeliveries(t *testing.T) {
 		}
 		wantGSI4(t, table, fmt.Sprintf("%s delivery", st.status), pk, sk, st.wantPK, st.wantSK)
 	}
+	d.Status, d.NextAttemptAt = kiln.DeliveryPending, time.UnixMilli(42).UTC()
+	if err := s.UpdateWebhookDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	wantGSI4(t, table, "delivery whose retry is scheduled", pk, sk, "WEBHOOKS#pending", "000000000000042#"+d.ID)
 }

@@ -47,21 +47,6 @@ func awaitingDelivery(b *kiln.Build) bool {
 		(b.AutoDeployStatus == kiln.AutoDeployPending || b.AutoDeployStatus == kiln.AutoDeployDelivering)
 }
 
-// BuildsAwaitingDelivery queries GSI4's partition "DEPLOY" in ascending build id order: oldest
-// first, across organizations.
-func (s *Store) BuildsAwaitingDelivery(ctx context.Context, n int) ([]*kiln.Build, error) {
-	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: deployPK, forward: true}
-	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
-	if err != nil {
-		return nil, wrap("builds awaiting delivery", err)
-	}
-	out := make([]*kiln.Build, len(items))
-	for i, it := range items {
-		out[i] = it.build()
-	}
-	return out, nil
-}
-
 // ScheduledBuildSettings queries all of GSI4's partition "SCHEDULED", ordered by organization and
 // setting id.
 func (s *Store) ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error) {

@@ -50,7 +50,8 @@ func (it *webhookItem) webhook() *kiln.Webhook {
 
 // deliveryItem is a webhook delivery: PK "ORG#<org>", SK "DELIVERY#<webhookId>#<id>", so that a
 // webhook's deliveries are one sort-key range. While pending it is also in GSI4 under
-// "WEBHOOKS#pending" / "<id>", the webhook sender's queue across organizations.
+// "WEBHOOKS#pending" / dueSK(nextAttemptAt, id), the webhook sender's queue across organizations
+// in due order.
 type deliveryItem struct {
 	itemKeys
 	ID             string `dynamo:"id"`
@@ -64,22 +65,24 @@ type deliveryItem struct {
 	Error          string `dynamo:"error,omitempty"`
 	CreatedAt      int64  `dynamo:"createdAt"`
 	UpdatedAt      int64  `dynamo:"updatedAt"`
+	NextAttemptAt  int64  `dynamo:"nextAttemptAt,omitempty"` // left out while zero (due now)
 }
 
 // deliveryMutable are the attributes UpdateWebhookDelivery replaces; the GSI4 keys follow the
 // status: set while pending, removed otherwise.
-var deliveryMutable = []string{"status", "attempts", "responseStatus", "error", "updatedAt", attrGSI4PK, attrGSI4SK}
+var deliveryMutable = []string{"status", "attempts", "responseStatus", "error", "updatedAt", "nextAttemptAt",
+	attrGSI4PK, attrGSI4SK}
 
 func newDeliveryItem(d *kiln.WebhookDelivery) *deliveryItem {
 	keys := itemKeys{PK: orgPK(d.OrganizationID), SK: deliverySK(d.WebhookID, d.ID), Type: typeDelivery}
 	if d.Status == kiln.DeliveryPending {
-		keys.GSI4PK, keys.GSI4SK = pendingDeliveriesPK, d.ID
+		keys.GSI4PK, keys.GSI4SK = pendingDeliveriesPK, dueSK(toDueMS(d.NextAttemptAt), d.ID)
 	}
 	return &deliveryItem{
 		itemKeys: keys,
 		ID:       d.ID, OrganizationID: d.OrganizationID, WebhookID: d.WebhookID, Event: string(d.Event),
 		Payload: d.Payload, Status: string(d.Status), Attempts: d.Attempts, ResponseStatus: d.ResponseStatus,
-		Error: d.Error, CreatedAt: toMS(d.CreatedAt), UpdatedAt: toMS(d.UpdatedAt),
+		Error: d.Error, CreatedAt: toMS(d.CreatedAt), UpdatedAt: toMS(d.UpdatedAt), NextAttemptAt: toDueMS(d.NextAttemptAt),
 	}
 }
 
@@ -88,7 +91,7 @@ func (it *deliveryItem) delivery() *kiln.WebhookDelivery {
 		ID: it.ID, OrganizationID: it.OrganizationID, WebhookID: it.WebhookID, Event: kiln.WebhookEvent(it.Event),
 		Payload: it.Payload, Status: kiln.DeliveryStatus(it.Status), Attempts: it.Attempts,
 		ResponseStatus: it.ResponseStatus, Error: it.Error,
-		CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
+		CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt), NextAttemptAt: fromDueMS(it.NextAttemptAt),
 	}
 }
 
@@ -242,7 +245,7 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID stri
 	return out, next, nil
 }
 
-// UpdateWebhookDelivery sets the mutable attributes, and the GSI4 keys while the status is pending
+// UpdateWebhookDelivery sets the mutable attributes (nextAttemptAt included), and the GSI4 keys while the status is pending
 // (removing them otherwise), on the existing item.
 func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error {
 	err := s.updateFields(ctx, orgPK(d.OrganizationID), deliverySK(d.WebhookID, d.ID), newDeliveryItem(d), deliveryMutable)
@@ -250,19 +253,4 @@ func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelive
 		return kiln.NotFound("webhook delivery")
 	}
 	return wrap("update webhook delivery", err)
-}
-
-// PendingWebhookDeliveries queries GSI4's partition "WEBHOOKS#pending" in ascending delivery id
-// order: oldest first, across organizations.
-func (s *Store) PendingWebhookDeliveries(ctx context.Context, n int) ([]*kiln.WebhookDelivery, error) {
-	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: pendingDeliveriesPK, forward: true}
-	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*deliveryItem) string { return "" })
-	if err != nil {
-		return nil, wrap("pending webhook deliveries", err)
-	}
-	out := make([]*kiln.WebhookDelivery, len(items))
-	for i, it := range items {
-		out[i] = it.delivery()
-	}
-	return out, nil
 }

@@ -33,17 +33,6 @@ func (s *Store) QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, 
 		WHERE status = ? AND id > ? ORDER BY id, org_id LIMIT ?`, status, afterID, scanLimit(n))
 }
 
-// BuildsAwaitingDelivery reads complete builds whose delivery is pending or under way by ascending
-// id: oldest first. It names the partial index builds_awaiting_delivery, which the literal WHERE
-// clause allows: without statistics the planner would rather take builds_queue (status, id) and
-// read every complete build ever made.
-func (s *Store) BuildsAwaitingDelivery(ctx context.Context, n int) ([]*kiln.Build, error) {
-	return scanAll(ctx, s, "builds awaiting delivery", scanBuild, `SELECT `+buildCols+`
-		FROM builds INDEXED BY builds_awaiting_delivery
-		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering')
-		ORDER BY id, org_id LIMIT ?`, scanLimit(n))
-}
-
 // ScheduledBuildSettings reads the scheduled settings by organization and id (partial index
 // build_settings_scheduled, which the literal 'scheduled' selects).
 func (s *Store) ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error) {

@@ -173,6 +173,22 @@ func optMS(t *time.Time) any {
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
+// dueMS stores a next-attempt time: 0 for the zero time (due now).
+func dueMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromDueMS reads a next-attempt time: the zero time for 0.
+func fromDueMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return fromMS(v)
+}
+
 func fromOptMS(v sql.NullInt64) *time.Time {
 	if !v.Valid {
 		return nil

@@ -268,9 +268,9 @@ func TestMigrateAutoDeployDelivery(t *testing.T) {
 	if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
 		t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
 	}
-	awaiting, err := s.BuildsAwaitingDelivery(ctx, 1)
-	if err != nil || len(awaiting) != 1 || awaiting[0].ID != id {
-		t.Fatalf("BuildsAwaitingDelivery after migration = %v, %v; want the old build", awaiting, err)
+	awaiting, err := s.DueBuildDeliveries(ctx, time.Now(), 1, 1)
+	if err != nil || len(awaiting) != 1 || awaiting[0].ID != id || !awaiting[0].AutoDeployNextAt.IsZero() {
+		t.Fatalf("DueBuildDeliveries after migration = %v, %v; want the old build, due now", awaiting, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -283,9 +283,8 @@ func TestMigrateAutoDeployDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM builds INDEXED BY builds_awaiting_delivery
-		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering')
-		ORDER BY id, org_id LIMIT 10`)
+	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM builds INDEXED BY builds_delivery_due
+		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,13 +302,13 @@ func TestMigrateAutoDeployDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "builds_awaiting_delivery") || strings.Contains(joined, "TEMP B-TREE") {
-		t.Fatalf("query plan %q: want the index builds_awaiting_delivery and no sort", joined)
+	if !strings.Contains(joined, "builds_delivery_due") {
+		t.Fatalf("query plan %q: want the index builds_delivery_due", joined)
 	}
 }
 
-// TestPendingWebhookDeliveriesPlan checks that the sender's scan (as in webhooks.go) reads the
-// index webhook_deliveries_pending in order, without a sort.
+// TestPendingWebhookDeliveriesPlan checks that the count of an organization's pending deliveries
+// (the redelivery cap) reads the index webhook_deliveries_due.
 func TestPendingWebhookDeliveriesPlan(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "kiln.db")
@@ -322,7 +321,7 @@ func TestPendingWebhookDeliveriesPlan(t *testing.T) {
 	}
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries
-		WHERE status = 'pending' ORDER BY id, org_id, webhook_id LIMIT 10`)
+		WHERE status = 'pending' AND org_id = 'o' LIMIT 10`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +339,7 @@ func TestPendingWebhookDeliveriesPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "webhook_deliveries_pending") || strings.Contains(joined, "TEMP B-TREE") {
-		t.Fatalf("query plan %q: want the index webhook_deliveries_pending and no sort", joined)
+	if !strings.Contains(joined, "webhook_deliveries_due") {
+		t.Fatalf("query plan %q: want the index webhook_deliveries_due", joined)
 	}
 }

@@ -96,16 +96,17 @@ func (s *Store) DeleteWebhook(ctx context.Context, orgID, id string) error {
 	})
 }
 
-const deliveryCols = `org_id, webhook_id, id, event, payload, status, attempts, response_status, error, created_at, updated_at`
+const deliveryCols = `org_id, webhook_id, id, event, payload, status, attempts, response_status, error, created_at, updated_at,
+	next_attempt_at`
 
 func scanDelivery(r scanner) (*kiln.WebhookDelivery, error) {
 	var d kiln.WebhookDelivery
-	var created, updated int64
+	var created, updated, nextAt int64
 	if err := r.Scan(&d.OrganizationID, &d.WebhookID, &d.ID, &d.Event, &d.Payload, &d.Status, &d.Attempts,
-		&d.ResponseStatus, &d.Error, &created, &updated); err != nil {
+		&d.ResponseStatus, &d.Error, &created, &updated, &nextAt); err != nil {
 		return nil, err
 	}
-	d.CreatedAt, d.UpdatedAt = fromMS(created), fromMS(updated)
+	d.CreatedAt, d.UpdatedAt, d.NextAttemptAt = fromMS(created), fromMS(updated), fromDueMS(nextAt)
 	return &d, nil
 }
 
@@ -118,9 +119,9 @@ func (s *Store) CreateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelive
 			return readErr("create webhook delivery", err, "webhook")
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (`+deliveryCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			d.OrganizationID, d.WebhookID, d.ID, d.Event, d.Payload, d.Status, d.Attempts, d.ResponseStatus,
-			d.Error, ms(d.CreatedAt), ms(d.UpdatedAt))
+			d.Error, ms(d.CreatedAt), ms(d.UpdatedAt), dueMS(d.NextAttemptAt))
 		if err != nil {
 			return writeErr("create webhook delivery", err, "the webhook delivery already exists")
 		}
@@ -146,21 +147,16 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID stri
 		func(d *kiln.WebhookDelivery) string { return d.ID })
 }
 
-// UpdateWebhookDelivery replaces status, attempts, responseStatus, error and updatedAt.
+// UpdateWebhookDelivery replaces status, attempts, responseStatus, error, nextAttemptAt and
+// updatedAt.
 func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE webhook_deliveries
-		SET status = ?, attempts = ?, response_status = ?, error = ?, updated_at = ?
+		SET status = ?, attempts = ?, response_status = ?, error = ?, updated_at = ?, next_attempt_at = ?
 		WHERE org_id = ? AND webhook_id = ? AND id = ?`,
-		d.Status, d.Attempts, d.ResponseStatus, d.Error, ms(d.UpdatedAt), d.OrganizationID, d.WebhookID, d.ID)
+		d.Status, d.Attempts, d.ResponseStatus, d.Error, ms(d.UpdatedAt), dueMS(d.NextAttemptAt),
+		d.OrganizationID, d.WebhookID, d.ID)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update webhook delivery: %w", err)
 	}
 	return mustChange("update webhook delivery", res, "webhook delivery")
-}
-
-// PendingWebhookDeliveries reads pending deliveries by ascending id (index
-// webhook_deliveries_pending): oldest first, across organizations.
-func (s *Store) PendingWebhookDeliveries(ctx context.Context, n int) ([]*kiln.WebhookDelivery, error) {
-	return scanAll(ctx, s, "pending webhook deliveries", scanDelivery, `SELECT `+deliveryCols+`
-		FROM webhook_deliveries WHERE status = 'pending' ORDER BY id, org_id, webhook_id LIMIT ?`, scanLimit(n))
 }

@@ -9,32 +9,44 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// awaitingDelivery reports whether BuildsAwaitingDelivery must list b.
+// farFuture is a "now" at which every queued delivery is due.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// dueBefore reports whether a queue entry due at at with id id comes before one due at bt with
+// id bid: earliest due first, then by id.
+func dueBefore(at time.Time, id string, bt time.Time, bid string) bool {
+	if !at.Equal(bt) {
+		return at.Before(bt)
+	}
+	return id < bid
+}
+
+// awaitingDelivery reports whether DueBuildDeliveries (at a time after its next attempt) must list b.
 func awaitingDelivery(b *kiln.Build) bool {
 	return b.Status == kiln.StatusComplete &&
 		(b.AutoDeployStatus == kiln.AutoDeployPending || b.AutoDeployStatus == kiln.AutoDeployDelivering)
 }
 
-// deliveries returns BuildsAwaitingDelivery(limit), checking that every build awaits delivery,
-// that they come oldest (smallest id) first and that there are no more than the limit (read as
-// store.MaxLimit outside 1..MaxLimit).
+// deliveries returns DueBuildDeliveries(farFuture, MaxLimit, limit): every queued auto deploy,
+// checking that every build awaits delivery, that they come earliest due (then smallest id) first
+// and that there are no more than the limit (read as store.MaxLimit outside 1..MaxLimit).
 func deliveries(t *testing.T, s store.Store, limit int) []*kiln.Build {
 	t.Helper()
-	bs, err := s.BuildsAwaitingDelivery(t.Context(), limit)
-	wantOK(t, err, "BuildsAwaitingDelivery")
+	bs, err := s.DueBuildDeliveries(t.Context(), farFuture, store.MaxLimit, limit)
+	wantOK(t, err, "DueBuildDeliveries")
 	n := limit
 	if n < 1 || n > store.MaxLimit {
 		n = store.MaxLimit
 	}
 	if len(bs) > n {
-		t.Fatalf("BuildsAwaitingDelivery(%d): %d builds", limit, len(bs))
+		t.Fatalf("DueBuildDeliveries(%d): %d builds", limit, len(bs))
 	}
 	for i, b := range bs {
 		if !awaitingDelivery(b) {
-			t.Fatalf("BuildsAwaitingDelivery: build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
+			t.Fatalf("DueBuildDeliveries: build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
 		}
-		if i > 0 && bs[i-1].ID >= b.ID {
-			t.Fatalf("BuildsAwaitingDelivery: %s before %s, want oldest first", bs[i-1].ID, b.ID)
+		if i > 0 && !dueBefore(bs[i-1].AutoDeployNextAt, bs[i-1].ID, b.AutoDeployNextAt, b.ID) {
+			t.Fatalf("DueBuildDeliveries: %s before %s, want earliest due first", bs[i-1].ID, b.ID)
 		}
 	}
 	return bs
@@ -103,14 +115,14 @@ func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Stor
 		wantDeliveryHead(t, s, want...)
 		for _, limit := range []int{1, 3} {
 			got := deliveries(t, s, limit)
-			wantEqual(t, fmt.Sprintf("BuildsAwaitingDelivery(%d)", limit), got, want[:limit])
+			wantEqual(t, fmt.Sprintf("DueBuildDeliveries(%d)", limit), got, want[:limit])
 		}
 		for _, limit := range []int{0, -1, store.MaxLimit + 1} {
 			got := deliveries(t, s, limit)
 			if len(got) < len(want) {
-				t.Fatalf("BuildsAwaitingDelivery(%d): %d builds, want at least %d", limit, len(got), len(want))
+				t.Fatalf("DueBuildDeliveries(%d): %d builds, want at least %d", limit, len(got), len(want))
 			}
-			wantEqual(t, fmt.Sprintf("head of BuildsAwaitingDelivery(%d)", limit), got[:len(want)], want)
+			wantEqual(t, fmt.Sprintf("head of DueBuildDeliveries(%d)", limit), got[:len(want)], want)
 		}
 		for _, b := range made {
 			if !awaitingDelivery(b) {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("CreateBuildOnce", func(t *testing.T) { testCreateBuildOnce(t, open) })
 	t.Run("QueuedBuilds", func(t *testing.T) { testQueuedBuilds(t, open) })
 	t.Run("BuildsAwaitingDelivery", func(t *testing.T) { testBuildsAwaitingDelivery(t, open) })
+	t.Run("DeliverySchedule", func(t *testing.T) { testDeliverySchedule(t, open) })
 	t.Run("ScheduledBuildSettings", func(t *testing.T) { testScheduledBuildSettings(t, open) })
 	t.Run("GitHubInstallations", func(t *testing.T) { testGitHubInstallations(t, open) })
 	t.Run("Perforce", func(t *testing.T) { testPerforce(t, open) })

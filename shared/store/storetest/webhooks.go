@@ -10,7 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// PendingWebhookDeliveries, like the other scans across organizations, sees the deliveries of every
+// DueWebhookDeliveries, like the other scans across organizations, sees the deliveries of every
 // subtest when the store is shared. So its tests date their deliveries long before any test ran,
 // and every test that makes deliveries fails those still pending when it ends (see deliveryMaker),
 // leaving no pending delivery behind.
@@ -98,26 +98,27 @@ func (m *deliveryMaker) create(w *kiln.Webhook, status kiln.DeliveryStatus) *kil
 	return d
 }
 
-// pendingDeliveries returns PendingWebhookDeliveries(limit), checking that every delivery is
-// pending, that they come oldest (smallest id) first and that there are no more than the limit
-// (read as store.MaxLimit outside 1..MaxLimit).
+// pendingDeliveries returns DueWebhookDeliveries(farFuture, MaxLimit, limit): every pending
+// delivery, checking that every delivery is pending, that they come earliest due (then smallest
+// id) first and that there are no more than the limit (read as store.MaxLimit outside
+// 1..MaxLimit).
 func pendingDeliveries(t *testing.T, s store.Store, limit int) []*kiln.WebhookDelivery {
 	t.Helper()
-	ds, err := s.PendingWebhookDeliveries(t.Context(), limit)
-	wantOK(t, err, "PendingWebhookDeliveries")
+	ds, err := s.DueWebhookDeliveries(t.Context(), farFuture, store.MaxLimit, limit)
+	wantOK(t, err, "DueWebhookDeliveries")
 	n := limit
 	if n < 1 || n > store.MaxLimit {
 		n = store.MaxLimit
 	}
 	if len(ds) > n {
-		t.Fatalf("PendingWebhookDeliveries(%d): %d deliveries", limit, len(ds))
+		t.Fatalf("DueWebhookDeliveries(%d): %d deliveries", limit, len(ds))
 	}
 	for i, d := range ds {
 		if d.Status != kiln.DeliveryPending {
-			t.Fatalf("PendingWebhookDeliveries: delivery %s is %s", d.ID, d.Status)
+			t.Fatalf("DueWebhookDeliveries: delivery %s is %s", d.ID, d.Status)
 		}
-		if i > 0 && ds[i-1].ID >= d.ID {
-			t.Fatalf("PendingWebhookDeliveries: %s before %s, want oldest first", ds[i-1].ID, d.ID)
+		if i > 0 && !dueBefore(ds[i-1].NextAttemptAt, ds[i-1].ID, d.NextAttemptAt, d.ID) {
+			t.Fatalf("DueWebhookDeliveries: %s before %s, want earliest due first", ds[i-1].ID, d.ID)
 		}
 	}
 	return ds
@@ -298,9 +299,11 @@ func testWebhooks(t *testing.T, open func(t *testing.T) store.Store) {
 		dup.Payload = []byte(`{}`)
 		wantCode(t, s.CreateWebhookDelivery(ctx, &dup), kiln.EConflict, "CreateWebhookDelivery with a taken id")
 
-		// Update replaces status, attempts, responseStatus, error and updatedAt, and nothing else.
+		// Update replaces status, attempts, responseStatus, error, nextAttemptAt and updatedAt, and
+		// nothing else.
 		upd := *d
 		upd.Status, upd.Attempts, upd.ResponseStatus, upd.Error = kiln.DeliveryPending, 1, 503, "HTTP 503"
+		upd.NextAttemptAt = now().Add(time.Minute)
 		upd.UpdatedAt = now().Add(time.Second)
 		upd.Event, upd.Payload, upd.CreatedAt = kiln.EventBuildFailed, []byte(`{"changed":true}`), now().Add(time.Hour)
 		wantOK(t, s.UpdateWebhookDelivery(ctx, &upd), "UpdateWebhookDelivery (retry)")
@@ -367,14 +370,14 @@ func testWebhooks(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		wantPendingHead(t, s, pending...)
 		for _, limit := range []int{1, 3} {
-			wantEqual(t, fmt.Sprintf("PendingWebhookDeliveries(%d)", limit), pendingDeliveries(t, s, limit), pending[:limit])
+			wantEqual(t, fmt.Sprintf("DueWebhookDeliveries(%d)", limit), pendingDeliveries(t, s, limit), pending[:limit])
 		}
 		for _, limit := range []int{0, -1, store.MaxLimit + 1} {
 			got := pendingDeliveries(t, s, limit)
 			if len(got) < len(pending) {
-				t.Fatalf("PendingWebhookDeliveries(%d): %d deliveries, want at least %d", limit, len(got), len(pending))
+				t.Fatalf("DueWebhookDeliveries(%d): %d deliveries, want at least %d", limit, len(got), len(pending))
 			}
-			wantEqual(t, fmt.Sprintf("head of PendingWebhookDeliveries(%d)", limit), got[:len(pending)], pending)
+			wantEqual(t, fmt.Sprintf("head of DueWebhookDeliveries(%d)", limit), got[:len(pending)], pending)
 		}
 		for _, d := range made {
 			if d.Status != kiln.DeliveryPending {

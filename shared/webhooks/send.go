@@ -1,0 +1,123 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// leaseMargin is added to an attempt's timeout for its lease: an attempt whose outcome was never
+// recorded (the process died) is due again this long after its timeout.
+const leaseMargin = 30 * time.Second
+
+// Notify wakes the sender.
+func (d *Dispatcher) Notify() { d.scheduler.Notify() }
+
+// Run sends due deliveries, organizations in turn, until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	d.scheduler.Queue, d.scheduler.Workers, d.scheduler.Now, d.scheduler.Logger = d, d.Workers, d.now, d.Logger
+	d.scheduler.Run(ctx)
+}
+
+// Due lists the due deliveries (deploy.Queue).
+func (d *Dispatcher) Due(ctx context.Context, now time.Time, perOrg, limit int) ([]deploy.Job, error) {
+	ds, err := d.Store.DueWebhookDeliveries(ctx, now, perOrg, limit)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]deploy.Job, len(ds))
+	for i, x := range ds {
+		jobs[i] = deploy.Job{OrgID: x.OrganizationID, ID: x.ID, Ref: x.WebhookID}
+	}
+	return jobs, nil
+}
+
+// Attempt is AttemptOne for the scheduler (deploy.Queue).
+func (d *Dispatcher) Attempt(ctx context.Context, j deploy.Job) {
+	if err := d.AttemptOne(ctx, j.OrgID, j.Ref, j.ID); err != nil && ctx.Err() == nil {
+		d.Logger.ErrorContext(ctx, "webhook delivery attempt", slog.String("delivery_id", j.ID), slog.String("org_id", j.OrgID),
+			slog.String("error", err.Error()))
+	}
+}
+
+// AttemptOne makes one attempt of a pending delivery that is due, and records its outcome:
+// succeeded, failed, or pending with the next attempt's due time. It first claims the attempt (a
+// write conditional on the due time it read), so a delivery listed to two workers is sent once; a
+// delivery not due, not pending or claimed elsewhere is left alone (nil). This is the unit of work
+// a Lambda runs.
+func (d *Dispatcher) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID string) error {
+	now := d.now()
+	del, err := d.Store.GetWebhookDelivery(ctx, orgID, webhookID, deliveryID)
+	if err != nil {
+		return fmt.Errorf("webhook delivery: %w", err)
+	}
+	if del.Status != kiln.DeliveryPending || del.NextAttemptAt.After(now) {
+		return nil
+	}
+	due := del.NextAttemptAt
+	record := func(ctx context.Context, x *kiln.WebhookDelivery, expected time.Time) error {
+		x.UpdatedAt = d.now()
+		return d.Store.RecordWebhookDelivery(ctx, x, expected)
+	}
+	fail := func(msg string) error {
+		end := *del
+		end.Status, end.Error, end.NextAttemptAt = kiln.DeliveryFailed, msg, time.Time{}
+		return ignoreTaken(record(ctx, &end, due))
+	}
+	h, err := d.Store.GetWebhook(ctx, orgID, webhookID)
+	if err != nil {
+		if kiln.IsCode(err, kiln.ENotFound) {
+			return fail("the webhook was deleted")
+		}
+		return err
+	}
+	secret, err := d.Sealer.Open(h.Secret, SecretAD(h.ID))
+	if err != nil {
+		return fail("the webhook's secret cannot be read")
+	}
+	claimed := *del
+	claimed.Attempts++
+	claimed.NextAttemptAt = now.Add(deploy.AttemptTimeout(int64(len(del.Payload))) + leaseMargin)
+	if err := record(ctx, &claimed, due); err != nil {
+		return ignoreTaken(err)
+	}
+	n := claimed.Attempts
+	header := http.Header{}
+	header.Set("X-Kiln-Event", string(del.Event))
+	header.Set("X-Kiln-Delivery", del.ID)
+	header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
+	p := deploy.Once
+	p.OnFailure = func(_ int, cause string) {
+		d.Logger.WarnContext(ctx, "webhook delivery attempt failed", slog.String("delivery_id", del.ID),
+			slog.String("org_id", orgID), slog.Int("attempt", n), slog.String("cause", cause))
+	}
+	res := deploy.PostJSON(ctx, d.Client, h.URL, header, del.Payload, p)
+	out := claimed
+	wait, again := deploy.Schedule(res, n, d.Attempts, d.Backoff)
+	out.ResponseStatus = res.Status
+	switch {
+	case ctx.Err() != nil:
+		// Stopping: due again at once, so that it is sent after the restart.
+		out.NextAttemptAt = time.Time{}
+	case res.Succeeded:
+		out.Status, out.Error, out.NextAttemptAt = kiln.DeliverySucceeded, "", time.Time{}
+	case again:
+		out.Error, out.NextAttemptAt = res.Error, d.now().Add(wait)
+	default:
+		out.Status, out.Error, out.NextAttemptAt = kiln.DeliveryFailed, res.Error, time.Time{}
+	}
+	return ignoreTaken(record(context.WithoutCancel(ctx), &out, claimed.NextAttemptAt))
+}
+
+// ignoreTaken drops invalid_state: another worker claimed or recorded the attempt.
+func ignoreTaken(err error) error {
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		return nil
+	}
+	return err
+}
