@@ -165,6 +165,28 @@ func TestLogPageWaits(t *testing.T) {
 			t.Fatalf("after the wait, line %d has seq %v", seen+i+1, it["seq"])
 		}
 	}
+
+	// Paging on to the end: the log is not declared over (nextCursor null) before the runner has
+	// stopped the engine and written the line saying why the build ended.
+	seen += len(p.items)
+	var last string
+	if len(p.items) > 0 {
+		last = p.items[len(p.items)-1]["message"].(string)
+	}
+	for cursor = p.cursor; cursor != ""; {
+		next := w.logPage(t, id, cursor, "wait=20")
+		for _, it := range next.items {
+			seen++
+			if int(it["seq"].(float64)) != seen {
+				t.Fatalf("line %d has seq %v", seen, it["seq"])
+			}
+			last = it["message"].(string)
+		}
+		cursor = next.cursor
+	}
+	if last != "kiln: build failed: cancelled" {
+		t.Errorf("the last page ends with %q, want the line saying the build was cancelled", last)
+	}
 }
 
 func TestLogPageRefusesBadInput(t *testing.T) {

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/buildlog"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -37,7 +39,8 @@ func logPageQuery(buildID string) string { return "logs:" + buildID }
 // cursor (from the first without one), oldest first. With wait=N (seconds, up to 20) and nothing
 // new yet on a build still running, it answers as soon as a line is written or the build ends, or
 // after N seconds with no items. nextCursor continues after the last line returned; it is null
-// only once the build has ended and its last line has been returned.
+// only once the build has ended and its last line has been returned (builds.LogComplete: a build
+// stopped by a cancel or a supersede may still get its last lines for a moment after it ended).
 func (s *Server) getBuildLogPage(w http.ResponseWriter, r *http.Request, p *auth.Principal, b *kiln.Build) error {
 	orgID, id := p.Organization.ID, b.ID
 	q := r.URL.Query()
@@ -95,11 +98,37 @@ func (s *Server) getBuildLogPage(w http.ResponseWriter, r *http.Request, p *auth
 	for _, l := range lines {
 		body.Items = append(body.Items, logItemBody{Seq: l.Seq, Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)})
 	}
-	if !b.Status.Terminal() || len(lines) == limit {
+	complete, err := s.logComplete(ctx, b, from, lines)
+	if err != nil {
+		return err
+	}
+	if !complete || len(lines) == limit {
 		body.NextCursor = s.cursors.encode(orgID, logPageQuery(id), strconv.FormatInt(from+int64(len(lines)), 10))
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	writeJSON(w, http.StatusOK, body)
 	return nil
+}
+
+// logComplete reports whether the log of the ended build b has nothing more to come after the
+// page of lines read from seq from.
+func (s *Server) logComplete(ctx context.Context, b *kiln.Build, from int64, lines []buildlog.Line) (bool, error) {
+	if !b.Status.Terminal() {
+		return false, nil
+	}
+	last := ""
+	switch {
+	case len(lines) > 0:
+		last = lines[len(lines)-1].Message
+	case from > 1:
+		before, err := s.logs.Read(ctx, b.OrganizationID, b.ID, from-1, 1)
+		if err != nil {
+			return false, err
+		}
+		if len(before) > 0 {
+			last = before[0].Message
+		}
+	}
+	return builds.LogComplete(b, last, s.now()), nil
 }
