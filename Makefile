@@ -51,7 +51,7 @@ fake-github:
 
 ## deps: what the tests need beyond Go modules (DynamoDB Local and MinIO, cached in .cache/; bubblewrap)
 deps:
-	@scripts/install-bubblewrap.sh || true # without it kiln serve starts, and says why builds fail
+	@scripts/install-bubblewrap.sh
 	@scripts/install-dynamodb-local.sh >/dev/null
 	@scripts/install-minio.sh >/dev/null
 
