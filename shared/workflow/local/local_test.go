@@ -18,7 +18,7 @@ type fakeRunner struct {
 	order   []string
 	stopped []string // blocked builds, once stopped
 	block   bool
-	st    interface {
+	st      interface {
 		UpdateBuild(context.Context, *kiln.Build, kiln.BuildStatus) error
 	}
 }
