@@ -144,25 +144,41 @@ func (l *Lifecycle) Created(ctx context.Context, b *kiln.Build) {
 	l.changed(ctx, "", b)
 }
 
-// Claim moves a pending build to running for the host (or executor) that takes it. Of several
-// hosts claiming at once exactly one wins; the others, and a second claim, get invalid_state.
+// Claim moves a pending build to running for the host (or executor) that takes it, and records
+// that host in the same conditional write. Of several hosts claiming at once exactly one wins;
+// the others get invalid_state. The host that holds the build claiming it again (a retried
+// Lambda, a redelivered task) gets the build as it is, and nobody hears of it twice.
 func (l *Lifecycle) Claim(ctx context.Context, orgID, id, host string) (*kiln.Build, error) {
-	b, _, _, err := l.apply(ctx, orgID, id, change{
+	if host == "" {
+		return nil, kiln.Errorf(kiln.EValidation, "claim build %s: no host named", id)
+	}
+	b, _, claimed, err := l.apply(ctx, orgID, id, change{
 		from: []kiln.BuildStatus{kiln.StatusPending}, to: kiln.StatusRunning,
-		edit: func(b *kiln.Build) { at := *b.StartedAt; b.HeartbeatAt = &at },
+		edit:   func(b *kiln.Build) { at := *b.StartedAt; b.HeartbeatAt, b.Host = &at, host },
+		repeat: func(b *kiln.Build) bool { return b.Status == kiln.StatusRunning && b.Host == host },
 	})
 	if err != nil {
 		return nil, err
 	}
-	l.log().InfoContext(ctx, "build claimed", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", host))
+	if claimed {
+		l.log().InfoContext(ctx, "build claimed", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", host))
+	}
 	return b, nil
 }
 
-// Heartbeat records that the host running a build is alive. A build no longer running is
-// invalid_state: its host should stop it.
-func (l *Lifecycle) Heartbeat(ctx context.Context, orgID, id string) error {
+// Heartbeat records that host, which runs the build, is alive. A build no longer running, or
+// held by another host, is invalid_state: the host should stop it. (A running build's host never
+// changes: only the claim from pending sets it, and a build never returns to pending; so the
+// host read just before the write is the host the status condition of the write guards.)
+func (l *Lifecycle) Heartbeat(ctx context.Context, orgID, id, host string) error {
 	_, _, _, err := l.apply(ctx, orgID, id, change{
 		from: []kiln.BuildStatus{kiln.StatusRunning}, to: kiln.StatusRunning,
+		allow: func(b *kiln.Build) error {
+			if b.Host != host {
+				return kiln.Errorf(kiln.EInvalidState, "the build is held by another host")
+			}
+			return nil
+		},
 		edit: func(b *kiln.Build) { at := l.now(); b.HeartbeatAt = &at },
 	})
 	return err

@@ -102,7 +102,7 @@ func TestHeartbeatsDoNotUndoProgress(t *testing.T) {
 	pausing := &pausingBuilds{Store: w.st, read: make(chan struct{}), proceed: make(chan struct{})}
 	w.lc.Builds = pausing
 	heartbeat := make(chan error, 1)
-	go func() { heartbeat <- w.lc.Heartbeat(ctx, w.org, b.ID) }()
+	go func() { heartbeat <- w.lc.Heartbeat(ctx, w.org, b.ID, holder) }()
 	<-pausing.read // the heartbeat has read the build
 	progress := make(chan error, 1)
 	go func() {

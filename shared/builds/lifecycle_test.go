@@ -61,7 +61,11 @@ func newLifecycleWorld(t *testing.T) *lifecycleWorld {
 	return w
 }
 
-// build stores a build in a status (running ones started, with a heartbeat, at w.now).
+// holder is the host that holds the running builds w.build stores.
+const holder = "host-a"
+
+// build stores a build in a status (running ones claimed by holder, started, with a heartbeat,
+// at w.now).
 func (w *lifecycleWorld) build(t *testing.T, status kiln.BuildStatus) *kiln.Build {
 	t.Helper()
 	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: w.org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
@@ -69,7 +73,7 @@ func (w *lifecycleWorld) build(t *testing.T, status kiln.BuildStatus) *kiln.Buil
 		TriggeredBy: "cron", CreatedAt: w.now}
 	if status == kiln.StatusRunning {
 		at := w.now
-		b.StartedAt, b.HeartbeatAt = &at, &at
+		b.StartedAt, b.HeartbeatAt, b.Host = &at, &at, holder
 	}
 	if err := w.st.CreateBuild(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -105,9 +109,9 @@ func TestEveryChangeTwice(t *testing.T) {
 		reason       string
 		secondIsFine bool // the second call answers nil (otherwise invalid_state)
 	}{
-		{name: "claim", from: kiln.StatusPending, want: kiln.StatusRunning,
+		{name: "claim", from: kiln.StatusPending, want: kiln.StatusRunning, secondIsFine: true,
 			call: func(w *lifecycleWorld, b *kiln.Build) error {
-				_, err := w.lc.Claim(ctx, w.org, b.ID, "host-a")
+				_, err := w.lc.Claim(ctx, w.org, b.ID, holder)
 				return err
 			}},
 		{name: "complete", from: kiln.StatusRunning, want: kiln.StatusComplete, secondIsFine: true,
@@ -190,8 +194,8 @@ func TestEndedBuildsStayEnded(t *testing.T) {
 		before := w.status(t, b.ID)
 		w.now = w.now.Add(time.Hour)
 		calls := map[string]func() error{
-			"claim":     func() error { _, err := w.lc.Claim(ctx, w.org, b.ID, "h"); return err },
-			"heartbeat": func() error { return w.lc.Heartbeat(ctx, w.org, b.ID) },
+			"claim":     func() error { _, err := w.lc.Claim(ctx, w.org, b.ID, holder); return err },
+			"heartbeat": func() error { return w.lc.Heartbeat(ctx, w.org, b.ID, holder) },
 			"progress": func() error {
 				_, err := w.lc.Progress(ctx, w.org, b.ID, func(b *kiln.Build) { b.Commit = "abc" })
 				return err
@@ -229,7 +233,7 @@ func TestSilentSparesAHostThatReported(t *testing.T) {
 	w := newLifecycleWorld(t)
 	alive, silent := w.build(t, kiln.StatusRunning), w.build(t, kiln.StatusRunning)
 	w.now = w.now.Add(kiln.HeartbeatTimeout + time.Second)
-	if err := w.lc.Heartbeat(ctx, w.org, alive.ID); err != nil {
+	if err := w.lc.Heartbeat(ctx, w.org, alive.ID, holder); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.lc.Silent(ctx, w.org, alive.ID); !kiln.IsCode(err, kiln.EInvalidState) {
@@ -256,7 +260,7 @@ func TestProgressKeepsStatusAndTellsNobody(t *testing.T) {
 	if _, err := w.lc.Progress(ctx, w.org, b.ID, func(b *kiln.Build) { b.Commit, b.CommitMessage = "abc1234", "Fix" }); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.lc.Heartbeat(ctx, w.org, b.ID); err != nil {
+	if err := w.lc.Heartbeat(ctx, w.org, b.ID, holder); err != nil {
 		t.Fatal(err)
 	}
 	got := w.status(t, b.ID)

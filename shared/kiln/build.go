@@ -66,6 +66,10 @@ type Build struct {
 	// HeartbeatAt is when the host running the build last reported; a running build whose host
 	// has been silent for HeartbeatTimeout is failed.
 	HeartbeatAt *time.Time
+	// Host names the host (or executor) that claimed the build and runs it: set by the claim
+	// that moved it to running, and only that host's heartbeats keep it running ("" while
+	// pending, and for a build that never ran).
+	Host string
 }
 
 // HeartbeatTimeout is how long a running build's host may stay silent before the build fails.

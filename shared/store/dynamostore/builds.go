@@ -45,6 +45,8 @@ type buildItem struct {
 	StartedAt        *int64 `dynamo:"startedAt,omitempty"`
 	FinishedAt       *int64 `dynamo:"finishedAt,omitempty"`
 	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
+	// Host is left out while "" (a build no host claimed).
+	Host string `dynamo:"host,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -73,7 +75,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
-		HeartbeatAt: toMSPtr(b.HeartbeatAt),
+		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host,
 	}
 }
 
@@ -86,7 +88,7 @@ func (it *buildItem) build() *kiln.Build {
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
-		HeartbeatAt: fromMSPtr(it.HeartbeatAt),
+		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host,
 	}
 }
 

@@ -54,6 +54,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		full.AutoDeployAttempts = 3
 		full.StartedAt, full.FinishedAt = ptr(full.CreatedAt.Add(time.Second)), ptr(full.CreatedAt.Add(time.Minute))
 		full.HeartbeatAt = ptr(full.CreatedAt.Add(50 * time.Second))
+		full.Host = "local/build-07.studio.example/worker-2"
 		for _, b := range []*kiln.Build{newBuild(set, kiln.StatusPending), full} {
 			wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 			got, err := s.GetBuild(ctx, f.org.ID, b.ID)
@@ -75,6 +76,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
 		b := createBuild(t, s, set, kiln.StatusPending)
 		wantOK(t, b.Transition(kiln.StatusRunning, now(), ""), "Transition")
+		b.Host = "local/build-07/worker-1" // the claim records who took it in the same write
 		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending), "UpdateBuild pending→running")
 		got, err := s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")

@@ -8,6 +8,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -35,8 +36,9 @@ type Queue interface {
 // Workflow is the in-process workflow: it takes builds from the queue and changes their status
 // only through the lifecycle.
 type Workflow struct {
-	queue   Queue
-	builds  *builds.Lifecycle
+	queue  Queue
+	builds *builds.Lifecycle
+	// host names this machine ("local/<hostname>"); worker n claims builds as host + "/worker-n".
 	host    string
 	runner  Runner
 	workers int
@@ -83,7 +85,7 @@ func New(queue Queue, lifecycle *builds.Lifecycle, runner Runner, workers int, l
 	if err != nil {
 		host = "localhost"
 	}
-	return &Workflow{queue: queue, builds: lifecycle, host: "local:" + host, runner: runner, workers: max(1, workers), logger: logger,
+	return &Workflow{queue: queue, builds: lifecycle, host: "local/" + host, runner: runner, workers: max(1, workers), logger: logger,
 		running: map[string]context.CancelFunc{}, active: map[string]int{}, turns: map[string]uint64{}}
 }
 
@@ -94,8 +96,9 @@ func (w *Workflow) Run(ctx context.Context) error {
 		return err
 	}
 	ctx, w.stop = context.WithCancel(context.WithoutCancel(ctx))
-	for range w.workers {
-		w.wg.Go(func() { w.work(ctx) })
+	for n := range w.workers {
+		host := fmt.Sprintf("%s/worker-%d", w.host, n+1)
+		w.wg.Go(func() { w.work(ctx, host) })
 	}
 	w.wg.Go(func() { w.watch(ctx) })
 	w.poke()
@@ -137,10 +140,10 @@ func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
 
 func (w *Workflow) poke() { w.wake.Notify() }
 
-// work takes pending builds, fairly across organizations, until ctx ends.
-func (w *Workflow) work(ctx context.Context) {
+// work takes pending builds for host, fairly across organizations, until ctx ends.
+func (w *Workflow) work(ctx context.Context, host string) {
 	for ctx.Err() == nil {
-		b, err := w.claim(ctx)
+		b, err := w.claim(ctx, host)
 		if err != nil {
 			w.logger.ErrorContext(ctx, "take a build from the queue", slog.String("error", err.Error()))
 		}
@@ -157,9 +160,9 @@ func (w *Workflow) work(ctx context.Context) {
 	}
 }
 
-// claim moves the next pending build (see pick) to running; of several workers (or processes)
-// only one wins each build.
-func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
+// claim moves the next pending build (see pick) to running for host; of several workers (or
+// processes) only one wins each build.
+func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) {
 	w.pickMu.Lock()
 	defer w.pickMu.Unlock()
 	pending, err := w.pending(ctx)
@@ -176,7 +179,7 @@ func (w *Workflow) claim(ctx context.Context) (*kiln.Build, error) {
 		}
 		listed := next[0]
 		pending = slices.DeleteFunc(pending, func(p *kiln.Build) bool { return p == listed })
-		b, err := w.builds.Claim(ctx, listed.OrganizationID, listed.ID, w.host)
+		b, err := w.builds.Claim(ctx, listed.OrganizationID, listed.ID, host)
 		if kiln.IsCode(err, kiln.EInvalidState) {
 			continue // another worker took it, or it was cancelled or superseded
 		}
@@ -246,7 +249,7 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 		w.poke() // a worker may take a build its organization's limit held back
 	}()
 	go w.heartbeat(bctx, cancel, b)
-	logger := w.logger.With(slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	logger := w.logger.With(slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID), slog.String("host", b.Host))
 	logger.InfoContext(ctx, "build started")
 	err := w.runner.Run(bctx, b)
 	if err != nil && ctx.Err() != nil {
@@ -256,8 +259,9 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 	logger.InfoContext(ctx, "build ended")
 }
 
-// heartbeat records every few seconds that the build's host is alive. When the build is no
-// longer running (cancelled, superseded, failed by the watchdog), it stops the build.
+// heartbeat records every few seconds that the build's host (the worker that claimed it, b.Host)
+// is alive. When the build is no longer running (cancelled, superseded, failed by the watchdog)
+// or another host holds it, it stops the build.
 func (w *Workflow) heartbeat(ctx context.Context, cancel context.CancelFunc, b *kiln.Build) {
 	t := time.NewTicker(heartbeatEvery)
 	defer t.Stop()
@@ -267,7 +271,7 @@ func (w *Workflow) heartbeat(ctx context.Context, cancel context.CancelFunc, b *
 			return
 		case <-t.C:
 		}
-		if err := w.builds.Heartbeat(ctx, b.OrganizationID, b.ID); kiln.IsCode(err, kiln.EInvalidState) {
+		if err := w.builds.Heartbeat(ctx, b.OrganizationID, b.ID, b.Host); kiln.IsCode(err, kiln.EInvalidState) {
 			cancel() // it is no longer running
 			return
 		}

@@ -14,10 +14,11 @@ import (
 
 // fakeRunner completes builds, or blocks until stopped.
 type fakeRunner struct {
-	mu    sync.Mutex
-	order []string
-	block bool
-	st    interface {
+	mu      sync.Mutex
+	order   []string
+	stopped []string // blocked builds, once stopped
+	block   bool
+	st      interface {
 		UpdateBuild(context.Context, *kiln.Build, kiln.BuildStatus) error
 	}
 }
@@ -29,6 +30,9 @@ func (f *fakeRunner) Run(ctx context.Context, b *kiln.Build) error {
 	f.mu.Unlock()
 	if block {
 		<-ctx.Done()
+		f.mu.Lock()
+		f.stopped = append(f.stopped, b.ID)
+		f.mu.Unlock()
 		return ctx.Err()
 	}
 	if err := b.Transition(kiln.StatusComplete, time.Now(), ""); err != nil {
