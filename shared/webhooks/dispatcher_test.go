@@ -138,9 +138,9 @@ func TestAttemptRetryIsScheduledNotSlept(t *testing.T) {
 		wantMin, wantMax time.Duration
 	}{
 		{"503 with Retry-After", func(w http.ResponseWriter) {
-			w.Header().Set("Retry-After", "300")
+			w.Header().Set("Retry-After", "120")
 			w.WriteHeader(http.StatusServiceUnavailable)
-		}, 503, 300 * time.Second, 300 * time.Second},
+		}, 503, 120 * time.Second, 120 * time.Second},
 		{"429 with Retry-After beyond the cap", func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "100000")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -255,8 +255,9 @@ func TestAttemptFailures(t *testing.T) {
 }
 
 // A process that died during an attempt left the delivery claimed until its lease ends; another
-// process on the same store file (a restart) leaves it alone until then, and sends it after. A
-// dispatcher that stops mid-attempt puts it back due at once, and the next one sends it.
+// process on the same store file (a restart) leaves it alone until then, and sends it after; so
+// does a second worker while an attempt runs. A dispatcher that stops mid-attempt puts it back
+// due at once, and the next one sends it.
 func TestAttemptResumesAfterRestart(t *testing.T) {
 	w := newHookWorld(t)
 	arrived := make(chan struct{}, 4)
@@ -297,6 +298,10 @@ func TestAttemptResumesAfterRestart(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- w.dispatcher().AttemptOne(ctx, h.OrganizationID, h.ID, del.ID) }()
 	<-arrived
+	// Meanwhile another worker, listed the same delivery, leaves the claimed attempt alone.
+	if err := w.dispatcher().AttemptOne(t.Context(), h.OrganizationID, h.ID, del.ID); err != nil || calls.Load() != 1 {
+		t.Fatalf("a second worker during an attempt: %v, %d requests", err, calls.Load())
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
