@@ -62,12 +62,7 @@ type Deliverer struct {
 	scheduler deploy.Scheduler
 }
 
-func (d *Deliverer) now() time.Time {
-	if d.Now != nil {
-		return d.Now().UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
+func (d *Deliverer) now() time.Time { return kiln.Now(d.Now) }
 
 // Notify wakes the deliverer: a build became ready for delivery.
 func (d *Deliverer) Notify() { d.scheduler.Notify() }

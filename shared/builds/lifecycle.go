@@ -254,12 +254,7 @@ func (l *Lifecycle) Supersede(ctx context.Context, orgID, id string) (b *kiln.Bu
 	return b, was, err
 }
 
-func (l *Lifecycle) now() time.Time {
-	if l.Now != nil {
-		return l.Now().UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
+func (l *Lifecycle) now() time.Time { return kiln.Now(l.Now) }
 
 func (l *Lifecycle) log() *slog.Logger {
 	if l.Logger != nil {

@@ -50,12 +50,7 @@ type TriggerRequest struct {
 	IdempotencyKey, Fingerprint string
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
+func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 
 // Trigger creates a pending build, supersedes the earlier pending or running builds of the same
 // project, branch, platform and build type, and hands the build to the workflow. created is

@@ -96,7 +96,11 @@ func fail(format string, args ...any) error { return failure{reason: fmt.Sprintf
 // build's status is left to whoever ended it; ErrInterrupted is returned when nobody did.
 func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	outer := ctx
-	limit := r.timeLimit(ctx, b)
+	p, st, err := r.load(ctx, b)
+	limit := r.TimeLimit
+	if st != nil {
+		limit = st.TimeLimit(r.TimeLimit) // the setting may lower the service's limit
+	}
 	if limit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
@@ -104,7 +108,10 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	}
 	rep := &reporter{logs: r.Logs, build: b, now: r.now, logger: r.log(), maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
-	pkg, err := r.run(ctx, b, rep)
+	var pkg agent.PackageOutput
+	if err == nil {
+		pkg, err = r.run(ctx, b, p, st, rep)
+	}
 	stopFlushing()
 	if outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit) {
 		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
@@ -135,29 +142,25 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	}
 }
 
-// timeLimit is how long the build may run: the service's limit, or its setting's lower one.
-func (r *Runner) timeLimit(ctx context.Context, b *kiln.Build) time.Duration {
-	st, err := r.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
-	if err != nil {
-		return r.TimeLimit // a deleted setting fails the build in run
-	}
-	return st.TimeLimit(r.TimeLimit)
-}
-
-func (r *Runner) run(ctx context.Context, b *kiln.Build, rep *reporter) (agent.PackageOutput, error) {
-	var none agent.PackageOutput
+// load reads the build's project and setting; a deleted one fails the build.
+func (r *Runner) load(ctx context.Context, b *kiln.Build) (*kiln.Project, *kiln.BuildSetting, error) {
 	p, err := r.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
 	if kiln.IsCode(err, kiln.ENotFound) {
-		return none, fail("the project was deleted before the build ran")
+		return nil, nil, fail("the project was deleted before the build ran")
 	} else if err != nil {
-		return none, err
+		return nil, nil, err
 	}
 	st, err := r.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
 	if kiln.IsCode(err, kiln.ENotFound) {
-		return none, fail("the build setting was deleted before the build ran")
+		return nil, nil, fail("the build setting was deleted before the build ran")
 	} else if err != nil {
-		return none, err
+		return nil, nil, err
 	}
+	return p, st, nil
+}
+
+func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *kiln.BuildSetting, rep *reporter) (agent.PackageOutput, error) {
+	var none agent.PackageOutput
 	installed, ok, err := r.Engines.Resolve(ctx, b.UEVersion)
 	if err != nil {
 		return none, err
@@ -349,12 +352,7 @@ func topName(project string, b *kiln.Build) string {
 	return project + "-" + string(b.Platform) + "-" + string(b.BuildType)
 }
 
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now().UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
+func (r *Runner) now() time.Time { return kiln.Now(r.Now) }
 
 func (r *Runner) log() *slog.Logger {
 	if r.Logger != nil {

@@ -76,12 +76,7 @@ type Dispatcher struct {
 	scheduler deploy.Scheduler
 }
 
-func (d *Dispatcher) now() time.Time {
-	if d.Now != nil {
-		return d.Now().UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
+func (d *Dispatcher) now() time.Time { return kiln.Now(d.Now) }
 
 // eventOf names the event of a build's current status.
 func eventOf(b *kiln.Build) kiln.WebhookEvent {

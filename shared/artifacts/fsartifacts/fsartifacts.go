@@ -93,7 +93,7 @@ func (s *Store) put(ctx context.Context, path string, write func(w io.Writer) er
 			os.Remove(f.Name())
 		}
 	}()
-	if err := write(ctxWriter{ctx, f}); err != nil {
+	if err := write(artifacts.ContextWriter(ctx, f)); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {
@@ -132,19 +132,6 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
-}
-
-// ctxWriter fails writes once ctx is done, so that a cancelled Put stops early.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (w ctxWriter) Write(p []byte) (int, error) {
-	if err := w.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return w.w.Write(p)
 }
 
 // Open implements artifacts.Store.

@@ -125,7 +125,7 @@ func (s *Store) Put(ctx context.Context, key string, write func(w io.Writer) err
 			<-uploaded
 		}
 	}()
-	werr := write(ctxWriter{ctx, pw})
+	werr := write(artifacts.ContextWriter(ctx, pw))
 	pw.CloseWithError(werr) // nil: end of file, the upload completes; else it is aborted
 	uerr := <-uploaded
 	finished = true
@@ -138,19 +138,6 @@ func (s *Store) Put(ctx context.Context, key string, write func(w io.Writer) err
 		return fmt.Errorf("put artifact %s: upload to %s: %w", key, s.loc, uerr)
 	}
 	return nil
-}
-
-// ctxWriter fails writes once ctx is done, so that a cancelled Put stops early.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (w ctxWriter) Write(p []byte) (int, error) {
-	if err := w.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return w.w.Write(p)
 }
 
 // Delete implements artifacts.Store.

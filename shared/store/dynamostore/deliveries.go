@@ -112,21 +112,9 @@ func nextAtIs(u *dynamo.Update, attr string, ms int64) *dynamo.Update {
 // removing those item leaves out; a failed condition is told apart by the stored item it returns:
 // none is not_found, else invalid_state.
 func (s *Store) recordDelivery(ctx context.Context, op, what, pk, sk string, item any, fields []string, cond func(*dynamo.Update) *dynamo.Update) error {
-	av, err := dynamo.MarshalItem(item)
+	u, err := s.fieldsUpdate(pk, sk, item, fields)
 	if err != nil {
 		return wrap(op, err)
-	}
-	u := s.table.Update(attrPK, pk).Range(attrSK, sk)
-	var remove []string
-	for _, f := range fields {
-		if v, ok := av[f]; ok {
-			u.Set(f, v)
-		} else {
-			remove = append(remove, f)
-		}
-	}
-	if len(remove) > 0 {
-		u.Remove(remove...)
 	}
 	u = cond(u.If("attribute_exists($)", attrPK))
 	err = u.IncludeItemInCondCheckFail(true).Run(ctx)
