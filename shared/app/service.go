@@ -130,7 +130,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		Builds:     machine.service,
 		Deliveries: machine.deliverer,
 		Webhooks:   machine.hooks,
-		Perforce:   checkedPerforce{newPerforce(cfg)},
+		Perforce:   newPerforce(cfg),
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"os/exec"
 
 	"github.com/kilnbuild/kiln/shared/engines"
 )
@@ -25,7 +26,7 @@ func reportStartup(ctx context.Context, cfg Config, logger *slog.Logger) {
 		logger.WarnContext(ctx, "no engine installed: every build setting is refused with engine_not_found until one is (KILN_ENGINES/<version>/"+engines.RunUATPath+")",
 			slog.String("engines", cfg.Engines))
 	}
-	if err := p4Missing(cfg.P4); err != nil {
+	if _, err := exec.LookPath(cfg.P4); err != nil {
 		logger.WarnContext(ctx, "no Perforce client (KILN_P4): saving Perforce credentials answers 503 until one is installed",
 			slog.String("p4", cfg.P4), slog.String("error", err.Error()))
 	}

@@ -16,14 +16,20 @@ import (
 func EndLine(b *kiln.Build, at time.Time) (line kiln.LogLine, ok bool) {
 	switch b.Status {
 	case kiln.StatusFailed:
-		return kiln.LogLine{Time: at, Level: kiln.LevelError, Message: "kiln: build failed: " + b.FailureReason}, true
+		return kiln.LogLine{Time: at, Level: kiln.LevelError, Message: endFailed + b.FailureReason}, true
 	case kiln.StatusSuperseded:
 		return kiln.LogLine{Time: at, Level: kiln.LevelWarn,
-			Message: "kiln: build superseded: a newer build of the same branch, platform and build type was queued"}, true
+			Message: endSuperseded + "a newer build of the same branch, platform and build type was queued"}, true
 	default:
 		return kiln.LogLine{}, false
 	}
 }
+
+// The beginnings of the end lines, by which LogComplete knows one.
+const (
+	endFailed     = "kiln: build failed: "
+	endSuperseded = "kiln: build superseded: "
+)
 
 // WriteEndLine appends b's EndLine to its log, if it has one.
 func WriteEndLine(ctx context.Context, logs LogWriter, b *kiln.Build, at time.Time, logger *slog.Logger) {

@@ -21,7 +21,7 @@ func LogComplete(b *kiln.Build, lastLine string, now time.Time) bool {
 		return false
 	case b.Status == kiln.StatusComplete:
 		return true
-	case strings.HasPrefix(lastLine, "kiln: build failed: ") || strings.HasPrefix(lastLine, "kiln: build superseded: "):
+	case strings.HasPrefix(lastLine, endFailed) || strings.HasPrefix(lastLine, endSuperseded):
 		return true
 	}
 	return b.FinishedAt != nil && now.Sub(*b.FinishedAt) > LogSettle

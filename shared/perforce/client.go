@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -253,6 +254,9 @@ func (c *Client) start(ctx context.Context, timeout time.Duration, o callOptions
 	}
 	var ee *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &ee) {
+		if errors.Is(runErr, exec.ErrNotFound) || errors.Is(runErr, fs.ErrPermission) || errors.Is(runErr, fs.ErrNotExist) {
+			return result{}, fmt.Errorf("%w (%s: %v)", ErrNoClient, bin, runErr)
+		}
 		return result{}, fmt.Errorf("perforce: start p4: %w", runErr)
 	}
 	return result{exitErr: runErr, stderr: stderr.buf.String()}, nil

@@ -3,7 +3,14 @@ package perforce
 import (
 	"errors"
 	"strings"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
 )
+
+// ErrNoClient is a p4 client (KILN_P4) that is missing or cannot be run: the operator's problem,
+// not the customer's, so the API answers 503 service_unavailable.
+var ErrNoClient = kiln.Errorf(kiln.EServiceUnavailable,
+	"this kiln service has no Perforce client; its operator must install p4 or point KILN_P4 at it")
 
 // Errors a p4 call is reported as; compare with errors.Is. An *Error wraps one of them, or none
 // when the failure is not one of these.
