@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -47,7 +48,7 @@ func fairnessP99(b *testing.B, withA bool, n int) time.Duration {
 	d.Now = nil
 	d.Workers = 4
 	if withA {
-		hang := newHangingReceiver(b)
+		hang := deploytest.NewHangingReceiver(b)
 		setA := w.org(b, hang.URL)
 		for range 2 * d.Workers {
 			w.build(b, setA)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -162,43 +162,11 @@ func TestDeliveryResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// hangingReceiver blocks every request until the test ends, counting those that hang at once and
-// the most that ever did.
-type hangingReceiver struct {
-	*httptest.Server
-	mu        sync.Mutex
-	now, most int
-	stop      chan struct{}
-}
-
-func newHangingReceiver(t testing.TB) *hangingReceiver {
-	h := &hangingReceiver{stop: make(chan struct{})}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		h.now++
-		h.most = max(h.most, h.now)
-		h.mu.Unlock()
-		defer func() { h.mu.Lock(); h.now--; h.mu.Unlock() }()
-		select {
-		case <-h.stop:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(func() { close(h.stop); h.Close() })
-	return h
-}
-
-func (h *hangingReceiver) hanging() (now, most int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now, h.most
-}
-
 // Organization a's receiver hangs; organization b's deliveries, queued after a's, all complete
 // while a's are still hanging, and a never holds more than deploy.PerOrganization workers.
 func TestDeliveryOrganizationsTakeTurns(t *testing.T) {
 	w := newDeliveryWorld(t)
-	hang := newHangingReceiver(t)
+	hang := deploytest.NewHangingReceiver(t)
 	var okCalls atomic.Int32
 	fine := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		okCalls.Add(1)
@@ -237,7 +205,7 @@ func TestDeliveryOrganizationsTakeTurns(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	now, most := hang.hanging()
+	now, most := hang.Hanging()
 	if now < 1 || most > deploy.PerOrganization {
 		t.Fatalf("a's receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, deploy.PerOrganization)
 	}

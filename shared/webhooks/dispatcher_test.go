@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -333,43 +334,11 @@ func TestAttemptResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// hangingReceiver blocks every request until the test ends, counting those that hang at once and
-// the most that ever did.
-type hangingReceiver struct {
-	*httptest.Server
-	mu        sync.Mutex
-	now, most int
-	stop      chan struct{}
-}
-
-func newHangingReceiver(t testing.TB) *hangingReceiver {
-	h := &hangingReceiver{stop: make(chan struct{})}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		h.now++
-		h.most = max(h.most, h.now)
-		h.mu.Unlock()
-		defer func() { h.mu.Lock(); h.now--; h.mu.Unlock() }()
-		select {
-		case <-h.stop:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(func() { close(h.stop); h.Close() })
-	return h
-}
-
-func (h *hangingReceiver) hanging() (now, most int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now, h.most
-}
-
 // Organization a's receiver hangs; organization b's deliveries, recorded after a's, all succeed
 // while a's still hang, and a never holds more than deploy.PerOrganization workers.
 func TestOrganizationsTakeTurns(t *testing.T) {
 	w := newHookWorld(t)
-	hang := newHangingReceiver(t)
+	hang := deploytest.NewHangingReceiver(t)
 	fine := newRecorder(t, status(http.StatusNoContent))
 	hookA, hookB := w.hook(t, w.org(t), hang.URL, "a"), w.hook(t, w.org(t), fine.URL, "b")
 	var as, bs []*kiln.WebhookDelivery
@@ -404,7 +373,7 @@ func TestOrganizationsTakeTurns(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	now, most := hang.hanging()
+	now, most := hang.Hanging()
 	if now < 1 || most > deploy.PerOrganization {
 		t.Fatalf("a's receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, deploy.PerOrganization)
 	}
