@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -46,8 +45,7 @@ type Workflow struct {
 
 	wake    wake.Signal
 	mu      sync.Mutex
-	running map[string]context.CancelFunc // build id → stop
-	active  map[string]int                // organization id → builds claimed here and not ended
+	running map[string]*claimed // build id → a build claimed here and not ended
 
 	// pickMu makes one worker at a time choose and claim a build, so each sees the others' claims.
 	pickMu sync.Mutex
@@ -86,7 +84,7 @@ func New(queue Queue, lifecycle *builds.Lifecycle, runner Runner, workers int, l
 		host = "localhost"
 	}
 	return &Workflow{queue: queue, builds: lifecycle, host: "local/" + host, runner: runner, workers: max(1, workers), logger: logger,
-		running: map[string]context.CancelFunc{}, active: map[string]int{}, turns: map[string]uint64{}}
+		running: map[string]*claimed{}, turns: map[string]uint64{}}
 }
 
 // Run fails the builds a previous run left running, then starts the workers and the watchdog. It
@@ -130,12 +128,33 @@ func (w *Workflow) Start(ctx context.Context, b *kiln.Build) error {
 // Stop stops a build running here (its status was already set by whoever stopped it).
 func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
 	w.mu.Lock()
-	cancel := w.running[b.ID]
+	var cancel context.CancelFunc
+	if c := w.running[b.ID]; c != nil {
+		cancel = c.cancel
+	}
 	w.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 	return nil
+}
+
+// claimed is a build claimed here and not ended: its organization, and how to stop it once it
+// runs.
+type claimed struct {
+	orgID  string
+	cancel context.CancelFunc
+}
+
+// runningPerOrganization counts the builds claimed here and not ended, per organization.
+func (w *Workflow) runningPerOrganization() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	counts := map[string]int{}
+	for _, c := range w.running {
+		counts[c.orgID]++
+	}
+	return counts
 }
 
 func (w *Workflow) poke() { w.wake.Notify() }
@@ -169,9 +188,7 @@ func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) 
 	if err != nil {
 		return nil, err
 	}
-	w.mu.Lock()
-	running := maps.Clone(w.active)
-	w.mu.Unlock()
+	running := w.runningPerOrganization()
 	for {
 		next := pick(pending, running, w.turns, w.orgLimit, 1)
 		if len(next) == 0 {
@@ -188,7 +205,7 @@ func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) 
 		}
 		w.recordTurn(b.OrganizationID)
 		w.mu.Lock()
-		w.active[b.OrganizationID]++
+		w.running[b.ID] = &claimed{orgID: b.OrganizationID} // counted from now; runOne adds cancel
 		w.mu.Unlock()
 		return b, nil
 	}
@@ -237,14 +254,11 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.mu.Lock()
-	w.running[b.ID] = cancel
+	w.running[b.ID] = &claimed{orgID: b.OrganizationID, cancel: cancel}
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
 		delete(w.running, b.ID)
-		if w.active[b.OrganizationID]--; w.active[b.OrganizationID] <= 0 {
-			delete(w.active, b.OrganizationID)
-		}
 		w.mu.Unlock()
 		w.poke() // a worker may take a build its organization's limit held back
 	}()
