@@ -1,52 +1,22 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
 // TestDownloadURLExpiresAfter24Hours checks the signed URL against the server's clock: it works
 // until its expiry, is 403 after it, and a new URL can be asked for.
 func TestDownloadURLExpiresAfter24Hours(t *testing.T) {
-	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	arts, err := fsartifacts.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	var offset atomic.Int64
-	now := func() time.Time { return start.Add(time.Duration(offset.Load())) }
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "S", OwnerEmail: "a@s.example", OwnerName: "A"}, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := created.Organization.ID
-	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: kiln.StatusPending,
-		Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: start}
-	if err := st.CreateBuild(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	a := &kiln.Artifact{BuildID: b.ID, OrganizationID: org, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Platform: b.Platform,
-		BuildType: b.BuildType, UEVersion: "5.3", Branch: "main", Commit: "c", Key: org + "/" + b.ID + ".tar.gz", SizeBytes: 7, ChecksumMD5: "m", CreatedAt: start}
+	f := newDownloadFixture(t)
+	ctx, st, arts, offset, now, created, org, b, a := f.ctx, f.st, f.files, f.offset, f.now, f.created, f.org, f.build, f.artifact
 	if err := arts.Put(ctx, a.Key, func(w io.Writer) error { _, err := io.WriteString(w, "tarball"); return err }); err != nil {
 		t.Fatal(err)
 	}
