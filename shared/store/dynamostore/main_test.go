@@ -218,7 +218,7 @@ func newStore(t *testing.T) *dynamostore.Store {
 }
 
 // newStoreTable is newStore that also returns the table, for tests that read items as stored.
-func newStoreTable(t *testing.T) (*dynamostore.Store, dynamo.Table) {
+func newStoreTable(t testing.TB) (*dynamostore.Store, dynamo.Table) {
 	t.Helper()
 	db := newDB(endpoint)
 	name := fmt.Sprintf("kiln-test-%d", tableSeq.Add(1))
