@@ -70,6 +70,9 @@ type Build struct {
 	// that moved it to running, and only that host's heartbeats keep it running ("" while
 	// pending, and for a build that never ran).
 	Host string
+	// HostCredentialHash is the SHA-256 (hex) of the per-build credential a remote build host
+	// reports with (see package hostcred); "" for a build run in-process. Never shown in the API.
+	HostCredentialHash string
 }
 
 // HeartbeatTimeout is how long a running build's host may stay silent before the build fails.

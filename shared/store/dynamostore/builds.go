@@ -47,6 +47,8 @@ type buildItem struct {
 	HeartbeatAt      *int64 `dynamo:"heartbeatAt,omitempty"`
 	// Host is left out while "" (a build no host claimed).
 	Host string `dynamo:"host,omitempty"`
+	// HostCredentialHash is left out while "" (a build run in-process, or not claimed).
+	HostCredentialHash string `dynamo:"hostCredentialHash,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -75,7 +77,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
-		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host,
+		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash,
 	}
 }
 
@@ -88,7 +90,7 @@ func (it *buildItem) build() *kiln.Build {
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
-		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host,
+		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash,
 	}
 }
 

@@ -1,0 +1,129 @@
+// Package sfn runs kiln's builds on AWS Step Functions: the state machine of one build (its
+// Amazon States Language definition, as Go data, used by the CDK stack and by kiln aws-local),
+// the task inputs and outputs its Lambda tasks exchange, and the workflow that starts and stops
+// executions for builds.Service.
+package sfn
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Placeholders in the definition, filled by the deployment (CDK's DefinitionSubstitutions, or
+// kiln aws-local): the task Lambda's ARN and the CodeBuild project of the Linux build hosts.
+const (
+	PlaceholderTaskFunction = "TaskFunctionArn"
+	PlaceholderHostProject  = "HostProjectName"
+)
+
+// State names of the definition. kiln aws-local maps its task states to local handlers by name.
+const (
+	StateClaim       = "Claim"
+	StateRoute       = "Route"
+	StateStartHost   = "RunOnCodeBuild"
+	StateFinish      = "Finish"
+	StateHostEnded   = "HostEnded"
+	StateUnsupported = "Unsupported"
+	StateGiveUp      = "GiveUp"
+	StateDone        = "Done"
+)
+
+// Host kinds the claim answers with: where the build runs.
+const (
+	HostCodeBuild   = "codebuild"
+	HostUnsupported = "unsupported"
+)
+
+// MaxExecutionSeconds bounds an execution: the longest build time limit a setting can have
+// (24 h) plus an hour for the host to start and report.
+const MaxExecutionSeconds = 25 * 3600
+
+// taskTimeoutSeconds bounds one call of the task Lambda.
+const taskTimeoutSeconds = 60
+
+type obj = map[string]any
+
+// Definition is the state machine of one build, as ASL JSON with ${TaskFunctionArn} and
+// ${HostProjectName} left for the deployment to fill:
+//
+//	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync) ─> Finish ─> Done
+//	                │                      └─ any error ─> HostEnded ─> Done
+//	                └─ otherwise ─> Unsupported ─> Done
+//
+// Every Lambda task retries Lambda's transient errors and otherwise goes to GiveUp, which fails
+// the execution; the execution-ended rule then fails the build (see EndedEvent), so a build never
+// stays running after its execution ended. It uses no JSONata and no Assign.
+func Definition() string {
+	lambdaTask := func(task, next string, extra obj) obj {
+		params := obj{"task": task, "organizationId.$": "$.organizationId", "buildId.$": "$.buildId", "execution.$": "$$.Execution.Name"}
+		for k, v := range extra {
+			params[k] = v
+		}
+		s := obj{
+			"Type": "Task", "Resource": "${" + PlaceholderTaskFunction + "}", "Parameters": params,
+			"TimeoutSeconds": taskTimeoutSeconds,
+			"Retry": []obj{{
+				"ErrorEquals":     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
+				"IntervalSeconds": 2, "MaxAttempts": 4, "BackoffRate": 2,
+			}},
+			"Catch": []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateGiveUp}},
+		}
+		if next == "" {
+			s["End"] = true
+		} else {
+			s["Next"] = next
+		}
+		return s
+	}
+	claim := lambdaTask(TaskClaim, StateRoute, nil)
+	claim["ResultPath"] = "$.host"
+	finish := lambdaTask(TaskFinish, StateDone, nil)
+	finish["ResultPath"] = nil
+	hostEnded := lambdaTask(TaskFinish, StateDone, obj{"error.$": "$.error"})
+	hostEnded["ResultPath"] = nil
+	unsupported := lambdaTask(TaskUnsupported, StateDone, obj{"reason.$": "$.host.reason"})
+	unsupported["ResultPath"] = nil
+
+	def := obj{
+		"Comment":        "kiln: one build, from its claim to its end",
+		"StartAt":        StateClaim,
+		"TimeoutSeconds": MaxExecutionSeconds,
+		"States": obj{
+			StateClaim: claim,
+			StateRoute: obj{
+				"Type":    "Choice",
+				"Choices": []obj{{"Variable": "$.host.kind", "StringEquals": HostCodeBuild, "Next": StateStartHost}},
+				"Default": StateUnsupported,
+			},
+			StateStartHost: obj{
+				"Type":     "Task",
+				"Resource": "arn:aws:states:::codebuild:startBuild.sync",
+				"Parameters": obj{
+					"ProjectName":                    "${" + PlaceholderHostProject + "}",
+					"ImageOverride.$":                "$.host.image",
+					"TimeoutInMinutesOverride.$":     "$.host.timeoutMinutes",
+					"EnvironmentVariablesOverride.$": "$.host.environment",
+				},
+				// The host's own time limit ends the build first; this is the backstop for a
+				// host that cannot report at all.
+				"TimeoutSecondsPath": "$.host.timeoutSeconds",
+				"ResultPath":         nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":              []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":               StateFinish,
+			},
+			StateFinish:      finish,
+			StateHostEnded:   hostEnded,
+			StateUnsupported: unsupported,
+			StateGiveUp: obj{
+				"Type": "Fail", "Error": "kiln.TaskFailed",
+				"Cause": "a task of the build's workflow failed; the execution-ended rule fails the build",
+			},
+			StateDone: obj{"Type": "Succeed"},
+		},
+	}
+	out, err := json.MarshalIndent(def, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("sfn: marshal the definition: %v", err)) // static data: cannot happen
+	}
+	return string(out)
+}

@@ -1,0 +1,72 @@
+package sfn
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestDefinitionIsPlainASL: the definition is JSON, every state is reachable and leads somewhere
+// that exists, every task has a timeout and a Catch, and it uses nothing aws-local-stepfunctions
+// cannot run (JSONata, Assign).
+func TestDefinitionIsPlainASL(t *testing.T) {
+	var def struct {
+		StartAt        string
+		TimeoutSeconds int
+		States         map[string]map[string]any
+	}
+	text := Definition()
+	if err := json.Unmarshal([]byte(text), &def); err != nil {
+		t.Fatal(err)
+	}
+	for _, banned := range []string{"JSONata", "\"Assign\"", "{%"} {
+		if strings.Contains(text, banned) {
+			t.Errorf("the definition uses %s", banned)
+		}
+	}
+	if def.TimeoutSeconds <= 0 {
+		t.Error("no execution timeout")
+	}
+	reached := map[string]bool{}
+	var walk func(name string)
+	walk = func(name string) {
+		if reached[name] {
+			return
+		}
+		s, ok := def.States[name]
+		if !ok {
+			t.Fatalf("state %q is named but not defined", name)
+		}
+		reached[name] = true
+		var next []string
+		if n, ok := s["Next"].(string); ok {
+			next = append(next, n)
+		}
+		if n, ok := s["Default"].(string); ok {
+			next = append(next, n)
+		}
+		for _, key := range []string{"Choices", "Catch"} {
+			list, _ := s[key].([]any)
+			for _, c := range list {
+				next = append(next, c.(map[string]any)["Next"].(string))
+			}
+		}
+		if s["Type"] == "Task" {
+			if s["TimeoutSeconds"] == nil && s["TimeoutSecondsPath"] == nil {
+				t.Errorf("task %s has no timeout", name)
+			}
+			if s["Catch"] == nil {
+				t.Errorf("task %s has no Catch", name)
+			}
+		}
+		for _, n := range next {
+			walk(n)
+		}
+	}
+	walk(def.StartAt)
+	for name := range def.States {
+		if !reached[name] {
+			t.Errorf("state %s is never reached", name)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package sfn
+
+// Task names: the "task" field of the task Lambda's input.
+const (
+	// TaskClaim claims the build for a host and says where it runs (ClaimOutput).
+	TaskClaim = "claim"
+	// TaskFinish ends a build its host left running: with Error set, the host's run failed
+	// (stopped, lost, timed out); without, the host ended without reporting a result.
+	TaskFinish = "finish"
+	// TaskUnsupported fails a build no host of this deployment can run, with Reason.
+	TaskUnsupported = "unsupported"
+)
+
+// TaskInput is the task Lambda's input, as the definition's Parameters build it.
+type TaskInput struct {
+	Task           string `json:"task"`
+	OrganizationID string `json:"organizationId"`
+	BuildID        string `json:"buildId"`
+	// Execution is the execution's name (the build id).
+	Execution string `json:"execution"`
+	// Error is what a Catch caught (TaskFinish after a failed host run).
+	Error *TaskError `json:"error,omitempty"`
+	// Reason is why no host runs the build (TaskUnsupported).
+	Reason string `json:"reason,omitempty"`
+}
+
+// TaskError is a caught error, as Step Functions puts it in ResultPath.
+type TaskError struct {
+	Error string `json:"Error"`
+	Cause string `json:"Cause"`
+}
+
+// ClaimOutput is what the claim answers: where and how the build's host runs.
+type ClaimOutput struct {
+	// Kind is HostCodeBuild or HostUnsupported.
+	Kind string `json:"kind"`
+	// Reason says why the build cannot run here (HostUnsupported).
+	Reason string `json:"reason,omitempty"`
+	// Image is the build host's container image (the engine version's).
+	Image string `json:"image,omitempty"`
+	// TimeoutMinutes is CodeBuild's limit for the host, TimeoutSeconds the state's.
+	TimeoutMinutes int `json:"timeoutMinutes,omitempty"`
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// Environment is the host's environment (CodeBuild EnvironmentVariablesOverride).
+	Environment []EnvironmentVariable `json:"environment,omitempty"`
+}
+
+// EnvironmentVariable is one CodeBuild environment variable override.
+type EnvironmentVariable struct {
+	Name  string `json:"Name"`
+	Value string `json:"Value"`
+	Type  string `json:"Type"` // PLAINTEXT
+}
+
+// ExecutionInput is an execution's input: the build it runs. The execution's name is the build id.
+type ExecutionInput struct {
+	OrganizationID string `json:"organizationId"`
+	BuildID        string `json:"buildId"`
+}
