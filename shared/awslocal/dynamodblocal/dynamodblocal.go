@@ -1,0 +1,207 @@
+// Package dynamodblocal runs DynamoDB Local (Amazon's Java server) for kiln aws-local. DynamoDB
+// Local listens on every interface and has no flag to bind one, so it runs in a private network
+// namespace where only loopback exists, and kiln reaches it by opening its connections from a
+// thread that entered that namespace: nothing outside this process can connect to it.
+// It needs root (or CAP_SYS_ADMIN), as the tests that run it do.
+package dynamodblocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sys/unix"
+)
+
+// Options says where DynamoDB Local is and where it keeps its data.
+type Options struct {
+	// JarDir holds DynamoDBLocal.jar and DynamoDBLocal_lib (scripts/install-dynamodb-local.sh).
+	JarDir string
+	// DataDir keeps the tables across restarts; "" keeps them in memory.
+	DataDir string
+	// Port is the port inside the namespace (0: 8000).
+	Port int
+}
+
+// Server is a running DynamoDB Local in its own network namespace.
+type Server struct {
+	// Endpoint is its URL inside the namespace; only Config and HTTPClient reach it.
+	Endpoint string
+
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	netns    *os.File
+	stopOnce sync.Once
+	stderr   bytes.Buffer
+}
+
+// Start starts DynamoDB Local and waits until it answers.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	if _, err := os.Stat(filepath.Join(o.JarDir, "DynamoDBLocal.jar")); err != nil {
+		return nil, fmt.Errorf("dynamodblocal: no DynamoDBLocal.jar in %s (scripts/install-dynamodb-local.sh installs it): %w", o.JarDir, err)
+	}
+	port := o.Port
+	if port == 0 {
+		port = 8000
+	}
+	store := []string{"-inMemory"}
+	if o.DataDir != "" {
+		if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("dynamodblocal: %w", err)
+		}
+		store = []string{"-dbPath", o.DataDir}
+	}
+	java := append([]string{"java", "-Djava.library.path=" + filepath.Join(o.JarDir, "DynamoDBLocal_lib"),
+		"-jar", filepath.Join(o.JarDir, "DynamoDBLocal.jar"), "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port)}, store...)
+	args := append([]string{"-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh"}, java...)
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{})}
+	s.cmd = exec.Command("unshare", args...)
+	s.cmd.Dir = o.JarDir
+	s.cmd.Stderr = &s.stderr
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("dynamodblocal: start unshare: %w", err)
+	}
+	go func() { _ = s.cmd.Wait(); close(s.exited) }()
+	if err := s.openNamespace(ctx); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.waitReady(ctx); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openNamespace waits until the child entered its new network namespace and opens it.
+func (s *Server) openNamespace(ctx context.Context) error {
+	own, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return fmt.Errorf("dynamodblocal: %w", err)
+	}
+	path := fmt.Sprintf("/proc/%d/ns/net", s.cmd.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if ns, err := os.Readlink(path); err == nil && ns != own {
+			f, err := os.Open(path)
+			if err != nil {
+				return fmt.Errorf("dynamodblocal: open its network namespace: %w", err)
+			}
+			s.netns = f
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("dynamodblocal: unshare -n failed (it needs root or CAP_SYS_ADMIN): %s", s.stderr.String())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return errors.New("dynamodblocal: the server's network namespace did not appear within 10s")
+		}
+	}
+}
+
+func (s *Server) waitReady(ctx context.Context) error {
+	db := dynamo.New(s.Config())
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := db.ListTables().All(cctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("dynamodblocal: DynamoDB Local exited at start: %s", s.stderr.String())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("dynamodblocal: no answer within 90s: %v\n%s", err, s.stderr.String())
+		}
+	}
+}
+
+// DialContext opens a connection inside the server's network namespace: the socket is made on an
+// OS thread that entered the namespace, and keeps living there after the thread went back.
+func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	type result struct {
+		conn net.Conn
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		own, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- result{err: err}
+			return
+		}
+		defer own.Close()
+		if err := unix.Setns(int(s.netns.Fd()), unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			done <- result{err: fmt.Errorf("dynamodblocal: enter the server's network namespace: %w", err)}
+			return
+		}
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, network, addr)
+		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread() // back home: the thread may serve other goroutines again
+		} // else the thread stays locked and ends with this goroutine
+		done <- result{conn, err}
+	}()
+	r := <-done
+	return r.conn, r.err
+}
+
+// HTTPClient is an HTTP client whose connections go into the server's namespace.
+func (s *Server) HTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: s.DialContext, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
+}
+
+// Config is an AWS configuration that reaches the server (fixed dummy credentials: DynamoDB
+// Local checks none).
+func (s *Server) Config() aws.Config {
+	return aws.Config{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(s.Endpoint),
+		HTTPClient:   s.HTTPClient(),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "kiln", SecretAccessKey: "kiln", Source: "kiln aws-local"}, nil
+		}),
+	}
+}
+
+// Stop stops the server (its data directory stays).
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			<-s.exited
+		}
+		if s.netns != nil {
+			s.netns.Close()
+		}
+	})
+}
