@@ -31,6 +31,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require github.com/aws/aws-sdk-go-v2/service/sqs v1.52.10 // indirect
+
 require (
 	github.com/Masterminds/semver/v3 v3.3.1 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.26 // indirect
