@@ -11,6 +11,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.73.1
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.8
 	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.41.7
+	github.com/aws/aws-sdk-go-v2/service/sqs v1.52.10
 	github.com/aws/constructs-go/constructs/v10 v10.4.2
 	github.com/aws/jsii-runtime-go v1.112.0
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
@@ -30,8 +31,6 @@ require (
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.60.1
 )
-
-require github.com/aws/aws-sdk-go-v2/service/sqs v1.52.10 // indirect
 
 require (
 	github.com/Masterminds/semver/v3 v3.3.1 // indirect
