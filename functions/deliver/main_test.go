@@ -66,8 +66,10 @@ type genStore struct {
 	read atomic.Int64
 }
 
-func (g *genStore) Put(ctx context.Context, key string, write func(io.Writer) error) error { return nil }
-func (g *genStore) Delete(ctx context.Context, key string) error                         { return nil }
+func (g *genStore) Put(ctx context.Context, key string, write func(io.Writer) error) error {
+	return nil
+}
+func (g *genStore) Delete(ctx context.Context, key string) error { return nil }
 func (g *genStore) Open(ctx context.Context, key string) (artifacts.Object, error) {
 	block := make([]byte, 64<<10)
 	_, _ = rand.NewChaCha8([32]byte{'k'}).Read(block)

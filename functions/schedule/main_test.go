@@ -190,8 +190,12 @@ func TestTickFailsASilentBuildAndStopsIt(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	long, recent := f.now.Add(-10*time.Minute), f.now.Add(-5*time.Second)
-	silent := f.build(t, func(b *kiln.Build) { b.Status, b.StartedAt, b.HeartbeatAt, b.Host = kiln.StatusRunning, &long, &long, "codebuild:x" })
-	alive := f.build(t, func(b *kiln.Build) { b.Status, b.StartedAt, b.HeartbeatAt, b.Host = kiln.StatusRunning, &long, &recent, "codebuild:y" })
+	silent := f.build(t, func(b *kiln.Build) {
+		b.Status, b.StartedAt, b.HeartbeatAt, b.Host = kiln.StatusRunning, &long, &long, "codebuild:x"
+	})
+	alive := f.build(t, func(b *kiln.Build) {
+		b.Status, b.StartedAt, b.HeartbeatAt, b.Host = kiln.StatusRunning, &long, &recent, "codebuild:y"
+	})
 	f.tick(t, f.now)
 	got, err := f.st.GetBuild(ctx, f.org, silent.ID)
 	if err != nil || got.Status != kiln.StatusFailed || got.FailureReason != builds.ReasonSilentHost {
