@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin
-LAMBDAS := $(notdir $(wildcard functions/*)) schedule deliver admin
+LAMBDAS := $(notdir $(wildcard functions/*))
 
 .PHONY: run demo test test-short bench build lambdas deps fake-github fmt vet clean
 
