@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -26,13 +28,18 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		dataDefault = "./.kiln"
 	}
 	data := fs.String("data", dataDefault, "the service's data directory (KILN_DATA)")
+	table := fs.String("dynamodb-table", "", "the AWS deployment's DynamoDB table instead of a data directory (AWS SDK settings from the environment)")
 	email := fs.String("email", "", "the user's email")
 	switch args[0] {
 	case "bootstrap":
 		org := fs.String("org", "", "the organization's name")
 		name := fs.String("name", "", "the user's name")
+		force := fs.Bool("force", false, "with --dynamodb-table: bootstrap although an organization was bootstrapped before")
 		if err := parse(fs, args[1:], "org", "email", "name"); err != nil {
 			return err
+		}
+		if *table != "" {
+			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "bootstrap", Organization: *org, Email: *email, Name: *name, Force: *force}, stdout)
 		}
 		return app.AdminBootstrap(ctx, *data, *org, *email, *name, stdout)
 	case "user":
@@ -42,17 +49,40 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err := parse(fs, args[1:], "org-id", "email", "name"); err != nil {
 			return err
 		}
+		if *table != "" {
+			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "user", OrganizationID: *orgID, Email: *email, Name: *name, Role: *role}, stdout)
+		}
 		return app.AdminAddUser(ctx, *data, *orgID, *email, *name, *role, stdout)
 	case "token":
 		orgID := fs.String("org-id", "", "the organization's id (default: the Local organization kiln serve made)")
 		if err := parse(fs, args[1:], "email"); err != nil {
 			return err
 		}
+		if *table != "" {
+			if *orgID == "" {
+				return errors.New("--org-id is required with --dynamodb-table")
+			}
+			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "token", OrganizationID: *orgID, Email: *email}, stdout)
+		}
 		return app.AdminToken(ctx, *data, *orgID, *email, stdout)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown admin command %q", args[0])
 	}
+}
+
+// dynamoAdmin runs an admin command on the AWS deployment's table, as the admin Lambda does, and
+// prints its JSON line.
+func dynamoAdmin(ctx context.Context, table string, req awsapp.AdminRequest, stdout io.Writer) error {
+	a, err := awsapp.NewDynamoAdmin(ctx, table)
+	if err != nil {
+		return err
+	}
+	res, err := a.Run(ctx, req)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(res)
 }
 
 // parse parses flags and checks that the required ones were given.

@@ -31,7 +31,10 @@ Usage:
   kiln --version          the version, commit and Go version of this binary
 
 kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
-works while kiln serve runs on it.
+works while kiln serve runs on it. With --dynamodb-table TABLE it works on the AWS deployment's
+table instead (AWS SDK settings from the environment: AWS_REGION, credentials,
+AWS_ENDPOINT_URL_DYNAMODB), as the admin Lambda does: there bootstrap is for the first
+organization, and refused once one was bootstrapped unless --force is given; token needs --org-id.
 `
 
 func main() {

@@ -1,0 +1,183 @@
+package awsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/downloads"
+	"github.com/kilnbuild/kiln/shared/httpapi"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/notify"
+	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/store/dynamostore"
+	"github.com/kilnbuild/kiln/shared/webhooks"
+)
+
+// BackgroundConfig is the configuration of the Lambdas that work behind the API (schedule and
+// deliver): the API's settings and the delivery and retention ones, from their environment.
+type BackgroundConfig struct {
+	AWSConfig
+	// DeliveryQueueURL is the SQS queue of delivery attempts (KILN_DELIVERY_QUEUE_URL).
+	DeliveryQueueURL string
+	// ArtifactRetention is how long artifacts are kept (KILN_ARTIFACT_RETENTION, default 30d).
+	ArtifactRetention time.Duration
+	// DeliveryAttempts and DeliveryBackoff shape the retries of deliveries (KILN_DELIVERY_ATTEMPTS,
+	// default 5; KILN_DELIVERY_BACKOFF, default 2s).
+	DeliveryAttempts int
+	DeliveryBackoff  time.Duration
+	// OutboundAllow are ranges customer-supplied addresses may reach although not public
+	// (KILN_OUTBOUND_ALLOW, comma-separated CIDR ranges).
+	OutboundAllow []netip.Prefix
+}
+
+// LoadBackgroundConfig reads and checks the environment of the schedule and deliver Lambdas.
+func LoadBackgroundConfig(getenv func(string) string) (BackgroundConfig, error) {
+	api, err := LoadAWSConfig(getenv)
+	c := BackgroundConfig{AWSConfig: api, DeliveryQueueURL: getenv("KILN_DELIVERY_QUEUE_URL"),
+		ArtifactRetention: 30 * 24 * time.Hour, DeliveryAttempts: 5, DeliveryBackoff: 2 * time.Second}
+	if err != nil {
+		return c, err
+	}
+	if c.DeliveryQueueURL == "" {
+		return c, errors.New("KILN_DELIVERY_QUEUE_URL is not set")
+	}
+	if v := getenv("KILN_ARTIFACT_RETENTION"); v != "" {
+		if c.ArtifactRetention, err = parseRetention(v); err != nil {
+			return c, fmt.Errorf("KILN_ARTIFACT_RETENTION: %w", err)
+		}
+	}
+	if v := getenv("KILN_DELIVERY_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, errors.New("KILN_DELIVERY_ATTEMPTS: must be a whole number, 1 or more")
+		}
+		c.DeliveryAttempts = n
+	}
+	if v := getenv("KILN_DELIVERY_BACKOFF"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, errors.New("KILN_DELIVERY_BACKOFF: must be a positive duration such as 2s")
+		}
+		c.DeliveryBackoff = d
+	}
+	for part := range strings.SplitSeq(getenv("KILN_OUTBOUND_ALLOW"), ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return c, fmt.Errorf("KILN_OUTBOUND_ALLOW: %q is not a CIDR range", part)
+		}
+		c.OutboundAllow = append(c.OutboundAllow, p.Masked())
+	}
+	return c, nil
+}
+
+// parseRetention reads a positive duration in days ("30d") or as Go writes it ("72h").
+func parseRetention(v string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(v)
+	}
+	if err != nil || d <= 0 {
+		return 0, errors.New("must be a positive duration such as 30d or 72h")
+	}
+	return d, nil
+}
+
+// Parts are the ready parts the schedule and deliver compositions work on. The Lambdas load
+// them from AWS (LoadParts); tests and kiln aws-local pass their own.
+type Parts struct {
+	Store     store.Store
+	Logs      builds.LogWriter // build logs: a build failed here gets its last line
+	Artifacts artifacts.Store
+	Keys      *keyring.Keyring
+	// Workflow starts scheduled builds and stops the builds a tick failed.
+	Workflow builds.Workflow
+	// Queue takes delivery attempts (SQS in AWS).
+	Queue  DeliveryQueue
+	Logger *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// LoadParts reads the master key from Secrets Manager and makes the DynamoDB store and logs, the
+// S3 artifacts and the SQS delivery queue, each client honouring the AWS SDK's endpoint settings
+// (AWS_ENDPOINT_URL_DYNAMODB, ..._S3, ..._SQS). The workflow is the caller's.
+func LoadParts(ctx context.Context, cfg BackgroundConfig, wf builds.Workflow, logger *slog.Logger) (Parts, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return Parts{}, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
+		SecretId: aws.String(cfg.MasterKeySecretARN),
+	})
+	if err != nil {
+		return Parts{}, fmt.Errorf("read the master key secret: %w", err)
+	}
+	keys, err := keyring.FromSecretString(aws.ToString(secret.SecretString))
+	if err != nil {
+		return Parts{}, err
+	}
+	var arts artifacts.Store = noArtifacts{}
+	if cfg.Artifacts != "" {
+		if arts, err = s3artifacts.FromURL(s3artifacts.ClientFromConfig(awsCfg), cfg.Artifacts, 0); err != nil {
+			return Parts{}, fmt.Errorf("KILN_ARTIFACTS: %w", err)
+		}
+	}
+	db := dynamo.New(awsCfg)
+	return Parts{
+		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys,
+		Workflow: wf, Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}, Logger: logger,
+	}, nil
+}
+
+// background is the delivery side of kiln and the lifecycle whose events feed it, wired as the
+// API wires them: a build changed here records its org webhook deliveries, mails its user and,
+// once complete with auto deploy pending, asks the queue for a sweep.
+type background struct {
+	lifecycle *builds.Lifecycle
+	deliverer *builds.Deliverer
+	hooks     *webhooks.Dispatcher
+}
+
+func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
+	client := func() *http.Client { return outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}) }
+	hooks := &webhooks.Dispatcher{Store: p.Store, Sealer: p.Keys.Sealer(), Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
+		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
+	deliverer := &builds.Deliverer{Store: p.Store, Artifacts: p.Artifacts, Sealer: p.Keys.Sealer(), Logger: p.Logger,
+		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
+	events := &builds.Fanout{Webhooks: hooks, Logs: p.Logs, Logger: p.Logger, Deliveries: QueueWaker(p.Queue, p.Logger)}
+	if cfg.SMTPURL != "" {
+		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
+		if err != nil {
+			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
+		}
+		events.Mail = &builds.Mailer{Store: p.Store, Sender: sender, Logger: p.Logger,
+			Downloads: downloads.Signer{Key: p.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+	}
+	lifecycle := &builds.Lifecycle{Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: events, Logger: p.Logger, Now: p.Now}
+	return &background{lifecycle: lifecycle, deliverer: deliverer, hooks: hooks}, nil
+}
