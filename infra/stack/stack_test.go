@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,9 @@ import (
 // The template of the stack, synthesized once in TestMain for every test (starting the jsii
 // runtime and loading aws-cdk-lib into Node takes about two seconds).
 var template assertions.Template
+
+// testBuildspec is the hosts' buildspec the test stack is given.
+const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
 
 func TestMain(m *testing.M) {
 	code, err := run(m)
@@ -33,21 +37,32 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	// A dummy API Lambda asset, outside the cloud assembly directory (an asset containing the
+	// Dummy Lambda assets, outside the cloud assembly directory (an asset containing the
 	// assembly would be copied into itself).
-	asset := filepath.Join(dir, "api")
-	if err := os.Mkdir(asset, 0o755); err != nil {
-		return 0, err
-	}
-	if err := os.WriteFile(filepath.Join(asset, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		return 0, err
+	assets := filepath.Join(dir, "lambda")
+	for _, name := range stack.Functions {
+		if err := os.MkdirAll(filepath.Join(assets, name), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(assets, name, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			return 0, err
+		}
 	}
 	ctx, err := stack.CDKContext("../../cdk.json")
 	if err != nil {
 		return 0, err
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	template = assertions.Template_FromStack(stack.New(app, "Test", stack.Props{APIAssetDir: asset}), nil)
+	template = assertions.Template_FromStack(stack.New(app, "Test", stack.Props{LambdaAssetRoot: assets, Buildspec: testBuildspec}), nil)
+	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack
+		b, err := json.MarshalIndent(template.ToJSON(), "", "  ")
+		if err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return 0, err
+		}
+	}
 	return m.Run(), nil
 }
 
