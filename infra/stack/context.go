@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -38,6 +39,9 @@ const (
 	ContextSMTPFrom        = "kiln:smtpFrom"
 	ContextTracing         = "kiln:tracing"
 )
+
+// imageTag is what an ECR image tag may be.
+var imageTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // PropsFromContext reads the stack's settings from the app's context (get returns nil for an
 // unset key). Values given with -c arrive as strings; those in cdk.json keep their JSON type.
@@ -78,7 +82,7 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 		return p, fmt.Errorf("%s: want a JSON object of engine version to image tag", ContextHostImages)
 	}
 	for version, tag := range p.HostImages {
-		if !kiln.ValidUEVersion(version) || tag == "" {
+		if !kiln.ValidUEVersion(version) || !imageTag.MatchString(tag) {
 			return p, fmt.Errorf("%s: %q: %q is not an engine version with an image tag", ContextHostImages, version, tag)
 		}
 	}

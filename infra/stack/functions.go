@@ -117,14 +117,20 @@ func (s *KilnStack) engineVersions() []string {
 	return out
 }
 
-// hostImagesJSON is KILN_HOST_IMAGES: {"<engine version>": "<image URI in the host repository>"}.
-// The URIs are tokens until deploy, hence Stack.ToJsonString.
+// hostImagesJSON is KILN_HOST_IMAGES: {"<engine version>": "<image URI in the host repository>"},
+// in version order (a map given to Stack.ToJsonString would come out in any order, changing the
+// template from one synth to the next). Versions and tags are plain (PropsFromContext checks them).
 func (s *KilnStack) hostImagesJSON() *string {
-	images := map[string]any{}
-	for v, tag := range s.props.HostImages {
-		images[v] = s.hostRepo.RepositoryUriForTag(jsii.String(tag))
+	parts := []*string{jsii.String("{")}
+	for i, v := range s.engineVersions() {
+		sep := ""
+		if i > 0 {
+			sep = ","
+		}
+		parts = append(parts, jsii.String(sep+strconv.Quote(v)+`:"`), s.hostRepo.RepositoryUriForTag(jsii.String(s.props.HostImages[v])), jsii.String(`"`))
 	}
-	return s.Stack.ToJsonString(images, nil)
+	parts = append(parts, jsii.String("}"))
+	return awscdk.Fn_Join(jsii.String(""), &parts)
 }
 
 // publicURL is KILN_PUBLIC_URL: Props.PublicURL, else the HTTP API's endpoint (no trailing slash).
