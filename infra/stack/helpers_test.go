@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"testing"
@@ -124,4 +125,9 @@ func asList(v any) []any {
 	default:
 		return []any{v}
 	}
+}
+
+func jsonMarshal(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
 }
