@@ -18,6 +18,9 @@ import (
 // runtime and loading aws-cdk-lib into Node takes about two seconds).
 var template assertions.Template
 
+// other is the template of a stack with other settings (TestOtherSettings).
+var other assertions.Template
+
 // testBuildspec is the hosts' buildspec the test stack is given.
 const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
 
@@ -31,6 +34,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) (int, error) {
+	// Node 20 works; the jsii runtime's end-of-life banner is noise in test output.
+	if os.Getenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION") == "" {
+		os.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+	}
 	defer jsii.Close()
 	dir, err := os.MkdirTemp("", "kiln-infra-test")
 	if err != nil {
@@ -53,14 +60,24 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	template = assertions.Template_FromStack(stack.New(app, "Test", stack.Props{
+	main := stack.New(app, "Test", stack.Props{
 		LambdaAssetRoot: assets,
 		Buildspec:       testBuildspec,
 		HostRepository:  "kiln-test-host",
 		HostImages:      map[string]string{"5.4": "ue-5.4", "5.3": "ue-5.3"},
 		GitHubAppID:     "12345",
 		GitHubAppSlug:   "kiln-test",
-	}), nil)
+	})
+	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
+	// stacks first: the first template synthesizes the app.)
+	second := stack.New(app, "Other", stack.Props{
+		LambdaAssetRoot:       assets,
+		Tracing:               true,
+		PublicURL:             "https://kiln.example.com/",
+		ArtifactRetentionDays: 14,
+	})
+	template = assertions.Template_FromStack(main, nil)
+	other = assertions.Template_FromStack(second, nil)
 	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack
 		b, err := json.MarshalIndent(template.ToJSON(), "", "  ")
 		if err != nil {
