@@ -2,9 +2,11 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin
-LAMBDAS := $(notdir $(wildcard functions/*))
+LAMBDAS := $(notdir $(patsubst %/main.go,%,$(wildcard functions/*/main.go)))
+# The CDK CLI, through npx (never a bare `aws-cdk`); Node 20 needs the jsii warning silenced.
+CDK := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 CDK_DISABLE_CLI_TELEMETRY=true npx --yes aws-cdk@2
 
-.PHONY: run demo test test-short bench build lambdas deps fake-github fmt vet clean
+.PHONY: run demo test test-short bench build lambdas synth deps fake-github fmt vet clean
 
 ## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
 run: build
@@ -39,11 +41,17 @@ bench:
 build:
 	$(GO) build -o $(BIN)/kiln ./cmd/kiln
 
+## lambdas: every function in functions/ as bin/lambda/<name>/bootstrap (Linux arm64, provided.al2023)
 lambdas:
 	@for fn in $(LAMBDAS); do \
 		echo "build functions/$$fn"; \
 		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o $(BIN)/lambda/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
+
+## synth: the AWS deployment's CloudFormation template in cdk.out/ (offline: no AWS account needed);
+## settings with CDK_ARGS, e.g. CDK_ARGS="-c kiln:hostImages='{\"5.4\":\"ue-5.4\"}'" (docs/deploy.md)
+synth: lambdas
+	$(CDK) synth --no-notices --no-version-reporting --quiet $(CDK_ARGS)
 
 ## fake-github: a fake GitHub App (the tests' one) to try kiln without a real App; prints the settings
 fake-github:

@@ -1,10 +1,12 @@
 // Command infra is kiln's CDK app: `cdk synth` / `cdk deploy` at the repository root run it (see
 // cdk.json); `go run ./infra` there writes the same cloud assembly to cdk.out without the CLI.
-// Build the Lambdas first (`make lambdas`); the context value kiln:apiAssetDir overrides where the
-// API Lambda's bootstrap is read from (`cdk synth -c kiln:apiAssetDir=...`).
+// Build the Lambdas first (`make lambdas`). Settings come from the context (`-c key=value`, see
+// stack.PropsFromContext and docs/deploy.md); buildspec/buildspec.yml, when present, is the build
+// hosts' buildspec.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +17,9 @@ import (
 	"github.com/kilnbuild/kiln/infra/stack"
 )
 
+// buildspecFile is the hosts' buildspec, relative to the repository root.
+const buildspecFile = "buildspec/buildspec.yml"
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "infra:", err)
@@ -24,30 +29,38 @@ func main() {
 
 func run() error {
 	defer jsii.Close()
-	props := &awscdk.AppProps{}
+	appProps := &awscdk.AppProps{}
 	if os.Getenv("CDK_OUTDIR") == "" {
 		// Run without the CDK CLI (`go run ./infra`): do what `cdk synth` would.
 		ctx, err := stack.CDKContext("cdk.json")
 		if err != nil {
 			return err
 		}
-		props.Context = &ctx
-		props.Outdir = jsii.String("cdk.out")
+		appProps.Context = &ctx
+		appProps.Outdir = jsii.String("cdk.out")
 	}
-	app := awscdk.NewApp(props)
-	assetDir := stack.DefaultAPIAssetDir
-	if v, ok := app.Node().TryGetContext(jsii.String("kiln:apiAssetDir")).(string); ok && v != "" {
-		assetDir = v
+	app := awscdk.NewApp(appProps)
+	props, err := stack.PropsFromContext(func(key string) any { return app.Node().TryGetContext(jsii.String(key)) })
+	if err != nil {
+		return err
 	}
-	if _, err := os.Stat(filepath.Join(assetDir, "bootstrap")); err != nil {
-		return fmt.Errorf("no API Lambda binary in %s (run `make lambdas` first): %w", assetDir, err)
+	root := props.LambdaAssetRoot
+	if root == "" {
+		root = stack.DefaultLambdaAssetRoot
 	}
-	stack.New(app, "Kiln", stack.Props{
-		StackProps: awscdk.StackProps{
-			Description: jsii.String("kiln build service"),
-		},
-		APIAssetDir: assetDir,
-	})
+	for _, name := range stack.Functions {
+		if _, err := os.Stat(filepath.Join(root, name, "bootstrap")); err != nil {
+			return fmt.Errorf("no %s Lambda binary in %s (run `make lambdas` first): %w", name, filepath.Join(root, name), err)
+		}
+	}
+	switch b, err := os.ReadFile(buildspecFile); {
+	case err == nil:
+		props.Buildspec = string(b)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("read the hosts' buildspec: %w", err)
+	}
+	props.StackProps = awscdk.StackProps{Description: jsii.String("kiln build service")}
+	stack.New(app, "Kiln", props)
 	app.Synth(nil)
 	return nil
 }

@@ -1,30 +1,66 @@
-// Package stack is kiln's AWS deployment as a CDK stack: the DynamoDB table, the master key
-// secret, the API Lambda and the HTTP API in front of it.
+// Package stack is kiln's AWS deployment as a CDK stack: the table, bucket, key and secrets
+// (data.go), the Lambdas (functions.go and one file per area), the HTTP API (api.go), the build
+// workflow (workflow.go), its CodeBuild hosts (hosts.go), deliveries (delivery.go), the scheduler
+// (schedule.go), the operators' admin function (admin.go) and the alarms (alarms.go).
 package stack
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscodebuild"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
-// DefaultAPIAssetDir is where `make lambdas` writes the API Lambda's bootstrap binary, relative
-// to the repository root (where the CDK CLI runs the app).
-const DefaultAPIAssetDir = "bin/lambda/api"
-
-// Props configures the stack.
+// Props configures the stack. The zero value of each field means its default.
 type Props struct {
 	awscdk.StackProps
-	// APIAssetDir is the directory holding the API Lambda's `bootstrap` executable (Linux arm64).
-	// Empty means DefaultAPIAssetDir.
-	APIAssetDir string
+	// LambdaAssetRoot holds one directory per function (api, task, ended, schedule, deliver,
+	// admin), each with the function's `bootstrap` executable (Linux arm64). Default
+	// DefaultLambdaAssetRoot, where `make lambdas` writes them.
+	LambdaAssetRoot string
+	// HostRepository is the name of the ECR repository holding the build host images (engine +
+	// kiln binary; see docs/deploy.md). Default DefaultHostRepository.
+	HostRepository string
+	// HostImages maps each engine version the hosts provide to its image tag in HostRepository.
+	// Default DefaultHostImages.
+	HostImages map[string]string
+	// Buildspec is the CodeBuild buildspec (YAML) of the hosts. Default DefaultBuildspec.
+	Buildspec string
+	// ArtifactRetentionDays is how long artifacts are kept (the schedule function's janitor
+	// deletes them). Default 30.
+	ArtifactRetentionDays int
+	// PublicURL is the API's base URL as users and hosts reach it (a custom domain). Default: the
+	// HTTP API's own endpoint.
+	PublicURL string
+	// GitHubAppID and GitHubAppSlug identify the GitHub App (docs/deploy.md); empty until set up.
+	GitHubAppID, GitHubAppSlug string
+	// SMTPURL and SMTPFrom configure build notification mail; empty sends none.
+	SMTPURL, SMTPFrom string
+	// Tracing turns on X-Ray tracing of the state machine.
+	Tracing bool
 }
+
+// Defaults of Props.
+const (
+	DefaultLambdaAssetRoot       = "bin/lambda"
+	DefaultHostRepository        = "kiln-host"
+	DefaultArtifactRetentionDays = 30
+)
+
+// DefaultHostImages is the one engine version an unconfigured deployment offers.
+var DefaultHostImages = map[string]string{"5.4": "5.4"}
+
+// Functions are the Lambdas, one per functions/<name> directory.
+var Functions = []string{"api", "task", "ended", "schedule", "deliver", "admin"}
 
 // KilnStack is the stack being built: each createX method adds resources and keeps those the
 // later ones refer to.
@@ -32,129 +68,76 @@ type KilnStack struct {
 	awscdk.Stack
 	props Props
 
+	key         awskms.Key
 	table       awsdynamodb.Table
 	masterKey   awssecretsmanager.Secret
-	apiFunction awslambda.Function
+	githubApp   awssecretsmanager.Secret
+	bucket      awss3.Bucket
+	hostRepo    awsecr.IRepository
+	hostProject awscodebuild.Project
+	workflow    awsstepfunctions.StateMachine
+	queue       awssqs.Queue
+	deliveryDLQ awssqs.Queue
+	eventsDLQ   awssqs.Queue
 	httpAPI     awsapigatewayv2.HttpApi
+	alarmTopic  awssns.Topic
+	functions   map[string]*function
 }
 
 // New defines kiln's stack in scope.
 func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
-	if props.APIAssetDir == "" {
-		props.APIAssetDir = DefaultAPIAssetDir
+	if props.LambdaAssetRoot == "" {
+		props.LambdaAssetRoot = DefaultLambdaAssetRoot
+	}
+	if props.HostRepository == "" {
+		props.HostRepository = DefaultHostRepository
+	}
+	if len(props.HostImages) == 0 {
+		props.HostImages = DefaultHostImages
+	}
+	if props.Buildspec == "" {
+		props.Buildspec = DefaultBuildspec
+	}
+	if props.ArtifactRetentionDays <= 0 {
+		props.ArtifactRetentionDays = DefaultArtifactRetentionDays
 	}
 	s := &KilnStack{
-		Stack: awscdk.NewStack(scope, jsii.String(id), &props.StackProps),
-		props: props,
+		Stack:     awscdk.NewStack(scope, jsii.String(id), &props.StackProps),
+		props:     props,
+		functions: map[string]*function{},
 	}
+	s.createKey()
 	s.createTable()
-	s.createMasterKey()
-	s.createAPIFunction()
+	s.createSecrets()
+	s.createBucket()
 	s.createHTTPAPI()
+	s.createQueues()
+	s.createHosts()
+	s.createWorkflow()
+	s.createAPIFunction()
+	s.createScheduleFunction()
+	s.createDeliverFunction()
+	s.createEndedFunction()
+	s.createAdminFunction()
+	s.createAlarms()
 	s.createOutputs()
 	return s.Stack
 }
 
-// gsiNames are the table's global secondary indexes; index X is keyed by XPK (hash) and XSK
-// (range), both strings (see docs/dynamodb.md and shared/store/dynamostore/table.go).
-var gsiNames = []string{"GSI1", "GSI2", "GSI3", "GSI4"}
-
-// createTable defines the single table holding all of kiln's state. It is retained when the
-// stack is deleted.
-func (s *KilnStack) createTable() {
-	s.table = awsdynamodb.NewTable(s.Stack, jsii.String("Table"), &awsdynamodb.TableProps{
-		PartitionKey: stringKey("PK"),
-		SortKey:      stringKey("SK"),
-		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
-		Encryption:   awsdynamodb.TableEncryption_AWS_MANAGED,
-		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
-			PointInTimeRecoveryEnabled: jsii.Bool(true),
-		},
-		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
-		// Items with a ttl (used single-use keys such as GitHub install states) expire by
-		// themselves once no longer needed.
-		TimeToLiveAttribute: jsii.String("ttl"),
-	})
-	for _, name := range gsiNames {
-		s.table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-			IndexName:      jsii.String(name),
-			PartitionKey:   stringKey(name + "PK"),
-			SortKey:        stringKey(name + "SK"),
-			ProjectionType: awsdynamodb.ProjectionType_ALL,
-		})
-	}
-}
-
-func stringKey(name string) *awsdynamodb.Attribute {
-	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
-}
-
-// createMasterKey defines the secret the API Lambda derives its keyring from
-// (keyring.FromSecretString: a string of 32 or more characters is hashed into the 32-byte master
-// key). CloudFormation cannot generate random bytes, so the secret is a 64-character alphanumeric
-// string. It is retained with the table: without it, the sealed values stored there are lost.
-func (s *KilnStack) createMasterKey() {
-	s.masterKey = awssecretsmanager.NewSecret(s.Stack, jsii.String("MasterKey"), &awssecretsmanager.SecretProps{
-		Description: jsii.String("kiln master key: the API derives its encryption and signing keys from it"),
-		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
-			PasswordLength:     jsii.Number(64),
-			ExcludePunctuation: jsii.Bool(true),
-			IncludeSpace:       jsii.Bool(false),
-		},
-		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
-	})
-}
-
-// createAPIFunction defines the API Lambda (functions/api): the kiln HTTP API on the table.
-func (s *KilnStack) createAPIFunction() {
-	logs := awslogs.NewLogGroup(s.Stack, jsii.String("APIFunctionLogs"), &awslogs.LogGroupProps{
-		Retention: awslogs.RetentionDays_ONE_MONTH,
-	})
-	s.apiFunction = awslambda.NewFunction(s.Stack, jsii.String("APIFunction"), &awslambda.FunctionProps{
-		Description:  jsii.String("kiln API"),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(s.props.APIAssetDir), nil),
-		MemorySize:   jsii.Number(512),
-		// API Gateway gives up on an integration after 30 seconds.
-		Timeout:  awscdk.Duration_Seconds(jsii.Number(29)),
-		LogGroup: logs,
-		Environment: &map[string]*string{
-			"KILN_DYNAMODB_TABLE":        s.table.TableName(),
-			"KILN_MASTER_KEY_SECRET_ARN": s.masterKey.SecretArn(),
-		},
-	})
-	s.table.GrantReadWriteData(s.apiFunction)
-	s.masterKey.GrantRead(s.apiFunction, nil)
-}
-
-// createHTTPAPI defines the HTTP API sending every request ($default route) to the API Lambda
-// with the 2.0 payload format.
-func (s *KilnStack) createHTTPAPI() {
-	integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("APIIntegration"), s.apiFunction,
-		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
-			PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
-		})
-	s.httpAPI = awsapigatewayv2.NewHttpApi(s.Stack, jsii.String("HttpAPI"), &awsapigatewayv2.HttpApiProps{
-		ApiName:            jsii.String("kiln"),
-		Description:        jsii.String("kiln build service API"),
-		DefaultIntegration: integration,
-	})
-}
-
 // createOutputs exports what operators and scripts need after a deploy.
 func (s *KilnStack) createOutputs() {
-	awscdk.NewCfnOutput(s.Stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
-		Description: jsii.String("base URL of the kiln API"),
-		Value:       s.httpAPI.Url(),
-	})
-	awscdk.NewCfnOutput(s.Stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
-		Description: jsii.String("DynamoDB table holding kiln's state"),
-		Value:       s.table.TableName(),
-	})
-	awscdk.NewCfnOutput(s.Stack, jsii.String("MasterKeySecretArn"), &awscdk.CfnOutputProps{
-		Description: jsii.String("Secrets Manager secret holding the master key"),
-		Value:       s.masterKey.SecretArn(),
-	})
+	for name, o := range map[string]struct{ desc, value *string }{
+		"ApiUrl":                     {jsii.String("base URL of the kiln API"), s.httpAPI.Url()},
+		"TableName":                  {jsii.String("DynamoDB table holding kiln's state"), s.table.TableName()},
+		"MasterKeySecretArn":         {jsii.String("Secrets Manager secret holding the master key"), s.masterKey.SecretArn()},
+		"GitHubAppSecretArn":         {jsii.String("Secrets Manager secret to put the GitHub App's privateKey and webhookSecret in"), s.githubApp.SecretArn()},
+		"ArtifactsBucket":            {jsii.String("S3 bucket holding the artifacts"), s.bucket.BucketName()},
+		"HostProjectName":            {jsii.String("CodeBuild project of the Linux build hosts"), s.hostProject.ProjectName()},
+		"StateMachineArn":            {jsii.String("Step Functions state machine running the builds"), s.workflow.StateMachineArn()},
+		"AdminFunctionName":          {jsii.String("Lambda to invoke for the first owner (docs/deploy.md)"), s.functions["admin"].fn.FunctionName()},
+		"AlarmTopicArn":              {jsii.String("SNS topic the alarms notify: subscribe to it"), s.alarmTopic.TopicArn()},
+		"DeliveryDeadLetterQueueUrl": {jsii.String("deliveries that failed every attempt"), s.deliveryDLQ.QueueUrl()},
+	} {
+		awscdk.NewCfnOutput(s.Stack, jsii.String(name), &awscdk.CfnOutputProps{Description: o.desc, Value: o.value})
+	}
 }

@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,12 @@ import (
 // runtime and loading aws-cdk-lib into Node takes about two seconds).
 var template assertions.Template
 
+// other is the template of a stack with other settings (TestOtherSettings).
+var other assertions.Template
+
+// testBuildspec is the hosts' buildspec the test stack is given.
+const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
+
 func TestMain(m *testing.M) {
 	code, err := run(m)
 	if err != nil {
@@ -27,28 +34,67 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) (int, error) {
+	// Node 20 works; the jsii runtime's end-of-life banner is noise in test output.
+	if os.Getenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION") == "" {
+		os.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+	}
 	defer jsii.Close()
 	dir, err := os.MkdirTemp("", "kiln-infra-test")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	// A dummy API Lambda asset, outside the cloud assembly directory (an asset containing the
+	// Dummy Lambda assets, outside the cloud assembly directory (an asset containing the
 	// assembly would be copied into itself).
-	asset := filepath.Join(dir, "api")
-	if err := os.Mkdir(asset, 0o755); err != nil {
-		return 0, err
-	}
-	if err := os.WriteFile(filepath.Join(asset, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		return 0, err
+	assets := filepath.Join(dir, "lambda")
+	for _, name := range stack.Functions {
+		if err := os.MkdirAll(filepath.Join(assets, name), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(assets, name, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			return 0, err
+		}
 	}
 	ctx, err := stack.CDKContext("../../cdk.json")
 	if err != nil {
 		return 0, err
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	template = assertions.Template_FromStack(stack.New(app, "Test", stack.Props{APIAssetDir: asset}), nil)
+	main := stack.New(app, "Test", stack.Props{
+		LambdaAssetRoot: assets,
+		Buildspec:       testBuildspec,
+		HostRepository:  "kiln-test-host",
+		HostImages:      map[string]string{"5.4": "ue-5.4", "5.3": "ue-5.3"},
+		GitHubAppID:     "12345",
+		GitHubAppSlug:   "kiln-test",
+	})
+	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
+	// stacks first: the first template synthesizes the app.)
+	second := stack.New(app, "Other", stack.Props{
+		LambdaAssetRoot:       assets,
+		Tracing:               true,
+		PublicURL:             "https://kiln.example.com/",
+		ArtifactRetentionDays: 14,
+	})
+	template = assertions.Template_FromStack(main, nil)
+	other = assertions.Template_FromStack(second, nil)
+	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack
+		b, err := json.MarshalIndent(template.ToJSON(), "", "  ")
+		if err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return 0, err
+		}
+	}
 	return m.Run(), nil
+}
+
+// equalJSON reports whether a and b are the same JSON value.
+func equalJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // check runs an assertion, turning the panic a failed jsii assertion raises into a test failure.
@@ -60,6 +106,26 @@ func check(t *testing.T, assert func()) {
 		}
 	}()
 	assert()
+}
+
+// resources returns the template's resources of a type, by logical id, as plain JSON.
+func resources(t *testing.T, typ string) map[string]obj {
+	t.Helper()
+	out := map[string]obj{}
+	var all map[string]any
+	check(t, func() { all = (*template.ToJSON())["Resources"].(map[string]any) })
+	for id, r := range all {
+		if r := r.(obj); r["Type"] == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+// props returns the properties of the only resource of the type.
+func props(t *testing.T, typ string) obj {
+	t.Helper()
+	return resources(t, typ)[logicalID(t, typ)]["Properties"].(obj)
 }
 
 // logicalID returns the logical id of the only resource of the type.
@@ -87,15 +153,25 @@ func key(name, typ string) obj {
 
 func TestResourceCounts(t *testing.T) {
 	for typ, n := range map[string]float64{
-		"AWS::DynamoDB::Table":           1,
-		"AWS::SecretsManager::Secret":    1,
-		"AWS::Lambda::Function":          1,
-		"AWS::Logs::LogGroup":            1,
-		"AWS::ApiGatewayV2::Api":         1,
-		"AWS::ApiGatewayV2::Route":       1,
-		"AWS::ApiGatewayV2::Integration": 1,
-		"AWS::ApiGatewayV2::Stage":       1,
-		"AWS::Lambda::Permission":        1,
+		"AWS::DynamoDB::Table":             1,
+		"AWS::KMS::Key":                    1,
+		"AWS::S3::Bucket":                  1,
+		"AWS::SecretsManager::Secret":      2,
+		"AWS::Lambda::Function":            6,
+		"AWS::Logs::LogGroup":              8, // six functions, the hosts, the state machine
+		"AWS::IAM::Role":                   8, // six functions, the hosts, the state machine
+		"AWS::ApiGatewayV2::Api":           1,
+		"AWS::ApiGatewayV2::Route":         1,
+		"AWS::ApiGatewayV2::Integration":   1,
+		"AWS::ApiGatewayV2::Stage":         1,
+		"AWS::Lambda::Permission":          3, // API Gateway, the ended rule, the schedule rule
+		"AWS::StepFunctions::StateMachine": 1,
+		"AWS::CodeBuild::Project":          1,
+		"AWS::SQS::Queue":                  3,
+		"AWS::Events::Rule":                2,
+		"AWS::Lambda::EventSourceMapping":  1,
+		"AWS::CloudWatch::Alarm":           10,
+		"AWS::SNS::Topic":                  1,
 	} {
 		t.Run(typ, func(t *testing.T) {
 			check(t, func() { template.ResourceCountIs(jsii.String(typ), jsii.Number(n)) })
@@ -144,127 +220,20 @@ func TestTable(t *testing.T) {
 	})
 }
 
-func TestMasterKey(t *testing.T) {
-	check(t, func() {
-		template.HasResource(jsii.String("AWS::SecretsManager::Secret"), obj{
-			"DeletionPolicy": "Retain",
-			"Properties": obj{
-				"GenerateSecretString": obj{"PasswordLength": 64, "ExcludePunctuation": true},
-			},
-		})
-	})
-}
-
-func TestAPIFunction(t *testing.T) {
-	table := logicalID(t, "AWS::DynamoDB::Table")
-	secret := logicalID(t, "AWS::SecretsManager::Secret")
-	logs := logicalID(t, "AWS::Logs::LogGroup")
-	for name, want := range map[string]any{
-		"Runtime":       "provided.al2023",
-		"Architectures": []any{"arm64"},
-		"Handler":       "bootstrap",
-		"MemorySize":    512,
-		"Timeout":       29,
-		"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
-			"KILN_DYNAMODB_TABLE":        ref(table),
-			"KILN_MASTER_KEY_SECRET_ARN": ref(secret),
-		})},
-		"LoggingConfig": obj{"LogGroup": ref(logs)},
-	} {
-		t.Run(name, func(t *testing.T) {
-			check(t, func() {
-				template.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{name: want})
-			})
-		})
-	}
-	t.Run("log retention", func(t *testing.T) {
-		check(t, func() {
-			template.HasResourceProperties(jsii.String("AWS::Logs::LogGroup"), obj{"RetentionInDays": 30})
-		})
-	})
-}
-
-func TestAPIFunctionPolicy(t *testing.T) {
-	table := logicalID(t, "AWS::DynamoDB::Table")
-	secret := logicalID(t, "AWS::SecretsManager::Secret")
-	role := logicalID(t, "AWS::IAM::Role")
-	tableAndIndexes := []any{
-		arnOf(table),
-		obj{"Fn::Join": []any{"", []any{arnOf(table), "/index/*"}}},
-	}
-	// What the store does (a transaction needs the actions of the writes it holds), each granted
-	// on the table and its indexes; the master key is read. One action at a time: with
-	// @aws-cdk/aws-iam:minimizePolicies the actions are sorted and merged.
-	for _, tc := range []struct {
-		action   string
-		resource any
-	}{
-		{"dynamodb:GetItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:Query", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:PutItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:UpdateItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:DeleteItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:ConditionCheckItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:BatchWriteItem", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"dynamodb:DescribeTable", assertions.Match_ArrayEquals(&tableAndIndexes)},
-		{"secretsmanager:GetSecretValue", ref(secret)},
-	} {
-		t.Run(tc.action, func(t *testing.T) {
-			actions := []any{tc.action}
-			statements := []any{obj{
-				"Effect":   "Allow",
-				"Action":   assertions.Match_ArrayWith(&actions),
-				"Resource": tc.resource,
-			}}
-			check(t, func() {
-				template.HasResourceProperties(jsii.String("AWS::IAM::Policy"), obj{
-					"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(&statements)},
-					"Roles":          []any{ref(role)},
-				})
-			})
-		})
-	}
-}
-
-func TestHTTPAPI(t *testing.T) {
-	api := logicalID(t, "AWS::ApiGatewayV2::Api")
-	integration := logicalID(t, "AWS::ApiGatewayV2::Integration")
-	fn := logicalID(t, "AWS::Lambda::Function")
-	for typ, props := range map[string]obj{
-		"AWS::ApiGatewayV2::Api": {"ProtocolType": "HTTP"},
-		"AWS::ApiGatewayV2::Route": {
-			"ApiId":    ref(api),
-			"RouteKey": "$default",
-			"Target":   obj{"Fn::Join": []any{"", []any{"integrations/", ref(integration)}}},
-		},
-		"AWS::ApiGatewayV2::Integration": {
-			"ApiId":                ref(api),
-			"IntegrationType":      "AWS_PROXY",
-			"IntegrationUri":       arnOf(fn),
-			"PayloadFormatVersion": "2.0",
-		},
-		"AWS::ApiGatewayV2::Stage": {"ApiId": ref(api), "StageName": "$default", "AutoDeploy": true},
-		"AWS::Lambda::Permission": {
-			"Action":       "lambda:InvokeFunction",
-			"FunctionName": arnOf(fn),
-			"Principal":    "apigateway.amazonaws.com",
-		},
-	} {
-		t.Run(typ, func(t *testing.T) {
-			check(t, func() { template.HasResourceProperties(jsii.String(typ), props) })
-		})
-	}
-}
-
 func TestOutputs(t *testing.T) {
 	api := logicalID(t, "AWS::ApiGatewayV2::Api")
-	table := logicalID(t, "AWS::DynamoDB::Table")
-	secret := logicalID(t, "AWS::SecretsManager::Secret")
 	apiRef := []any{ref(api)}
 	for name, value := range map[string]any{
-		"ApiUrl":             obj{"Fn::Join": []any{"", assertions.Match_ArrayWith(&apiRef)}},
-		"TableName":          ref(table),
-		"MasterKeySecretArn": ref(secret),
+		"ApiUrl":                     obj{"Fn::Join": []any{"", assertions.Match_ArrayWith(&apiRef)}},
+		"TableName":                  ref(logicalID(t, "AWS::DynamoDB::Table")),
+		"MasterKeySecretArn":         ref(secretID(t, "MasterKey")),
+		"GitHubAppSecretArn":         ref(secretID(t, "GitHubApp")),
+		"ArtifactsBucket":            ref(logicalID(t, "AWS::S3::Bucket")),
+		"HostProjectName":            ref(logicalID(t, "AWS::CodeBuild::Project")),
+		"StateMachineArn":            ref(logicalID(t, "AWS::StepFunctions::StateMachine")),
+		"AdminFunctionName":          ref(functionLogicalID(t, "admin")),
+		"AlarmTopicArn":              ref(logicalID(t, "AWS::SNS::Topic")),
+		"DeliveryDeadLetterQueueUrl": ref(queueID(t, "DeliveryDeadLetterQueue")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			check(t, func() { template.HasOutput(jsii.String(name), obj{"Value": value}) })

@@ -1,0 +1,76 @@
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// createHTTPAPI defines the HTTP API; its one route comes with the API function (which needs the
+// API's endpoint as KILN_PUBLIC_URL first).
+func (s *KilnStack) createHTTPAPI() {
+	s.httpAPI = awsapigatewayv2.NewHttpApi(s.Stack, jsii.String("HttpAPI"), &awsapigatewayv2.HttpApiProps{
+		ApiName:     jsii.String("kiln"),
+		Description: jsii.String("kiln build service API"),
+	})
+}
+
+// createAPIFunction defines the API Lambda (functions/api): the kiln HTTP API, the webhook
+// receivers and the build hosts' endpoints, behind the $default route (payload format 2.0).
+//
+// It may: read and write the table; read the master key and the GitHub App secret; start the
+// build's execution and stop it (cancel, supersede) and stop its CodeBuild build; presign the
+// artifact's upload (multipart parts) and download URLs, and delete artifacts, under the
+// artifacts prefix — a presigned URL acts with the signer's rights, so the KMS rights the upload
+// and download need are the API's, never the host's; enqueue deliveries.
+func (s *KilnStack) createAPIFunction() {
+	f := s.newFunction(functionSpec{
+		name: "api", description: "kiln API", memoryMB: 512,
+		// API Gateway gives up on an integration after 30 seconds.
+		timeout: awscdk.Duration_Seconds(jsii.Number(29)),
+	})
+	s.table.GrantReadWriteData(f.role)
+	s.masterKey.GrantRead(f.role, nil)
+	s.githubApp.GrantRead(f.role, nil)
+	f.allow([]string{"states:StartExecution"}, s.workflow.StateMachineArn())
+	f.allow([]string{"states:StopExecution"}, s.executionsArn())
+	f.allow([]string{"codebuild:StopBuild"}, s.hostProject.ProjectArn())
+	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())
+	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
+	s.queue.GrantSendMessages(f.role)
+
+	integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("APIIntegration"), f.fn,
+		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
+			PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
+		})
+	awsapigatewayv2.NewHttpRoute(s.Stack, jsii.String("DefaultRoute"), &awsapigatewayv2.HttpRouteProps{
+		HttpApi:     s.httpAPI,
+		RouteKey:    awsapigatewayv2.HttpRouteKey_DEFAULT(),
+		Integration: integration,
+	})
+}
+
+// allow adds a statement granting actions on resources to the function's role.
+func (f *function) allow(actions []string, resources ...*string) {
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(actions...),
+		Resources: &resources,
+	}))
+}
+
+// allowArtifactsKey grants KMS actions on the stack's key for S3's use only (kms:ViaService):
+// reading (Decrypt) and writing (GenerateDataKey, and Decrypt for multipart uploads) SSE-KMS
+// objects.
+func (s *KilnStack) allowArtifactsKey(f *function, actions ...string) {
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(actions...),
+		Resources: &[]*string{s.key.KeyArn()},
+		Conditions: &map[string]any{
+			"StringEquals": map[string]any{
+				"kms:ViaService": awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("s3."), s.Region(), jsii.String(".amazonaws.com")}),
+			},
+		},
+	}))
+}

@@ -1,0 +1,63 @@
+package stack_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kilnbuild/kiln/infra/stack"
+)
+
+func TestPropsFromContext(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		context map[string]any
+		want    stack.Props
+		err     string
+	}{
+		{name: "none", context: map[string]any{}, want: stack.Props{}},
+		{
+			name: "from -c (strings)",
+			context: map[string]any{
+				"kiln:hostImages": `{"5.3":"ue-5.3","5.4":"ue-5.4"}`, "kiln:hostRepository": "engines",
+				"kiln:artifactRetentionDays": "14", "kiln:githubAppId": "12345", "kiln:githubAppSlug": "kiln",
+				"kiln:publicUrl": "https://kiln.example.com", "kiln:tracing": "true", "kiln:lambdaAssetRoot": "out/lambda",
+			},
+			want: stack.Props{
+				HostImages: map[string]string{"5.3": "ue-5.3", "5.4": "ue-5.4"}, HostRepository: "engines",
+				ArtifactRetentionDays: 14, GitHubAppID: "12345", GitHubAppSlug: "kiln",
+				PublicURL: "https://kiln.example.com", Tracing: true, LambdaAssetRoot: "out/lambda",
+			},
+		},
+		{
+			name: "from cdk.json (JSON types)",
+			context: map[string]any{
+				"kiln:hostImages": map[string]any{"5.4": "ue-5.4"}, "kiln:artifactRetentionDays": 7.0,
+				"kiln:githubAppId": 12345.0, "kiln:tracing": true,
+			},
+			want: stack.Props{HostImages: map[string]string{"5.4": "ue-5.4"}, ArtifactRetentionDays: 7, GitHubAppID: "12345", Tracing: true},
+		},
+		{name: "images not JSON", context: map[string]any{"kiln:hostImages": "5.4=ue"}, err: "kiln:hostImages"},
+		{name: "not an engine version", context: map[string]any{"kiln:hostImages": `{"latest":"ue"}`}, err: `"latest"`},
+		{name: "not an image tag", context: map[string]any{"kiln:hostImages": `{"5.4":"ue 5.4"}`}, err: `"ue 5.4"`},
+		{name: "tag not a string", context: map[string]any{"kiln:hostImages": map[string]any{"5.4": 5.4}}, err: `"5.4"`},
+		{name: "retention not a number", context: map[string]any{"kiln:artifactRetentionDays": "30d"}, err: "kiln:artifactRetentionDays"},
+		{name: "retention zero", context: map[string]any{"kiln:artifactRetentionDays": "0"}, err: "kiln:artifactRetentionDays"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := stack.PropsFromContext(func(key string) any { return tc.context[key] })
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
