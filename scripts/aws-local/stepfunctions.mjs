@@ -41,7 +41,7 @@ const lambdaEndpoint = env('KILN_SFN_LAMBDA_ENDPOINT');
 const codebuildEndpoint = env('KILN_SFN_CODEBUILD_ENDPOINT');
 const endedFunction = env('KILN_SFN_ENDED_FUNCTION');
 const pollMs = Number(env('KILN_SFN_POLL_MS', '1000'));
-const [, , region, account, , machineName] = stateMachineArn.split(':');
+const [, , , region, account, , machineName] = stateMachineArn.split(':');
 const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
 
 /** executions by ARN: { arn, name, input, status, startDate, stopDate, output, error, cause, run, codebuildId, ended } */
@@ -204,6 +204,10 @@ function describe({ executionArn }) {
 }
 
 const operations = { StartExecution: start, StopExecution: stop, DescribeExecution: describe };
+
+// A task's call that outlives its state (the state timed out, the execution was stopped) ends
+// with nobody waiting for it: note it, never die of it.
+process.on('unhandledRejection', (e) => console.error(`stepfunctions: a task call ended after its state: ${e && e.name}: ${e && e.message}`));
 
 const server = http.createServer(async (req, res) => {
   const reply = (status, body) => {

@@ -110,12 +110,14 @@ func Definition() string {
 					"TimeoutInMinutesOverride.$":     "$.host.timeoutMinutes",
 					"EnvironmentVariablesOverride.$": "$.host.environment",
 				},
-				// The host's own time limit ends the build first; this is the backstop for a
-				// host that cannot report at all.
-				"TimeoutSecondsPath": "$.host.timeoutSeconds",
-				"ResultPath":         nil, // CodeBuild's answer is large and says nothing the build needs
-				"Catch":              []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
-				"Next":               StateFinish,
+				// The host's own time limit ends the build first, CodeBuild's timeout (the
+				// claim's timeoutMinutes) a host that cannot report at all; this bounds the wait
+				// as the execution does. (A static value: aws-local-stepfunctions reads a
+				// TimeoutSecondsPath from the Parameters, AWS from the state's input.)
+				"TimeoutSeconds": MaxExecutionSeconds,
+				"ResultPath":     nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":          []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":           StateFinish,
 			},
 			StateFinish:      finish,
 			StateHostEnded:   hostEnded,

@@ -27,7 +27,7 @@ const HostStartGrace = 15 * time.Minute
 // CodeBuild's bounds on a build's timeout, in minutes.
 const (
 	codeBuildMinMinutes = 5
-	codeBuildMaxMinutes = 36 * 60
+	codeBuildMaxMinutes = MaxExecutionSeconds / 60 // CodeBuild allows 36 h; the execution lasts 25 h
 )
 
 // Failure reasons the tasks set.
@@ -124,7 +124,7 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	minutes := HostTimeoutMinutes(limit)
 	return &ClaimOutput{
 		Kind: HostCodeBuild, Image: image,
-		TimeoutMinutes: minutes, TimeoutSeconds: minutes*60 + 5*60,
+		TimeoutMinutes: minutes,
 		Environment: []EnvironmentVariable{
 			{Name: EnvHostURL, Value: t.HostURL, Type: "PLAINTEXT"},
 			{Name: EnvHostCredential, Value: credential, Type: "PLAINTEXT"},
