@@ -135,7 +135,10 @@ func prefixForTests(t *testing.T) string {
 
 type testLog struct{ t *testing.T }
 
-func (l testLog) Write(p []byte) (int, error) { l.t.Logf("stepfunctions: %s", strings.TrimSpace(string(p))); return len(p), nil }
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Logf("stepfunctions: %s", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // setting stores a build setting of the project.
 func (w *world) setting(t *testing.T, platform kiln.Platform, version string, timeoutMinutes int) *kiln.BuildSetting {
@@ -159,7 +162,6 @@ func (w *world) trigger(t *testing.T, s *kiln.BuildSetting, mode string) *kiln.B
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = ctx
 	if err := os.WriteFile(filepath.Join(w.modes, b.ID), []byte(mode), 0o600); err != nil {
 		t.Fatal(err)
 	}
