@@ -49,6 +49,8 @@ type AWSConfig struct {
 	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
 	// links in them start with (KILN_PUBLIC_URL).
 	SMTPURL, SMTPFrom, PublicURL string
+	// Workflow is where builds run: the state machine and its build hosts (see workflow.go).
+	Workflow WorkflowConfig
 }
 
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
@@ -82,6 +84,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		}
 		c.RateLimit = f
 	}
+	if err := c.Workflow.load(getenv); err != nil {
+		return c, err
+	}
 	if c.SMTPURL != "" && c.PublicURL == "" {
 		return c, errors.New("KILN_PUBLIC_URL is not set: build notifications (KILN_SMTP_URL) link to downloads under it")
 	}
@@ -91,17 +96,7 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 // NewAWSAPI builds the API handler the API Lambda serves: the same router as `kiln serve`, on
 // DynamoDB, with the master key from Secrets Manager.
 func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Handler, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
-	}
-	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
-		SecretId: aws.String(cfg.MasterKeySecretARN),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the master key secret: %w", err)
-	}
-	keys, err := keyring.FromSecretString(aws.ToString(secret.SecretString))
+	awsCfg, keys, err := connect(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +107,27 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		}
 	}
 	db := dynamo.New(awsCfg)
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, logger)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, newWorkflow(awsCfg, cfg.Workflow, logger), logger)
+}
+
+// connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
+// master key from Secrets Manager.
+func connect(ctx context.Context, cfg AWSConfig) (aws.Config, *keyring.Keyring, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
+		SecretId: aws.String(cfg.MasterKeySecretARN),
+	})
+	if err != nil {
+		return aws.Config{}, nil, fmt.Errorf("read the master key secret: %w", err)
+	}
+	keys, err := keyring.FromSecretString(aws.ToString(secret.SecretString))
+	if err != nil {
+		return aws.Config{}, nil, err
+	}
+	return awsCfg, keys, nil
 }
 
 // buildLogs is where build logs are kept: read by the API, ended by the lifecycle's events.
@@ -125,21 +140,13 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, logger *slog.Logger) (http.Handler, error) {
-	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
-		Client: outbound.NewClient(outbound.Config{})}
-	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
-	if cfg.SMTPURL != "" {
-		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
-		if err != nil {
-			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
-		}
-		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
-			Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, workflow builds.Workflow, logger *slog.Logger) (http.Handler, error) {
+	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, logger)
+	if err != nil {
+		return nil, err
 	}
-	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}
 	return httpapi.New(httpapi.Config{
-		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: awsWorkflow{}, Logger: logger},
+		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
 		Webhooks:     hooks,
 		Artifacts:    arts,
 		Logs:         logs,
@@ -153,4 +160,22 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			return outbound.CheckURL(ctx, nil, rawURL, nil)
 		},
 	}), nil
+}
+
+// newLifecycle is the build lifecycle of every AWS function, with the same events as on one
+// machine: org webhook deliveries recorded in the store (their sending is the delivery
+// worker's), and mail to the user who triggered an ended build when a mail server is configured.
+func newLifecycle(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, logger *slog.Logger) (*builds.Lifecycle, *webhooks.Dispatcher, error) {
+	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
+		Client: outbound.NewClient(outbound.Config{})}
+	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
+	if cfg.SMTPURL != "" {
+		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
+		if err != nil {
+			return nil, nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
+		}
+		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
+			Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+	}
+	return &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}, hooks, nil
 }

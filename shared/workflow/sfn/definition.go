@@ -32,6 +32,8 @@ const (
 const (
 	HostCodeBuild   = "codebuild"
 	HostUnsupported = "unsupported"
+	// HostBuildEnded: the build ended before its claim (cancelled, superseded); nothing runs.
+	HostBuildEnded = "ended"
 )
 
 // MaxExecutionSeconds bounds an execution: the longest build time limit a setting can have
@@ -48,6 +50,7 @@ type obj = map[string]any
 //
 //	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
+//	                ├─ ended (before its claim) ─> Done
 //	                └─ otherwise ─> Unsupported ─> Done
 //
 // Every Lambda task retries Lambda's transient errors and otherwise goes to GiveUp, which fails
@@ -91,8 +94,11 @@ func Definition() string {
 		"States": obj{
 			StateClaim: claim,
 			StateRoute: obj{
-				"Type":    "Choice",
-				"Choices": []obj{{"Variable": "$.host.kind", "StringEquals": HostCodeBuild, "Next": StateStartHost}},
+				"Type": "Choice",
+				"Choices": []obj{
+					{"Variable": "$.host.kind", "StringEquals": HostCodeBuild, "Next": StateStartHost},
+					{"Variable": "$.host.kind", "StringEquals": HostBuildEnded, "Next": StateDone},
+				},
 				"Default": StateUnsupported,
 			},
 			StateStartHost: obj{
@@ -104,12 +110,14 @@ func Definition() string {
 					"TimeoutInMinutesOverride.$":     "$.host.timeoutMinutes",
 					"EnvironmentVariablesOverride.$": "$.host.environment",
 				},
-				// The host's own time limit ends the build first; this is the backstop for a
-				// host that cannot report at all.
-				"TimeoutSecondsPath": "$.host.timeoutSeconds",
-				"ResultPath":         nil, // CodeBuild's answer is large and says nothing the build needs
-				"Catch":              []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
-				"Next":               StateFinish,
+				// The host's own time limit ends the build first, CodeBuild's timeout (the
+				// claim's timeoutMinutes) a host that cannot report at all; this bounds the wait
+				// as the execution does. (A static value: aws-local-stepfunctions reads a
+				// TimeoutSecondsPath from the Parameters, AWS from the state's input.)
+				"TimeoutSeconds": MaxExecutionSeconds,
+				"ResultPath":     nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":          []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":           StateFinish,
 			},
 			StateFinish:      finish,
 			StateHostEnded:   hostEnded,

@@ -38,9 +38,8 @@ type ClaimOutput struct {
 	Reason string `json:"reason,omitempty"`
 	// Image is the build host's container image (the engine version's).
 	Image string `json:"image,omitempty"`
-	// TimeoutMinutes is CodeBuild's limit for the host, TimeoutSeconds the state's.
+	// TimeoutMinutes is CodeBuild's limit for the host (see HostTimeoutMinutes).
 	TimeoutMinutes int `json:"timeoutMinutes,omitempty"`
-	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
 	// Environment is the host's environment (CodeBuild EnvironmentVariablesOverride).
 	Environment []EnvironmentVariable `json:"environment,omitempty"`
 }

@@ -1,0 +1,245 @@
+// stepfunctions.mjs stands in for AWS Step Functions on this machine (kiln aws-local): an HTTP
+// server on 127.0.0.1 speaking the Step Functions JSON 1.0 protocol (StartExecution,
+// StopExecution, DescribeExecution) for one state machine, whose ASL it runs with
+// aws-local-stepfunctions. Its task states are served locally: Lambda tasks through the Lambda
+// stand-in's Invoke API, codebuild:startBuild.sync through the CodeBuild stand-in (StartBuild,
+// then BatchGetBuilds until the build ends). An execution that ends FAILED, TIMED_OUT or ABORTED
+// invokes the "ended" function with the EventBridge event AWS would send.
+//
+// Settings (environment): KILN_SFN_MODULE (path of aws-local-stepfunctions' main.node.esm.js),
+// KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
+// KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
+// KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000). It prints "listening <port>" once
+// it listens, and stops on SIGTERM or when its standard input closes.
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+if (typeof Promise.withResolvers !== 'function') {
+  // Node 20 lacks it; aws-local-stepfunctions uses it.
+  Promise.withResolvers = function withResolvers() {
+    let resolve, reject;
+    const promise = new this((res, rej) => { resolve = res; reject = rej; });
+    return { promise, resolve, reject };
+  };
+}
+
+const env = (name, fallback) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') {
+    if (fallback !== undefined) return fallback;
+    console.error(`stepfunctions: ${name} is not set`);
+    process.exit(2);
+  }
+  return v;
+};
+const { StateMachine, ExecutionAbortedError, ExecutionTimeoutError } = await import(pathToFileURL(env('KILN_SFN_MODULE')).href);
+const definition = JSON.parse(readFileSync(env('KILN_SFN_DEFINITION'), 'utf8'));
+const stateMachineArn = env('KILN_SFN_STATE_MACHINE_ARN');
+const lambdaEndpoint = env('KILN_SFN_LAMBDA_ENDPOINT');
+const codebuildEndpoint = env('KILN_SFN_CODEBUILD_ENDPOINT');
+const endedFunction = env('KILN_SFN_ENDED_FUNCTION');
+const pollMs = Number(env('KILN_SFN_POLL_MS', '1000'));
+const [, , , region, account, , machineName] = stateMachineArn.split(':');
+const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
+
+/** executions by ARN: { arn, name, input, status, startDate, stopDate, output, error, cause, run, codebuildId, ended } */
+const executions = new Map();
+
+class AWSError extends Error {
+  constructor(type, message, status = 400) { super(message); this.type = type; this.status = status; }
+}
+
+const epoch = (d) => d.getTime() / 1000;
+
+// invoke calls a function through the Lambda stand-in; a function error throws an error named
+// after its errorType, with Lambda's error JSON as its cause, as Step Functions reports it.
+async function invoke(functionName, payload) {
+  let res;
+  try {
+    res = await fetch(`${lambdaEndpoint}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(payload),
+    });
+  } catch (e) {
+    throw named('Lambda.SdkClientException', String(e));
+  }
+  const body = await res.text();
+  if (res.status !== 200) throw named('Lambda.ServiceException', body);
+  if (res.headers.get('x-amz-function-error')) {
+    let type = 'Lambda.Unknown';
+    try { type = JSON.parse(body).errorType || type; } catch { /* not JSON */ }
+    throw named(type, body);
+  }
+  return body === '' ? null : JSON.parse(body);
+}
+
+function named(name, message) {
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+async function codebuild(operation, body) {
+  const res = await fetch(codebuildEndpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': `CodeBuild_20161006.${operation}` },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw named('CodeBuild.AWSCodeBuildException', text);
+  return JSON.parse(text);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// runOnCodeBuild is codebuild:startBuild.sync: start the build, wait for it to end.
+async function runOnCodeBuild(execution, params) {
+  const { build } = await codebuild('StartBuild', {
+    projectName: params.ProjectName,
+    imageOverride: params.ImageOverride,
+    timeoutInMinutesOverride: params.TimeoutInMinutesOverride,
+    environmentVariablesOverride: (params.EnvironmentVariablesOverride || []).map((v) => ({ name: v.Name, value: v.Value, type: v.Type })),
+  });
+  execution.codebuildId = build.id;
+  for (;;) {
+    if (execution.status !== 'RUNNING') throw named('States.Runtime', 'the execution ended');
+    await sleep(pollMs);
+    const { builds } = await codebuild('BatchGetBuilds', { ids: [build.id] });
+    const b = builds && builds[0];
+    if (!b || b.buildStatus === 'IN_PROGRESS') continue;
+    const shown = { Build: { Id: b.id, Arn: b.arn, BuildStatus: b.buildStatus, ProjectName: b.projectName, StartTime: b.startTime, EndTime: b.endTime } };
+    if (b.buildStatus === 'SUCCEEDED') return shown;
+    throw named('States.TaskFailed', JSON.stringify(shown));
+  }
+}
+
+// handlers overrides every task state by name: Lambda tasks invoke their function, the CodeBuild
+// task runs on the CodeBuild stand-in.
+function handlers(execution) {
+  const out = {};
+  for (const [name, state] of Object.entries(definition.States)) {
+    if (state.Type !== 'Task') continue;
+    if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
+      out[name] = (input) => runOnCodeBuild(execution, input);
+    } else {
+      const fn = state.Resource.split(':function:').pop();
+      out[name] = (input) => invoke(fn, input);
+    }
+  }
+  return out;
+}
+
+function start({ stateMachineArn: arn, name, input }) {
+  if (arn !== stateMachineArn) throw new AWSError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`);
+  if (!name || !/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new AWSError('InvalidName', `Invalid Name: '${name}'`);
+  input = input ?? '{}';
+  let parsed;
+  try { parsed = JSON.parse(input); } catch { throw new AWSError('InvalidExecutionInput', 'Invalid State Machine Execution Input'); }
+  const executionArn = `arn:aws:states:${region}:${account}:execution:${machineName}:${name}`;
+  const had = executions.get(executionArn);
+  if (had) {
+    if (had.status === 'RUNNING' && had.input === input) return { executionArn, startDate: epoch(had.startDate) };
+    throw new AWSError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
+  }
+  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date() };
+  executions.set(executionArn, execution);
+  execution.run = machine.run(parsed, {
+    overrides: { taskResourceLocalHandlers: handlers(execution) },
+    context: { Execution: { Id: executionArn, Name: name, RoleArn: `arn:aws:iam::${account}:role/kiln-local` }, StateMachine: { Id: stateMachineArn, Name: machineName } },
+  });
+  execution.run.result.then(
+    (output) => end(execution, 'SUCCEEDED', { output }),
+    (err) => {
+      if (err instanceof ExecutionAbortedError) return; // StopExecution ended it
+      if (err instanceof ExecutionTimeoutError) return end(execution, 'TIMED_OUT', { error: 'States.Timeout', cause: 'the execution timed out' });
+      const caught = err.cause instanceof Error ? err.cause : err;
+      return end(execution, 'FAILED', { error: caught.name, cause: caught.message });
+    },
+  );
+  return { executionArn, startDate: epoch(execution.startDate) };
+}
+
+// end records an execution's end, stops the build it left running, and tells the ended function
+// of a failed, timed out or aborted one.
+async function end(execution, status, { output, error, cause } = {}) {
+  if (execution.status !== 'RUNNING') return;
+  Object.assign(execution, { status, stopDate: new Date(), output, error, cause });
+  if (execution.codebuildId) {
+    try { await codebuild('StopBuild', { id: execution.codebuildId }); } catch (e) { console.error(`stepfunctions: stop build ${execution.codebuildId}: ${e.message}`); }
+  }
+  if (status === 'SUCCEEDED') return;
+  const event = {
+    version: '0', id: randomUUID(), 'detail-type': 'Step Functions Execution Status Change', source: 'aws.states',
+    account, time: execution.stopDate.toISOString().replace(/\.\d+Z$/, 'Z'), region, resources: [execution.arn],
+    detail: {
+      executionArn: execution.arn, stateMachineArn, name: execution.name, status,
+      startDate: execution.startDate.getTime(), stopDate: execution.stopDate.getTime(),
+      input: execution.input, output: null, inputDetails: { included: true }, outputDetails: null,
+      error: error ?? null, cause: cause ?? null,
+    },
+  };
+  try { await invoke(endedFunction, event); } catch (e) { console.error(`stepfunctions: ended function: ${e.name}: ${e.message}`); }
+}
+
+async function stop({ executionArn, error, cause }) {
+  const execution = executions.get(executionArn);
+  if (!execution) throw new AWSError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+  if (execution.status === 'RUNNING') {
+    execution.run.abort();
+    await end(execution, 'ABORTED', { error, cause });
+  }
+  return { stopDate: epoch(execution.stopDate) };
+}
+
+function describe({ executionArn }) {
+  const e = executions.get(executionArn);
+  if (!e) throw new AWSError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+  const out = { executionArn, stateMachineArn, name: e.name, status: e.status, startDate: epoch(e.startDate), input: e.input };
+  if (e.stopDate) out.stopDate = epoch(e.stopDate);
+  if (e.output !== undefined) out.output = JSON.stringify(e.output);
+  if (e.error) out.error = e.error;
+  if (e.cause) out.cause = e.cause;
+  return out;
+}
+
+const operations = { StartExecution: start, StopExecution: stop, DescribeExecution: describe };
+
+// A task's call that outlives its state (the state timed out, the execution was stopped) ends
+// with nobody waiting for it: note it, never die of it.
+process.on('unhandledRejection', (e) => console.error(`stepfunctions: a task call ended after its state: ${e && e.name}: ${e && e.message}`));
+
+const server = http.createServer(async (req, res) => {
+  const reply = (status, body) => {
+    res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0' });
+    res.end(JSON.stringify(body));
+  };
+  try {
+    const target = req.headers['x-amz-target'] || '';
+    const op = operations[target.replace(/^AWSStepFunctions\./, '')];
+    if (req.method !== 'POST' || !target.startsWith('AWSStepFunctions.') || !op) {
+      throw new AWSError('UnknownOperationException', `the stand-in does not answer ${target || req.method + ' ' + req.url}`);
+    }
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    let body;
+    try { body = JSON.parse(raw || '{}'); } catch { throw new AWSError('SerializationException', 'the request is not valid JSON'); }
+    reply(200, await op(body));
+  } catch (e) {
+    if (e instanceof AWSError) reply(e.status, { __type: e.type, message: e.message });
+    else { console.error(`stepfunctions: ${e.stack}`); reply(500, { __type: 'InternalFailure', message: String(e) }); }
+  }
+});
+
+async function shutdown() {
+  for (const e of executions.values()) {
+    if (e.status === 'RUNNING') { e.run.abort(); await end(e, 'ABORTED', { error: 'kiln.Stopped', cause: 'kiln aws-local stopped' }); }
+  }
+  server.close();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.stdin.on('end', shutdown);
+process.stdin.resume();
+
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));

@@ -1,0 +1,48 @@
+package awsapp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/store/dynamostore"
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
+)
+
+// Functions are the handlers of the build workflow's Lambdas: Task for the state machine's task
+// states, Ended for the rule on executions that ended FAILED, TIMED_OUT or ABORTED.
+type Functions struct {
+	Task  *sfn.Tasks
+	Ended *sfn.Ended
+}
+
+// NewFunctions builds the workflow's Lambda handlers on DynamoDB from the Lambda's environment.
+func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Functions, error) {
+	awsCfg, keys, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := dynamo.New(awsCfg)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), keys, logger)
+}
+
+// newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
+func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, logger *slog.Logger) (*Functions, error) {
+	if cfg.PublicURL == "" {
+		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
+	}
+	lifecycle, _, err := newLifecycle(cfg, st, logs, keys, logger)
+	if err != nil {
+		return nil, err
+	}
+	return &Functions{
+		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
+			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger},
+		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
+	}, nil
+}

@@ -1,0 +1,270 @@
+// Package codebuild stands in for AWS CodeBuild on this machine (kiln aws-local): it answers
+// StartBuild, StopBuild and BatchGetBuilds in CodeBuild's JSON 1.1 protocol, so the real AWS SDK
+// client (and the Step Functions stand-in) talk to it through an endpoint override. A build runs
+// the project's command (what the buildspec runs) as a child process in its own process group,
+// with the build's environment overrides, its output going to a log file; StopBuild and the
+// build's timeout kill the whole group.
+package codebuild
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Build statuses, as CodeBuild names them.
+const (
+	StatusInProgress = "IN_PROGRESS"
+	StatusSucceeded  = "SUCCEEDED"
+	StatusFailed     = "FAILED"
+	StatusStopped    = "STOPPED"
+	StatusTimedOut   = "TIMED_OUT"
+)
+
+// Config is one CodeBuild project.
+type Config struct {
+	// Project is the project's name; StartBuild of another project is refused.
+	Project string
+	// Command is what a build runs (argv), as the project's buildspec would.
+	Command []string
+	// Env is the environment every build starts from (the image's); the build's overrides and
+	// CODEBUILD_BUILD_ID are added.
+	Env []string
+	// Dir holds the builds' log files (<build uuid>.log) and is their working directory's parent.
+	Dir string
+	// Minute is how long a minute of TimeoutInMinutesOverride lasts (tests scale it down); 0: a
+	// minute.
+	Minute time.Duration
+	// DefaultTimeoutMinutes is a build's timeout without an override (CodeBuild's default: 60).
+	DefaultTimeoutMinutes int
+	Logger                *slog.Logger
+}
+
+// Server is the stand-in. Close stops every build still running.
+type Server struct {
+	cfg    Config
+	mu     sync.Mutex
+	builds map[string]*build
+	wg     sync.WaitGroup
+}
+
+// build is one build and its process.
+type build struct {
+	Build
+	cmd     *exec.Cmd
+	stopped bool // StopBuild asked for it
+	timeout bool
+	done    chan struct{}
+}
+
+// New makes a stand-in for the project cfg describes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Project == "" || len(cfg.Command) == 0 || cfg.Dir == "" {
+		return nil, errors.New("codebuild: a project needs a name, a command and a directory")
+	}
+	if cfg.Minute <= 0 {
+		cfg.Minute = time.Minute
+	}
+	if cfg.DefaultTimeoutMinutes <= 0 {
+		cfg.DefaultTimeoutMinutes = 60
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("codebuild: %w", err)
+	}
+	return &Server{cfg: cfg, builds: map[string]*build{}}, nil
+}
+
+// Build is a build as BatchGetBuilds answers it (the fields kiln reads).
+type Build struct {
+	ID                   string                `json:"id"`
+	Arn                  string                `json:"arn"`
+	ProjectName          string                `json:"projectName"`
+	BuildStatus          string                `json:"buildStatus"`
+	CurrentPhase         string                `json:"currentPhase"`
+	BuildComplete        bool                  `json:"buildComplete"`
+	StartTime            float64               `json:"startTime"`
+	EndTime              float64               `json:"endTime,omitempty"`
+	TimeoutInMinutes     int                   `json:"timeoutInMinutes"`
+	Environment          BuildEnvironment      `json:"environment"`
+	EnvironmentVariables []EnvironmentVariable `json:"-"`
+	Logs                 BuildLogs             `json:"logs"`
+}
+
+// BuildEnvironment names the build's image.
+type BuildEnvironment struct {
+	Image string `json:"image"`
+	Type  string `json:"type"`
+}
+
+// BuildLogs says where the build's output is (a file here, CloudWatch Logs in AWS).
+type BuildLogs struct {
+	DeepLink string `json:"deepLink"`
+}
+
+// EnvironmentVariable is one environment variable override.
+type EnvironmentVariable struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Type  string `json:"type,omitempty"`
+}
+
+// start runs a build of the project.
+func (s *Server) start(in startBuildInput) (Build, error) {
+	if in.ProjectName != s.cfg.Project {
+		return Build{}, &apiError{status: http.StatusBadRequest, Type: "ResourceNotFoundException", Message: "Project cannot be found: " + in.ProjectName}
+	}
+	minutes := s.cfg.DefaultTimeoutMinutes
+	if in.TimeoutInMinutesOverride != nil {
+		if m := *in.TimeoutInMinutesOverride; m < 5 || m > 2160 {
+			return Build{}, &apiError{status: http.StatusBadRequest, Type: "InvalidInputException", Message: "timeoutInMinutesOverride must be from 5 to 2160"}
+		} else {
+			minutes = m
+		}
+	}
+	var raw [16]byte
+	rand.Read(raw[:])
+	uuid := hex.EncodeToString(raw[:])
+	id := s.cfg.Project + ":" + uuid
+	logPath := filepath.Join(s.cfg.Dir, uuid+".log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return Build{}, fmt.Errorf("codebuild: %w", err)
+	}
+	defer logFile.Close()
+	work := filepath.Join(s.cfg.Dir, uuid)
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return Build{}, fmt.Errorf("codebuild: %w", err)
+	}
+	cmd := exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(append([]string{}, s.cfg.Env...), "CODEBUILD_BUILD_ID="+id, "CODEBUILD_BUILD_IMAGE="+in.ImageOverride, "CODEBUILD_SRC_DIR="+work)
+	for _, v := range in.EnvironmentVariablesOverride {
+		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+	}
+	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
+		BuildStatus: StatusInProgress, CurrentPhase: "BUILD", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
+		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER"}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
+		cmd: cmd, done: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return Build{}, fmt.Errorf("codebuild: start the build's command: %w", err)
+	}
+	s.builds[id] = b
+	s.wg.Add(1)
+	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
+	go func() {
+		defer s.wg.Done()
+		err := cmd.Wait()
+		timer.Stop()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the command left behind goes with it
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch {
+		case b.stopped:
+			b.BuildStatus = StatusStopped
+		case b.timeout:
+			b.BuildStatus = StatusTimedOut
+		case err == nil:
+			b.BuildStatus = StatusSucceeded
+		default:
+			b.BuildStatus = StatusFailed
+		}
+		b.CurrentPhase, b.BuildComplete, b.EndTime = "COMPLETED", true, epoch(time.Now())
+		s.cfg.Logger.Info("codebuild build ended", slog.String("codebuild_id", id), slog.String("status", b.BuildStatus))
+		close(b.done)
+	}()
+	s.cfg.Logger.Info("codebuild build started", slog.String("codebuild_id", id), slog.String("log", logPath))
+	return b.Build, nil
+}
+
+// kill kills a running build's process group, noting why (mark runs under the lock).
+func (s *Server) kill(b *build, mark func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b.BuildComplete {
+		return
+	}
+	mark()
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// stop stops a build; a build that already ended is answered as it is.
+func (s *Server) stop(id string) (Build, error) {
+	s.mu.Lock()
+	b := s.builds[id]
+	s.mu.Unlock()
+	if b == nil {
+		return Build{}, &apiError{status: http.StatusBadRequest, Type: "ResourceNotFoundException", Message: "Build not found: " + id}
+	}
+	s.kill(b, func() { b.stopped = true })
+	<-b.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return b.Build, nil
+}
+
+// get answers builds by id.
+func (s *Server) get(ids []string) (found []Build, missing []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	found = []Build{}
+	for _, id := range ids {
+		if b := s.builds[id]; b != nil {
+			found = append(found, b.Build)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	return found, missing
+}
+
+// Close stops every build still running and waits for their processes.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	running := []*build{}
+	for _, b := range s.builds {
+		running = append(running, b)
+	}
+	s.mu.Unlock()
+	for _, b := range running {
+		s.kill(b, func() { b.stopped = true })
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// Wait waits for a build to end (tests).
+func (s *Server) Wait(ctx context.Context, id string) (Build, error) {
+	s.mu.Lock()
+	b := s.builds[id]
+	s.mu.Unlock()
+	if b == nil {
+		return Build{}, fmt.Errorf("codebuild: no build %s", id)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return Build{}, ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return b.Build, nil
+}
+
+func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }

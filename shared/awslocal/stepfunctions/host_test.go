@@ -1,0 +1,116 @@
+package stepfunctions
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/hostcred"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
+)
+
+// Host behaviours of the test build host (this test binary started by the CodeBuild stand-in,
+// standing in for `kiln agent run`). The test names one per build in <modes>/<build id>.
+const (
+	hostComplete = "complete" // reports its CodeBuild build, completes the build, exits 0
+	hostFail     = "fail"     // fails the build with a reason, exits 1
+	hostDie      = "die"      // kills itself without a word (the host is lost)
+	hostSilent   = "silent"   // exits 0 without reporting a result
+	hostSleep    = "sleep"    // reports its CodeBuild build, starts a child, and sleeps
+)
+
+// hostReason is the failure reason hostFail reports.
+const hostReason = "RunUAT failed (exit code 6)"
+
+// runHost is the test build host: it checks its credential against the build (as the API's host
+// endpoints do), then does what its mode says through the lifecycle on the shared store.
+func runHost() int {
+	ctx := context.Background()
+	if err := writePid(os.Getpid(), "host.pid"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	credential, buildID := os.Getenv(sfn.EnvHostCredential), os.Getenv(sfn.EnvBuildID)
+	orgID, credBuild, err := hostcred.Parse(credential)
+	if err != nil || credBuild != buildID || os.Getenv(sfn.EnvHostURL) == "" {
+		fmt.Fprintln(os.Stderr, "host: bad environment", err)
+		return 3
+	}
+	mode, err := os.ReadFile(filepath.Join(os.Getenv("KILN_TEST_MODES"), buildID))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	st, err := sqlitestore.Open(ctx, os.Getenv("KILN_TEST_DB"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	defer st.Close()
+	b, err := st.GetBuild(ctx, orgID, buildID)
+	if err != nil || !hostcred.Matches(credential, b.HostCredentialHash) {
+		fmt.Fprintln(os.Stderr, "host: the credential is not the build's", err)
+		return 3
+	}
+	lc := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st}
+	report := func() error { // the host tells the API its CodeBuild build, so a stop reaches it
+		_, err := lc.Progress(ctx, orgID, buildID, func(b *kiln.Build) { b.Host = sfn.HostPrefix + os.Getenv("CODEBUILD_BUILD_ID") })
+		return err
+	}
+	switch string(mode) {
+	case hostComplete:
+		if err := report(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		_, err := lc.Complete(ctx, &kiln.Artifact{BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID,
+			BuildSettingID: b.BuildSettingID, Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch,
+			Key: b.OrganizationID + "/" + b.ID + ".tar.gz", SizeBytes: 1, ChecksumMD5: "d41d8cd98f00b204e9800998ecf8427e", CreatedAt: time.Now()})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		return 0
+	case hostFail:
+		if _, err := lc.Fail(ctx, orgID, buildID, hostReason); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		return 1
+	case hostDie:
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	case hostSilent:
+		return 0
+	case hostSleep:
+		if err := report(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		child := exec.Command("sleep", "3600") // a process of the host's own: it must go too
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		if err := writePid(child.Process.Pid, "child.pid"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		select {}
+	}
+	fmt.Fprintf(os.Stderr, "host: unknown mode %q\n", mode)
+	return 3
+}
+
+// writePid notes a process of the host in its build's directory, for the test to check it is gone.
+func writePid(pid int, name string) error {
+	return os.WriteFile(filepath.Join(os.Getenv("CODEBUILD_SRC_DIR"), name), []byte(strconv.Itoa(pid)), 0o600)
+}

@@ -1,0 +1,145 @@
+// Package stepfunctions starts and stops the Step Functions stand-in of kiln aws-local: a Node
+// process (aws-local-stepfunctions running the builds' state machine) that answers the Step
+// Functions API on 127.0.0.1, calls its Lambda tasks through the Lambda stand-in and its
+// CodeBuild task through the CodeBuild stand-in.
+package stepfunctions
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	awslocal "github.com/kilnbuild/kiln/scripts/aws-local"
+)
+
+// Options say what the stand-in runs and whom it calls.
+type Options struct {
+	// Node is the node binary (Node 20 or later); "" is "node" on PATH.
+	Node string
+	// Prefix is where aws-local-stepfunctions is installed (npm --prefix; the tests' is
+	// <repo>/.cache/stepfunctions-local, see scripts/install-stepfunctions-local.sh).
+	Prefix string
+	// Definition is the state machine's ASL with its placeholders filled (see Fill).
+	Definition string
+	// StateMachineARN is the ARN the stand-in answers for (arn:aws:states:<region>:<account>:stateMachine:<name>).
+	StateMachineARN string
+	// LambdaEndpoint and CodeBuildEndpoint are the stand-ins' base URLs (http://127.0.0.1:port).
+	LambdaEndpoint, CodeBuildEndpoint string
+	// EndedFunction is the function told of executions that ended FAILED, TIMED_OUT or ABORTED.
+	EndedFunction string
+	// PollInterval is how often a running CodeBuild build is looked at; 0 is a second.
+	PollInterval time.Duration
+	// Dir holds the script and the definition while it runs.
+	Dir string
+	// Log gets the process's error output; nil discards it.
+	Log io.Writer
+}
+
+// Server is the running stand-in.
+type Server struct {
+	endpoint string
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	done     chan struct{}
+}
+
+// Fill fills the definition's ${Name} placeholders.
+func Fill(definition string, values map[string]string) string {
+	for name, v := range values {
+		definition = strings.ReplaceAll(definition, "${"+name+"}", v)
+	}
+	return definition
+}
+
+// Start starts the stand-in and returns once it listens. The caller stops it with Close.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	module := filepath.Join(o.Prefix, "node_modules", "aws-local-stepfunctions", "build", "main.node.esm.js")
+	if _, err := os.Stat(module); err != nil {
+		return nil, fmt.Errorf("stepfunctions: aws-local-stepfunctions is not installed under %s (scripts/install-stepfunctions-local.sh): %w", o.Prefix, err)
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("stepfunctions: %w", err)
+	}
+	script, definition := filepath.Join(o.Dir, "stepfunctions.mjs"), filepath.Join(o.Dir, "definition.asl.json")
+	if err := os.WriteFile(script, awslocal.StepFunctions, 0o600); err != nil {
+		return nil, fmt.Errorf("stepfunctions: %w", err)
+	}
+	if err := os.WriteFile(definition, []byte(o.Definition), 0o600); err != nil {
+		return nil, fmt.Errorf("stepfunctions: %w", err)
+	}
+	cmd := exec.Command(cmp.Or(o.Node, "node"), script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = o.Log
+	if cmd.Stderr == nil {
+		cmd.Stderr = io.Discard
+	}
+	cmd.Env = append(os.Environ(),
+		"KILN_SFN_MODULE="+module, "KILN_SFN_DEFINITION="+definition, "KILN_SFN_STATE_MACHINE_ARN="+o.StateMachineARN,
+		"KILN_SFN_LAMBDA_ENDPOINT="+o.LambdaEndpoint, "KILN_SFN_CODEBUILD_ENDPOINT="+o.CodeBuildEndpoint,
+		"KILN_SFN_ENDED_FUNCTION="+o.EndedFunction,
+		"KILN_SFN_POLL_MS="+strconv.FormatInt(cmp.Or(o.PollInterval, time.Second).Milliseconds(), 10))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("stepfunctions: start node: %w", err)
+	}
+	s := &Server{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+				port <- p
+			}
+		}
+		close(port)
+	}()
+	go func() { cmd.Wait(); close(s.done) }()
+	select {
+	case p, ok := <-port:
+		if !ok {
+			s.Close()
+			return nil, errors.New("stepfunctions: the stand-in exited before it listened (see its log)")
+		}
+		s.endpoint = "http://127.0.0.1:" + p
+		return s, nil
+	case <-ctx.Done():
+		s.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// Endpoint is the stand-in's base URL, for AWS_ENDPOINT_URL_SFN or the SDK's BaseEndpoint.
+func (s *Server) Endpoint() string { return s.endpoint }
+
+// closeGrace is how long the stand-in may take to abort its executions before it is killed.
+const closeGrace = 10 * time.Second
+
+// Close stops the stand-in: it aborts its running executions (stopping their CodeBuild builds
+// and telling the ended function), then exits; what is left of its process group is killed.
+func (s *Server) Close() error {
+	s.stdin.Close()
+	select {
+	case <-s.done:
+	case <-time.After(closeGrace):
+	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+	return nil
+}

@@ -1,0 +1,202 @@
+package sfn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/hostcred"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Environment of a build host: where the API is, the host's per-build credential, its build.
+const (
+	EnvHostURL        = "KILN_HOST_URL"
+	EnvHostCredential = "KILN_HOST_CREDENTIAL"
+	EnvBuildID        = "KILN_BUILD_ID"
+)
+
+// HostStartGrace is how long a CodeBuild host may take to start (pull the engine image) before
+// its silence counts.
+const HostStartGrace = 15 * time.Minute
+
+// CodeBuild's bounds on a build's timeout, in minutes.
+const (
+	codeBuildMinMinutes = 5
+	codeBuildMaxMinutes = MaxExecutionSeconds / 60 // CodeBuild allows 36 h; the execution lasts 25 h
+)
+
+// Failure reasons the tasks set.
+const (
+	ReasonWin64       = "Win64 builds need Windows build hosts, which this deployment does not run yet"
+	ReasonHostNoReply = "the build host ended without reporting a result"
+	ReasonHostLost    = "host lost: "
+	// ReasonTimeLimit is the reason of a build that ran past its time limit, as on one machine.
+	ReasonTimeLimit = "time limit"
+)
+
+// TaskStore is what the tasks read.
+type TaskStore interface {
+	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+}
+
+// Tasks is the task Lambda: the claim, finish and unsupported steps of a build's execution.
+type Tasks struct {
+	Store     TaskStore
+	Lifecycle *builds.Lifecycle
+	// Images maps an engine version to the build host image that holds it.
+	Images map[string]string
+	// HostURL is the API's public base URL the host reports to.
+	HostURL string
+	// TimeLimit is the deployment's build time limit (a setting may lower it).
+	TimeLimit time.Duration
+	Logger    *slog.Logger
+}
+
+// Handle runs one task. Only the claim answers (where the build runs); the others answer nil.
+func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
+	if in.OrganizationID == "" || in.BuildID == "" {
+		return nil, fmt.Errorf("task %q: the input names no build", in.Task)
+	}
+	switch in.Task {
+	case TaskClaim:
+		return t.claim(ctx, in)
+	case TaskFinish:
+		return nil, t.finish(ctx, in)
+	case TaskUnsupported:
+		if in.Reason == "" {
+			return nil, fmt.Errorf("task unsupported of build %s: no reason given", in.BuildID)
+		}
+		return nil, t.fail(ctx, in, in.Reason)
+	}
+	return nil, fmt.Errorf("task %q is not a task of the build's workflow", in.Task)
+}
+
+// claim decides where the build runs and, for CodeBuild, claims it for the host with a new
+// credential the host gets in its environment.
+func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
+	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: %w", in.BuildID, err)
+	}
+	if b.Status.Terminal() {
+		return &ClaimOutput{Kind: HostBuildEnded}, nil // cancelled or superseded before its claim
+	}
+	if b.Platform == kiln.PlatformWin64 {
+		return &ClaimOutput{Kind: HostUnsupported, Reason: ReasonWin64}, nil
+	}
+	var image string
+	for _, v := range engines.Candidates(b.UEVersion) { // "5.3.2" runs on the 5.3 image
+		if image = t.Images[v]; image != "" {
+			break
+		}
+	}
+	if image == "" {
+		return &ClaimOutput{Kind: HostUnsupported, Reason: fmt.Sprintf(
+			"this deployment has no build host image for Unreal Engine %q, the engine version of build setting %s", b.UEVersion, b.BuildSettingID)}, nil
+	}
+	limit := t.TimeLimit
+	setting, err := t.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
+	switch {
+	case err == nil:
+		limit = setting.TimeLimit(t.TimeLimit)
+	case !kiln.IsCode(err, kiln.ENotFound): // a deleted setting keeps the deployment's limit
+		return nil, fmt.Errorf("claim build %s: read its setting: %w", b.ID, err)
+	}
+	credential, hash, err := hostcred.New(b.OrganizationID, b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
+	}
+	claimed, err := t.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash, HostStartGrace)
+	if kiln.IsCode(err, kiln.EInvalidState) && claimed == nil {
+		if now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID); gerr == nil && now.Status.Terminal() {
+			return &ClaimOutput{Kind: HostBuildEnded}, nil // it ended between reading and claiming
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
+	}
+	minutes := HostTimeoutMinutes(limit)
+	return &ClaimOutput{
+		Kind: HostCodeBuild, Image: image,
+		TimeoutMinutes: minutes,
+		Environment: []EnvironmentVariable{
+			{Name: EnvHostURL, Value: t.HostURL, Type: "PLAINTEXT"},
+			{Name: EnvHostCredential, Value: credential, Type: "PLAINTEXT"},
+			{Name: EnvBuildID, Value: claimed.ID, Type: "PLAINTEXT"},
+		},
+	}, nil
+}
+
+// HostTimeoutMinutes is CodeBuild's timeout for a host whose build may run limit (0: none): the
+// limit and the host's start, within what CodeBuild allows. The host's own time limit ends
+// the build first; this is the backstop for a host that cannot report at all.
+func HostTimeoutMinutes(limit time.Duration) int {
+	if limit <= 0 {
+		return codeBuildMaxMinutes
+	}
+	minutes := int((limit + HostStartGrace + time.Minute - 1) / time.Minute)
+	return min(max(minutes, codeBuildMinMinutes), codeBuildMaxMinutes)
+}
+
+// finish fails a build its host left running: after a caught error, with why the host ended.
+func (t *Tasks) finish(ctx context.Context, in TaskInput) error {
+	reason := ReasonHostNoReply
+	if in.Error != nil {
+		reason = hostEndedReason(*in.Error)
+	}
+	return t.fail(ctx, in, reason)
+}
+
+// hostEndedReason says why a host's run failed, from what the Catch caught.
+func hostEndedReason(e TaskError) string {
+	if e.Error == "States.Timeout" {
+		return ReasonTimeLimit
+	}
+	var cause struct {
+		Build struct {
+			ID          string `json:"Id"`
+			BuildStatus string `json:"BuildStatus"`
+		} `json:"Build"`
+	}
+	if json.Unmarshal([]byte(e.Cause), &cause) == nil && cause.Build.BuildStatus != "" {
+		if cause.Build.BuildStatus == "TIMED_OUT" {
+			return ReasonTimeLimit
+		}
+		return ReasonHostLost + "its CodeBuild build ended " + cause.Build.BuildStatus
+	}
+	detail := e.Error
+	if e.Cause != "" {
+		detail += ": " + e.Cause
+	}
+	if len(detail) > 300 {
+		detail = detail[:300] + "…"
+	}
+	return ReasonHostLost + detail
+}
+
+// fail fails the build if it has not ended yet; a build that already ended is a success.
+func (t *Tasks) fail(ctx context.Context, in TaskInput, reason string) error {
+	_, err := t.Lifecycle.Fail(ctx, in.OrganizationID, in.BuildID, reason)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("task %s of build %s: %w", in.Task, in.BuildID, err)
+	}
+	t.log().InfoContext(ctx, "build failed by its workflow", slog.String("build_id", in.BuildID),
+		slog.String("org_id", in.OrganizationID), slog.String("reason", reason))
+	return nil
+}
+
+func (t *Tasks) log() *slog.Logger {
+	if t.Logger != nil {
+		return t.Logger
+	}
+	return slog.Default()
+}
