@@ -60,7 +60,7 @@ func (s *Server) appendLogs(w http.ResponseWriter, r *http.Request, b *kiln.Buil
 	switch {
 	case in.First < 1:
 		return invalid("first", "line numbers start at 1")
-	case len(in.Lines) == 0 || len(in.Lines) > maxLogBatch:
+	case len(in.Lines) == 0 || len(in.Lines) > MaxLogBatch:
 		return invalid("lines", "1 to 1000 lines per request")
 	}
 	if in.First+int64(len(in.Lines))-1 > int64(s.maxLogLines())+16 {
@@ -73,7 +73,7 @@ func (s *Server) appendLogs(w http.ResponseWriter, r *http.Request, b *kiln.Buil
 		default:
 			return invalid("lines", "level must be info, warn or error")
 		}
-		if len(l.Message) > maxLogMessage || l.Timestamp.IsZero() {
+		if len(l.Message) > MaxLogMessage || l.Timestamp.IsZero() {
 			return invalid("lines", "each line has a timestamp and at most 16 KiB of message")
 		}
 		lines[i] = kiln.LogLine{Time: l.Timestamp.UTC(), Level: kiln.LogLevel(l.Level), Message: l.Message}

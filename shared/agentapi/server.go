@@ -76,12 +76,12 @@ const DefaultPartSize = 16 << 20
 // is asked for.
 const PartURLLifetime = 15 * time.Minute
 
-// Body limits: log batches carry up to maxLogBatch lines of up to maxLogMessage bytes.
+// Body limits; a log batch carries up to MaxLogBatch lines of up to MaxLogMessage bytes each.
 const (
 	maxBody       = 1 << 20
 	maxLogBody    = 8 << 20
-	maxLogBatch   = 1000
-	maxLogMessage = 16 << 10
+	MaxLogBatch   = 1000
+	MaxLogMessage = 16 << 10
 )
 
 // hostHandler is an endpoint, called with the build its credential names, already checked.

@@ -165,7 +165,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if !ok {
 		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
 	}
-	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, branchDir(b.Branch))
+	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, WorkspaceKey(b.Branch))
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
 	}
@@ -278,8 +278,9 @@ func (r *Runner) save(ctx context.Context, b *kiln.Build) error {
 	return err
 }
 
-// branchDir names a workspace directory after a branch, safely: a hash, so any branch name works.
-func branchDir(branch string) string {
+// WorkspaceKey names a workspace directory (and Perforce client) after a branch, safely: a hash,
+// so any branch name works.
+func WorkspaceKey(branch string) string {
 	sum := sha256.Sum256([]byte(branch))
 	return hex.EncodeToString(sum[:8])
 }

@@ -73,6 +73,6 @@ func (r LocalSources) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Proje
 		return nil, err
 	}
 	return &agent.PerforceSource{
-		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + branchDir(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
+		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + WorkspaceKey(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
 	}, nil
 }
