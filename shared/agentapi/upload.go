@@ -32,6 +32,9 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 	if err != nil {
 		return err
 	}
+	if err := decode(r, &struct{}{}); err != nil {
+		return err // the host names no key: the service chooses it
+	}
 	key := artifactKey(b)
 	id, err := up.CreateUpload(r.Context(), key)
 	if err != nil {
@@ -44,13 +47,13 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 // uploadID reads the upload id of the path: S3's are URL-safe, opaque and short.
 func uploadID(r *http.Request) (string, error) {
 	id := r.PathValue("id")
-	if !uploadIDPattern.MatchString(id) {
+	if len(id) > 1024 || !uploadIDPattern.MatchString(id) {
 		return "", kiln.Errorf(kiln.ENotFound, "no such upload")
 	}
 	return id, nil
 }
 
-var uploadIDPattern = regexp.MustCompile(`^[A-Za-z0-9._~+=-]{1,1024}$`)
+var uploadIDPattern = regexp.MustCompile(`^[A-Za-z0-9._~+=-]+$`)
 
 func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	if err := running(b); err != nil {
