@@ -2,6 +2,7 @@ package hostclient
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,12 @@ type artifactStore struct {
 }
 
 var _ artifacts.Store = (*artifactStore)(nil)
+
+// NewArtifactStore returns the artifact store of a build host that sends concurrency parts at
+// once (0: DefaultConcurrency).
+func NewArtifactStore(c *Client, concurrency int) artifacts.Store {
+	return &artifactStore{c: c, concurrency: cmp.Or(concurrency, DefaultConcurrency)}
+}
 
 // DefaultConcurrency is how many parts a host sends at once.
 const DefaultConcurrency = 2

@@ -109,7 +109,8 @@ func newService(t *testing.T) *service {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
-	srv := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, Uploads: arts, GitHub: githubSource{app}, Logger: logger}
+	srv := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, Uploads: arts, GitHub: githubSource{app}, Logger: logger,
+		PartSize: 5 << 20} // S3's smallest: an artifact of a few MiB comes in several parts
 	api := httptest.NewServer(srv.Handler())
 	t.Cleanup(api.Close)
 

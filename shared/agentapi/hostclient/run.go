@@ -77,7 +77,7 @@ func (h *Host) Run(ctx context.Context) (kiln.BuildStatus, error) {
 		})
 	}()
 	ag := *h.Agent
-	ag.Artifacts = &artifactStore{c: h.Client, concurrency: cmp.Or(h.Concurrency, DefaultConcurrency)}
+	ag.Artifacts = NewArtifactStore(h.Client, h.Concurrency)
 	r := &runner.Runner{
 		Store: j, Lifecycle: j, Sources: j, Logs: logWriter{h.Client}, Agent: &ag, Artifacts: ag.Artifacts,
 		Engines: h.Engines, WorkDir: h.WorkDir, Logger: logger,
