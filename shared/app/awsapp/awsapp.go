@@ -49,6 +49,8 @@ type AWSConfig struct {
 	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
 	// links in them start with (KILN_PUBLIC_URL).
 	SMTPURL, SMTPFrom, PublicURL string
+	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
+	GitHub GitHubConfig
 }
 
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
@@ -69,6 +71,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
 	}
 	c.Engines = versions
+	if c.GitHub, err = loadGitHubConfig(getenv); err != nil {
+		return c, err
+	}
 	if v := getenv("KILN_ARTIFACTS"); v != "" {
 		if _, err := s3artifacts.ParseURL(v); err != nil {
 			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
@@ -95,7 +100,8 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
+	sm := secretsmanager.NewFromConfig(awsCfg)
+	secret, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
 		SecretId: aws.String(cfg.MasterKeySecretARN),
 	})
 	if err != nil {
@@ -111,8 +117,12 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 			return nil, fmt.Errorf("KILN_ARTIFACTS: %w", err)
 		}
 	}
+	gh, err := readGitHubApp(ctx, sm, cfg.GitHub)
+	if err != nil {
+		return nil, err
+	}
 	db := dynamo.New(awsCfg)
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, logger)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, logger)
 }
 
 // buildLogs is where build logs are kept: read by the API, ended by the lifecycle's events.
@@ -125,7 +135,7 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, logger *slog.Logger) (http.Handler, error) {
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) (http.Handler, error) {
 	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
 		Client: outbound.NewClient(outbound.Config{})}
 	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
@@ -138,7 +148,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
 	}
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}
-	return httpapi.New(httpapi.Config{
+	api := httpapi.New(withGitHub(httpapi.Config{
 		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: awsWorkflow{}, Logger: logger},
 		Webhooks:     hooks,
 		Artifacts:    arts,
@@ -152,5 +162,6 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
 			return outbound.CheckURL(ctx, nil, rawURL, nil)
 		},
-	}), nil
+	}, gh))
+	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, logger), nil
 }
