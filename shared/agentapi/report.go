@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"net/http"
 
-	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -106,8 +105,9 @@ func (s *Server) lastLog(w http.ResponseWriter, r *http.Request, b *kiln.Build) 
 	return nil
 }
 
-// fail ends the build's log with why, then fails it. A repeat with the same reason answers as
-// the first; a build that ended otherwise is invalid_state.
+// fail fails the build; the lifecycle's events end its log with why, as for every build of a
+// remote host, once its host's calls are refused. A repeat with the same reason answers as the
+// first; a build that ended otherwise is invalid_state.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	var in FailRequest
 	if err := decode(r, &in); err != nil {
@@ -115,12 +115,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, b *kiln.Build) err
 	}
 	if in.Reason == "" || len(in.Reason) > 1000 {
 		return invalid("reason", "1 to 1000 characters")
-	}
-	if b.Status == kiln.StatusRunning {
-		// The line goes first, so that a reader who sees the build ended has its whole log.
-		ending := *b
-		ending.Status, ending.FailureReason = kiln.StatusFailed, in.Reason
-		builds.WriteEndLine(r.Context(), s.Logs, &ending, s.now(), s.log())
 	}
 	failed, err := s.Lifecycle.Fail(r.Context(), b.OrganizationID, b.ID, in.Reason)
 	if err != nil {

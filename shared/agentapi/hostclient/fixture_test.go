@@ -108,7 +108,8 @@ func newService(t *testing.T) *service {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
+	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger,
+		Events: &builds.Fanout{Logs: logs, Logger: logger}} // ends the logs of builds that ended, as in AWS
 	srv := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, Uploads: arts, GitHub: githubSource{app}, Logger: logger,
 		PartSize: 5 << 20} // S3's smallest: an artifact of a few MiB comes in several parts
 	api := httptest.NewServer(srv.Handler())
