@@ -57,6 +57,7 @@ type service struct {
 	logs      *buildlog.Files
 	artifacts *s3artifacts.Store
 	gh        *githubtest.Server
+	server    *agentapi.Server
 	api       *httptest.Server
 	engines   string
 	orgID     string
@@ -122,7 +123,7 @@ func newService(t *testing.T) *service {
 	if err := os.Chmod(filepath.Join(enginesDir, "5.3", engines.RunUATPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &service{store: st, lifecycle: lifecycle, logs: logs, artifacts: arts, gh: gh, api: api, engines: enginesDir, orgID: org}
+	s := &service{store: st, lifecycle: lifecycle, logs: logs, artifacts: arts, gh: gh, server: srv, api: api, engines: enginesDir, orgID: org}
 	s.project, s.setting = s.addProject(t, "studio/shooter", "Shooter/Shooter.uproject")
 	return s
 }
