@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -63,6 +64,7 @@ type service struct {
 	orgID     string
 	project   *kiln.Project
 	setting   *kiln.BuildSetting
+	starts    atomic.Int64 // calls of POST /host/v1/start
 }
 
 func newService(t *testing.T) *service {
@@ -113,7 +115,14 @@ func newService(t *testing.T) *service {
 		Events: &builds.Fanout{Logs: logs, Logger: logger}} // ends the logs of builds that ended, as in AWS
 	srv := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, Uploads: arts, GitHub: githubSource{app}, Logger: logger,
 		PartSize: 5 << 20} // S3's smallest: an artifact of a few MiB comes in several parts
-	api := httptest.NewServer(srv.Handler())
+	s := &service{}
+	handler := srv.Handler()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == agentapi.PathPrefix+"start" {
+			s.starts.Add(1)
+		}
+		handler.ServeHTTP(w, r)
+	}))
 	t.Cleanup(api.Close)
 
 	enginesDir := filepath.Join(dir, "engines")
@@ -123,7 +132,7 @@ func newService(t *testing.T) *service {
 	if err := os.Chmod(filepath.Join(enginesDir, "5.3", engines.RunUATPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &service{store: st, lifecycle: lifecycle, logs: logs, artifacts: arts, gh: gh, server: srv, api: api, engines: enginesDir, orgID: org}
+	s.store, s.lifecycle, s.logs, s.artifacts, s.gh, s.server, s.api, s.engines, s.orgID = st, lifecycle, logs, arts, gh, srv, api, enginesDir, org
 	s.project, s.setting = s.addProject(t, "studio/shooter", "Shooter/Shooter.uproject")
 	return s
 }

@@ -4,17 +4,15 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/buildlog"
+	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -159,118 +157,36 @@ func hasLine(lines []buildlog.Line, want string) bool {
 	return false
 }
 
-// TestHostCredentialsAreRefused: only the build's own credential works, and only while the
-// build runs (a repeat of its result aside).
-func TestHostCredentialsAreRefused(t *testing.T) {
+// TestHostRenewsAGitHubTokenAboutToExpire: a token that expires within minutes is replaced by
+// asking for the job again before git uses it.
+func TestHostRenewsAGitHubTokenAboutToExpire(t *testing.T) {
 	s := newService(t)
-	ctx := t.Context()
+	// GitHub and the App live 58 minutes behind the host: the tokens expire 2 minutes from its now.
+	past := func() time.Time { return time.Now().Add(-58 * time.Minute) }
+	s.gh.SetNow(past)
+	app, err := github.New(github.Config{APIURL: s.gh.URL(), WebURL: s.gh.WebURL(), AppID: s.gh.AppID, PrivateKeyPEM: s.gh.PrivateKeyPEM,
+		HTTPClient: s.gh.Client(), Now: past})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.server.GitHub = githubSource{app}
 	b, cred := s.claimed(t, s.project, s.setting)
-	other, otherCred := s.claimed(t, s.project, s.setting)
-	forged := "kbh." + s.orgID + "." + b.ID + "." + strings.Repeat("A", 43)
-	wrongBuild := strings.Replace(otherCred, other.ID, b.ID, 1) // another build's secret naming b
-	for _, tc := range []struct{ name, auth string }{
-		{"none", ""},
-		{"not bearer", "Basic " + cred},
-		{"not a host credential", "Bearer kiln_abc"},
-		{"forged secret", "Bearer " + forged},
-		{"another build's secret", "Bearer " + wrongBuild},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, body := raw(t, s, http.MethodPost, "heartbeat", tc.auth, "{}")
-			if status != http.StatusUnauthorized || body.Error != kiln.EInvalidToken || !strings.HasPrefix(body.RequestID, "req_") {
-				t.Fatalf("status %d, body %+v; want 401 invalid_token", status, body)
-			}
-		})
+	status, err := s.host(t, cred, "").Run(t.Context())
+	if err != nil || status != kiln.StatusComplete {
+		dumpLog(t, s, b.ID)
+		t.Fatalf("Run = %q, %v", status, err)
 	}
-	// The other build's credential works for that build only: its heartbeat keeps it, not b.
-	if status, _ := raw(t, s, http.MethodPost, "heartbeat", "Bearer "+otherCred, "{}"); status != http.StatusNoContent {
-		t.Fatalf("own heartbeat: %d", status)
+	if n := s.starts.Load(); n != 2 {
+		t.Errorf("%d calls of start, want 2: the job, and a new token before the clone", n)
 	}
-	// Ended: every call is refused but a repeat of the result.
-	if _, err := s.lifecycle.Fail(ctx, s.orgID, b.ID, "engine crashed"); err != nil {
-		t.Fatal(err)
-	}
-	c := &hostclient.Client{BaseURL: s.api.URL, Credential: cred}
-	for name, call := range map[string]func() error{
-		"start":     func() error { _, err := c.Start(ctx, "x"); return err },
-		"heartbeat": func() error { return c.Heartbeat(ctx) },
-		"progress":  func() error { return c.Progress(ctx, agentapi.ProgressRequest{Commit: "abc"}) },
-		"complete":  func() error { _, err := c.Complete(ctx, 10, strings.Repeat("a", 32)); return err },
-		"fail":      func() error { _, err := c.Fail(ctx, "another reason"); return err },
-	} {
-		if err := call(); !kiln.IsCode(err, kiln.EInvalidState) {
-			t.Errorf("%s on an ended build: %v, want invalid_state", name, err)
-		}
-	}
-	if status, _ := raw(t, s, http.MethodPost, "logs", "Bearer "+cred, `{"first":1,"lines":[{"timestamp":"2026-01-01T00:00:00Z","level":"info","message":"late"}]}`); status != http.StatusConflict {
-		t.Errorf("logs on an ended build: %d, want 409", status)
-	}
-	if st, err := c.Fail(ctx, "engine crashed"); err != nil || st.Status != string(kiln.StatusFailed) {
-		t.Errorf("the same fail again: %+v, %v; want it answered as before", st, err)
+	if got := s.build(t, b.ID); got.Status != kiln.StatusComplete {
+		t.Errorf("build %s", got.Status)
 	}
 }
 
-// TestHostUploadsOnlyItsOwnKey: the service chooses the key, and a part URL works for it only.
-func TestHostUploadsOnlyItsOwnKey(t *testing.T) {
-	s := newService(t)
-	b, cred := s.claimed(t, s.project, s.setting)
-	other, _ := s.claimed(t, s.project, s.setting)
-	status, _ := rawJSON[agentapi.Upload](t, s, http.MethodPost, "artifact/uploads", cred, `{"key":"`+s.orgID+`/`+other.ID+`.tar.gz"}`)
-	if status != http.StatusBadRequest {
-		t.Fatalf("an upload naming its key: %d, want 400 (unknown field)", status)
+func dumpLog(t *testing.T, s *service, id string) {
+	lines, _ := s.logs.Read(t.Context(), s.orgID, id, 1, 1000)
+	for _, l := range lines {
+		t.Log(l.Message)
 	}
-	status, up := rawJSON[agentapi.Upload](t, s, http.MethodPost, "artifact/uploads", cred, `{}`)
-	if status != http.StatusCreated || up.Key != s.orgID+"/"+b.ID+".tar.gz" || up.UploadID == "" {
-		t.Fatalf("upload: %d %+v", status, up)
-	}
-	status, part := rawJSON[agentapi.PartURL](t, s, http.MethodPost, "artifact/uploads/"+up.UploadID+"/parts/1", cred, `{}`)
-	if status != http.StatusOK || !strings.Contains(part.URL, "/"+b.ID+".tar.gz") {
-		t.Fatalf("part URL: %d %q", status, part.URL)
-	}
-	moved := strings.Replace(part.URL, "/"+b.ID+".tar.gz", "/"+other.ID+".tar.gz", 1)
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPut, moved, strings.NewReader("not yours"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("PUT to another build's key with the part URL: %d, want 403", resp.StatusCode)
-	}
-	if _, err := s.artifacts.Stat(t.Context(), s.orgID+"/"+other.ID+".tar.gz"); !kiln.IsCode(err, kiln.ENotFound) {
-		t.Errorf("another build's key holds an object: %v", err)
-	}
-	if status, _ := raw(t, s, http.MethodDelete, "artifact/uploads/"+up.UploadID, "Bearer "+cred, ""); status != http.StatusNoContent {
-		t.Errorf("abort: %d", status)
-	}
-}
-
-func raw(t *testing.T, s *service, method, path, auth, body string) (int, agentapi.ErrorBody) {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(t.Context(), method, s.api.URL+agentapi.PathPrefix+path, strings.NewReader(body))
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var e agentapi.ErrorBody
-	_ = json.NewDecoder(resp.Body).Decode(&e)
-	return resp.StatusCode, e
-}
-
-func rawJSON[T any](t *testing.T, s *service, method, path, cred, body string) (int, T) {
-	t.Helper()
-	var out T
-	req, _ := http.NewRequestWithContext(t.Context(), method, s.api.URL+agentapi.PathPrefix+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+cred)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
 }
