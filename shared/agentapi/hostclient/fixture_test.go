@@ -67,7 +67,7 @@ type service struct {
 	starts    atomic.Int64 // calls of POST /host/v1/start
 }
 
-func newService(t *testing.T) *service {
+func newService(t testing.TB) *service {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -148,7 +148,7 @@ func (g githubSource) CloneURL(ctx context.Context, installationID int64, fullNa
 	return r.CloneURL, nil
 }
 
-func (s *service) addProject(t *testing.T, repo, uproject string) (*kiln.Project, *kiln.BuildSetting) {
+func (s *service) addProject(t testing.TB, repo, uproject string) (*kiln.Project, *kiln.BuildSetting) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC()
@@ -167,7 +167,7 @@ func (s *service) addProject(t *testing.T, repo, uproject string) (*kiln.Project
 
 // claimed creates a build of the project's setting and claims it for a remote host as the
 // Claim task does; it returns the build and its host credential.
-func (s *service) claimed(t *testing.T, p *kiln.Project, st *kiln.BuildSetting) (*kiln.Build, string) {
+func (s *service) claimed(t testing.TB, p *kiln.Project, st *kiln.BuildSetting) (*kiln.Build, string) {
 	t.Helper()
 	ctx := context.Background()
 	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: s.orgID, ProjectID: p.ID, BuildSettingID: st.ID, Status: kiln.StatusPending,
@@ -186,7 +186,7 @@ func (s *service) claimed(t *testing.T, p *kiln.Project, st *kiln.BuildSetting) 
 }
 
 // host is a build host for the build whose credential is cred, as `kiln agent run` makes it.
-func (s *service) host(t *testing.T, cred, runID string) *hostclient.Host {
+func (s *service) host(t testing.TB, cred, runID string) *hostclient.Host {
 	t.Helper()
 	return &hostclient.Host{
 		Client:    &hostclient.Client{BaseURL: s.api.URL, Credential: cred},
@@ -196,7 +196,7 @@ func (s *service) host(t *testing.T, cred, runID string) *hostclient.Host {
 	}
 }
 
-func (s *service) build(t *testing.T, id string) *kiln.Build {
+func (s *service) build(t testing.TB, id string) *kiln.Build {
 	t.Helper()
 	b, err := s.store.GetBuild(context.Background(), s.orgID, id)
 	if err != nil {
