@@ -28,6 +28,8 @@ Usage:
   kiln admin token --email EMAIL [--org-id ID]
                           issue a new token for a member (a lost token; default: the Local
                           organization); prints {"token","organizationId","userId"}
+  kiln agent run          run the one build of a build host (a CodeBuild container) through the
+                          service's host API; exits 0 when the build completed, 1 when not
   kiln --version          the version, commit and Go version of this binary
 
 kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
@@ -47,10 +49,14 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-// exitCode is 0 for success and for a help that was asked for, 2 for anything else.
+// exitCode is 0 for success and for a help that was asked for, 1 for a build host's build that
+// did not complete, 2 for anything else.
 func exitCode(err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, errBuildFailed):
+		return 1
 	}
 	return 2
 }
@@ -65,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return admin(ctx, args[1:], getenv, stdout, stderr)
+	case "agent":
+		return agentCmd(ctx, args[1:], getenv, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

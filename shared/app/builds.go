@@ -89,15 +89,16 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Builds: st, Projects: st, Artifacts: st, Logger: logger,
 		Events: buildEvents(hooks, mailer, deliverer, logs, logger),
 	}
+	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open}}
+	if gh != nil {
+		sources.GitHub = githubSource{gh}
+	}
 	host := &runner.Runner{
-		Store: st, Lifecycle: lifecycle, Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
+		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: logs}, Sources: sources,
+		Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
 		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
 		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
-		Perforce: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open},
-	}
-	if gh != nil {
-		host.GitHub = githubSource{gh}
 	}
 	wf := local.New(st, lifecycle, host, cfg.Workers, logger)
 	orgMax := cfg.OrgMaxRunning

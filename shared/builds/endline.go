@@ -43,9 +43,10 @@ func WriteEndLine(ctx context.Context, logs LogWriter, b *kiln.Build, at time.Ti
 }
 
 // runnerWritesEndLine reports whether a runner writes b's last log line itself, once it has
-// stopped, so that the line is the log's last: a build that started, unless it was interrupted
-// (its runner is gone). The events write the line of every other ended build: pending builds
-// cancelled, superseded or that could not start, and interrupted ones.
+// stopped, so that the line is the log's last: a build that started in-process, unless it was
+// interrupted (its runner is gone). The events write the line of every other ended build:
+// pending builds cancelled, superseded or that could not start, interrupted ones, and builds of
+// remote hosts (whose calls are refused once the build ended, so their lines end before it).
 func runnerWritesEndLine(b *kiln.Build) bool {
-	return b.StartedAt != nil && !strings.HasPrefix(b.FailureReason, "interrupted")
+	return b.StartedAt != nil && b.HostCredentialHash == "" && !strings.HasPrefix(b.FailureReason, "interrupted")
 }

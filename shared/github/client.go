@@ -32,6 +32,8 @@ type Config struct {
 	WebURL        string
 	AppID         int64
 	PrivateKeyPEM []byte
+	// Slug is the App's slug (its install page's path); "" asks GitHub for it when first needed.
+	Slug string
 	// ClientID and ClientSecret are the App's OAuth client, needed by ExchangeCode only.
 	ClientID, ClientSecret string
 	// HTTPClient defaults to a client with a 30-second timeout.
@@ -88,7 +90,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github: the App private key is not an RSA key in PEM: %w", err)
 	}
-	c := &Client{cfg: cfg, key: key, tokens: map[int64]installationToken{}}
+	c := &Client{cfg: cfg, key: key, tokens: map[int64]installationToken{}, slug: cfg.Slug}
 	if c.apiURL, err = baseURL(cfg.APIURL); err != nil {
 		return nil, fmt.Errorf("github: API URL: %w", err)
 	}

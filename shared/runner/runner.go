@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agent"
@@ -45,7 +44,6 @@ type LogWriter = builds.LogWriter
 
 // Store is what the runner reads.
 type Store interface {
-	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
@@ -55,13 +53,12 @@ type Store interface {
 // artifact, recording each step on the build through the lifecycle.
 type Runner struct {
 	Store     Store
-	Lifecycle *builds.Lifecycle
+	Lifecycle Lifecycle
+	Sources   Sources
 	Logs      LogWriter
 	Agent     *agent.Agent
 	Artifacts artifacts.Store
 	Engines   EngineResolver
-	GitHub    GitHubSource      // nil when no GitHub App is configured
-	Perforce  PerforceConnector // nil when this host has no p4
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
 	WorkDir string
 	Logger  *slog.Logger
@@ -168,7 +165,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if !ok {
 		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
 	}
-	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, branchDir(b.Branch))
+	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, WorkspaceKey(b.Branch))
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
 	}
@@ -181,9 +178,9 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	defer release()
 	in := agent.CheckoutInput{Workspace: workspace}
 	if p.SourceControl == kiln.SourcePerforce {
-		in.Perforce, err = r.perforceSource(ctx, b, p)
+		in.Perforce, err = r.Sources.Perforce(ctx, b, p)
 	} else {
-		in.Git, err = r.gitSource(ctx, b, p)
+		in.Git, err = r.Sources.Git(ctx, b, p)
 	}
 	if err != nil {
 		return none, err
@@ -221,59 +218,6 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax}, rep)
 }
 
-// gitSource finds the clone URL and token source of a GitHub project. An unlinked installation
-// fails the build with a reason that says what to do.
-func (r *Runner) gitSource(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.GitSource, error) {
-	org, err := r.Store.GetOrganization(ctx, b.OrganizationID)
-	if err != nil {
-		return nil, err
-	}
-	if r.GitHub == nil || org.Integrations.GitHubInstallationID == "" || org.Integrations.GitHubInstallationID != p.InstallationID {
-		return nil, fail("GitHub is not connected to the organization: link the GitHub App installation again, then trigger a new build")
-	}
-	inst, err := strconv.ParseInt(p.InstallationID, 10, 64)
-	if err != nil {
-		return nil, fail("the project's GitHub installation id is not valid")
-	}
-	cloneURL, err := r.GitHub.CloneURL(ctx, inst, p.RepoLink)
-	if err != nil {
-		if code := kiln.ErrorCode(err); code != kiln.EInternal {
-			return nil, fail("cannot reach the repository %s on GitHub (%s)", p.RepoLink, code)
-		}
-		return nil, err
-	}
-	return &agent.GitSource{
-		CloneURL: cloneURL, Branch: b.Branch, Commit: b.Commit,
-		Token: func(ctx context.Context) (string, error) { return r.GitHub.InstallationToken(ctx, inst) },
-	}, nil
-}
-
-// perforceSource opens the organization's Perforce server for a build of a stream project. The
-// client workspace is named after the project and stream, like the workspace directory, so each
-// build of them syncs only what changed since the last.
-func (r *Runner) perforceSource(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.PerforceSource, error) {
-	if r.Perforce == nil {
-		return nil, fail("Perforce is not available on this build host")
-	}
-	org, err := r.Store.GetOrganization(ctx, b.OrganizationID)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.Perforce.Connect(ctx, org)
-	var ke *kiln.Error
-	switch {
-	case kiln.IsCode(err, kiln.EPerforceNotConfigured):
-		return nil, fail("Perforce is not configured for the organization: save its credentials (PATCH /organizations/%s/perforce), then trigger a new build", org.ID)
-	case errors.As(err, &ke):
-		return nil, fail("sync failed: %s", ke.Message)
-	case err != nil:
-		return nil, err
-	}
-	return &agent.PerforceSource{
-		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + branchDir(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
-	}, nil
-}
-
 // finishComplete records the artifact and completes the build. If the build ended meanwhile
 // (cancelled, superseded), the artifact is removed again.
 func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.PackageOutput) error {
@@ -299,13 +243,9 @@ func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.Pa
 	return nil
 }
 
-// finishFailed ends a running build's log with why (the runner has written its last line) and
-// fails the build with that reason, unless it already ended.
+// finishFailed fails a running build with reason (its lifecycle ends the log with why, now that
+// the runner has written its last line), unless it already ended.
 func (r *Runner) finishFailed(ctx context.Context, b *kiln.Build, reason string) error {
-	// The line goes first, so that a reader who sees the build ended has its whole log.
-	ending := *b
-	ending.Status, ending.FailureReason = kiln.StatusFailed, reason
-	builds.WriteEndLine(ctx, r.Logs, &ending, r.now(), r.log())
 	failed, err := r.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, reason)
 	if kiln.IsCode(err, kiln.EInvalidState) {
 		r.noteEndedElsewhere(ctx, b)
@@ -338,8 +278,9 @@ func (r *Runner) save(ctx context.Context, b *kiln.Build) error {
 	return err
 }
 
-// branchDir names a workspace directory after a branch, safely: a hash, so any branch name works.
-func branchDir(branch string) string {
+// WorkspaceKey names a workspace directory (and Perforce client) after a branch, safely: a hash,
+// so any branch name works.
+func WorkspaceKey(branch string) string {
 	sum := sha256.Sum256([]byte(branch))
 	return hex.EncodeToString(sum[:8])
 }

@@ -51,6 +51,8 @@ type AWSConfig struct {
 	SMTPURL, SMTPFrom, PublicURL string
 	// Workflow is where builds run: the state machine and its build hosts (see workflow.go).
 	Workflow WorkflowConfig
+	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
+	GitHub GitHubConfig
 }
 
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
@@ -71,6 +73,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
 	}
 	c.Engines = versions
+	if c.GitHub, err = loadGitHubConfig(getenv); err != nil {
+		return c, err
+	}
 	if v := getenv("KILN_ARTIFACTS"); v != "" {
 		if _, err := s3artifacts.ParseURL(v); err != nil {
 			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
@@ -106,8 +111,12 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 			return nil, fmt.Errorf("KILN_ARTIFACTS: %w", err)
 		}
 	}
+	gh, err := readGitHubApp(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.GitHub)
+	if err != nil {
+		return nil, err
+	}
 	db := dynamo.New(awsCfg)
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, newWorkflow(awsCfg, cfg.Workflow, logger), logger)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -140,12 +149,12 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, workflow builds.Workflow, logger *slog.Logger) (http.Handler, error) {
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, logger *slog.Logger) (http.Handler, error) {
 	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, logger)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.New(httpapi.Config{
+	api := httpapi.New(withGitHub(httpapi.Config{
 		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
 		Webhooks:     hooks,
 		Artifacts:    arts,
@@ -159,7 +168,8 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
 			return outbound.CheckURL(ctx, nil, rawURL, nil)
 		},
-	}), nil
+	}, gh))
+	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, logger), nil
 }
 
 // newLifecycle is the build lifecycle of every AWS function, with the same events as on one

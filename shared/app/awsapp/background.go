@@ -107,13 +107,15 @@ func parseRetention(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// Parts are the ready parts the schedule and deliver compositions work on. The Lambdas load
-// them from AWS (LoadParts); tests and kiln aws-local pass their own.
+// Parts are the ready parts the API, schedule and deliver compositions work on. The Lambdas
+// load them from AWS (LoadParts); tests and kiln aws-local pass their own.
 type Parts struct {
 	Store     store.Store
-	Logs      builds.LogWriter // build logs: a build failed here gets its last line
+	Logs      BuildLogs // build logs: read by the API, ended by the lifecycle's events
 	Artifacts artifacts.Store
 	Keys      *keyring.Keyring
+	// GitHub is the GitHub App (nil: none); only the API uses it.
+	GitHub *GitHubApp
 	// Workflow starts scheduled builds and stops the builds a tick failed.
 	Workflow builds.Workflow
 	// Queue takes delivery attempts (SQS in AWS).

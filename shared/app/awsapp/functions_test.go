@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -41,11 +42,11 @@ func TestWorkflowSampleEvents(t *testing.T) {
 				env[v.Name] = v.Value
 			}
 			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != 4*60+15 ||
-				env[sfn.EnvHostURL] != "https://kiln.example" || env[sfn.EnvBuildID] != b.ID {
+				env[agentapi.EnvHostURL] != "https://kiln.example" || env[agentapi.EnvBuildID] != b.ID {
 				t.Errorf("claim answered %s", out)
 			}
-			if b.Status != kiln.StatusRunning || b.Host != sfn.HostCodeBuild || !hostcred.Matches(env[sfn.EnvHostCredential], b.HostCredentialHash) {
-				t.Errorf("after the claim the build is %s on %q, its credential matching: %v", b.Status, b.Host, hostcred.Matches(env[sfn.EnvHostCredential], b.HostCredentialHash))
+			if b.Status != kiln.StatusRunning || b.Host != sfn.HostCodeBuild || !hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash) {
+				t.Errorf("after the claim the build is %s on %q, its credential matching: %v", b.Status, b.Host, hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash))
 			}
 		}},
 		"task-finish-host-lost.json": {kiln.StatusRunning, wantFailed("host lost: its CodeBuild build ended FAILED")},

@@ -100,14 +100,15 @@ type Build struct {
 	EndTime              float64               `json:"endTime,omitempty"`
 	TimeoutInMinutes     int                   `json:"timeoutInMinutes"`
 	Environment          BuildEnvironment      `json:"environment"`
-	EnvironmentVariables []EnvironmentVariable `json:"-"`
 	Logs                 BuildLogs             `json:"logs"`
 }
 
-// BuildEnvironment names the build's image.
+// BuildEnvironment names the build's image and, as CodeBuild answers, its environment
+// variables with the overrides of StartBuild.
 type BuildEnvironment struct {
-	Image string `json:"image"`
-	Type  string `json:"type"`
+	Image                string                `json:"image"`
+	Type                 string                `json:"type"`
+	EnvironmentVariables []EnvironmentVariable `json:"environmentVariables,omitempty"`
 }
 
 // BuildLogs says where the build's output is (a file here, CloudWatch Logs in AWS).
@@ -158,7 +159,7 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	}
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
 		BuildStatus: StatusInProgress, CurrentPhase: "BUILD", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
-		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER"}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
+		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER", EnvironmentVariables: in.EnvironmentVariablesOverride}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
 		cmd: cmd, done: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -38,9 +39,9 @@ func runHost() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	credential, buildID := os.Getenv(sfn.EnvHostCredential), os.Getenv(sfn.EnvBuildID)
+	credential, buildID := os.Getenv(agentapi.EnvHostCredential), os.Getenv(agentapi.EnvBuildID)
 	orgID, credBuild, err := hostcred.Parse(credential)
-	if err != nil || credBuild != buildID || os.Getenv(sfn.EnvHostURL) == "" {
+	if err != nil || credBuild != buildID || os.Getenv(agentapi.EnvHostURL) == "" {
 		fmt.Fprintln(os.Stderr, "host: bad environment", err)
 		return 3
 	}

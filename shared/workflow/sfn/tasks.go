@@ -7,17 +7,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
-)
-
-// Environment of a build host: where the API is, the host's per-build credential, its build.
-const (
-	EnvHostURL        = "KILN_HOST_URL"
-	EnvHostCredential = "KILN_HOST_CREDENTIAL"
-	EnvBuildID        = "KILN_BUILD_ID"
 )
 
 // HostStartGrace is how long a CodeBuild host may take to start (pull the engine image) before
@@ -126,9 +120,9 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		Kind: HostCodeBuild, Image: image,
 		TimeoutMinutes: minutes,
 		Environment: []EnvironmentVariable{
-			{Name: EnvHostURL, Value: t.HostURL, Type: "PLAINTEXT"},
-			{Name: EnvHostCredential, Value: credential, Type: "PLAINTEXT"},
-			{Name: EnvBuildID, Value: claimed.ID, Type: "PLAINTEXT"},
+			{Name: agentapi.EnvHostURL, Value: t.HostURL, Type: "PLAINTEXT"},
+			{Name: agentapi.EnvHostCredential, Value: credential, Type: "PLAINTEXT"},
+			{Name: agentapi.EnvBuildID, Value: claimed.ID, Type: "PLAINTEXT"},
 		},
 	}, nil
 }

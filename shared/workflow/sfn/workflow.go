@@ -10,9 +10,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/codebuild"
+	cbtypes "github.com/aws/aws-sdk-go-v2/service/codebuild/types"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -22,8 +24,10 @@ type Executions interface {
 	StopExecution(ctx context.Context, in *awssfn.StopExecutionInput, opts ...func(*awssfn.Options)) (*awssfn.StopExecutionOutput, error)
 }
 
-// HostBuilds is the part of the CodeBuild API the workflow uses: stopping a build's host.
+// HostBuilds is the part of the CodeBuild API the workflow uses: looking at a build's host and
+// stopping it.
 type HostBuilds interface {
+	BatchGetBuilds(ctx context.Context, in *codebuild.BatchGetBuildsInput, opts ...func(*codebuild.Options)) (*codebuild.BatchGetBuildsOutput, error)
 	StopBuild(ctx context.Context, in *codebuild.StopBuildInput, opts ...func(*codebuild.Options)) (*codebuild.StopBuildOutput, error)
 }
 
@@ -80,11 +84,36 @@ func (w *Workflow) Stop(ctx context.Context, b *kiln.Build) error {
 		errs = append(errs, fmt.Errorf("stop build %s: stop its execution: %w", b.ID, err))
 	}
 	if id, ok := strings.CutPrefix(b.Host, HostPrefix); ok && id != "" && w.Hosts != nil {
-		if _, err := w.Hosts.StopBuild(ctx, &codebuild.StopBuildInput{Id: aws.String(id)}); err != nil {
+		if err := w.stopHost(ctx, b, id); err != nil {
 			errs = append(errs, fmt.Errorf("stop build %s: stop its CodeBuild build %s: %w", b.ID, id, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// stopHost stops the CodeBuild build id that the build's host reported as its own, once
+// CodeBuild confirms it was started for this build: the id comes from the host, which runs the
+// tenant's code, and must not let it stop another organization's host.
+func (w *Workflow) stopHost(ctx context.Context, b *kiln.Build, id string) error {
+	out, err := w.Hosts.BatchGetBuilds(ctx, &codebuild.BatchGetBuildsInput{Ids: []string{id}})
+	if err != nil {
+		return err
+	}
+	if len(out.Builds) != 1 || out.Builds[0].Environment == nil || !runsBuild(out.Builds[0].Environment.EnvironmentVariables, b.ID) {
+		return fmt.Errorf("CodeBuild does not know it as a host of this build; not stopped")
+	}
+	_, err = w.Hosts.StopBuild(ctx, &codebuild.StopBuildInput{Id: aws.String(id)})
+	return err
+}
+
+// runsBuild reports whether a CodeBuild build's environment names the build as its own.
+func runsBuild(env []cbtypes.EnvironmentVariable, buildID string) bool {
+	for _, v := range env {
+		if aws.ToString(v.Name) == agentapi.EnvBuildID {
+			return aws.ToString(v.Value) == buildID
+		}
+	}
+	return false
 }
 
 // ExecutionARN is the ARN of execution name of the state machine stateMachineARN

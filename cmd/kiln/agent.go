@@ -1,0 +1,95 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/sandbox"
+)
+
+// errBuildFailed ends `kiln agent run` with exit status 1: the build ran and failed (or the
+// service ended it).
+var errBuildFailed = errors.New("the build did not complete")
+
+// agentCmd runs `kiln agent run`: the one build of a build host launched for it (a CodeBuild
+// container), from its environment:
+//
+//	KILN_HOST_URL, KILN_HOST_CREDENTIAL  the service and the build's host credential (required)
+//	KILN_ENGINES                         the engines directory, as kiln serve (default ./engines)
+//	KILN_HOST_WORKDIR                    workspaces and staging (default: a new temporary directory)
+//	KILN_SANDBOX                         off (default) or bwrap; KILN_BWRAP is the bwrap binary
+//	KILN_P4                              the p4 client, for Perforce projects (default p4)
+//	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
+//
+// KILN_SANDBOX defaults to off here, unlike kiln serve: a build host holds one build of one
+// organization and is thrown away with it, so nothing on it belongs to anyone else, and the
+// engine gets no KILN_* variables (the credential). bwrap still confines the build from the
+// host's own files where the container allows user namespaces.
+func agentCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	if len(args) != 1 || args[0] != "run" {
+		return errors.New("usage: kiln agent run (settings come from the environment; see docs/hosts.md)")
+	}
+	url, cred := getenv(agentapi.EnvHostURL), getenv(agentapi.EnvHostCredential)
+	if url == "" || cred == "" {
+		return fmt.Errorf("%s and %s must be set", agentapi.EnvHostURL, agentapi.EnvHostCredential)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	work := getenv("KILN_HOST_WORKDIR")
+	if work == "" {
+		dir, err := os.MkdirTemp("", "kiln-host-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		work = dir
+	}
+	confiner, err := hostSandbox(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	host := &hostclient.Host{
+		Client:    &hostclient.Client{BaseURL: url, Credential: cred},
+		HostRunID: getenv("CODEBUILD_BUILD_ID"),
+		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
+		Agent:     &agent.Agent{Logger: logger, Sandbox: confiner},
+		P4:        &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second},
+		WorkDir:   work,
+		Logger:    logger,
+	}
+	status, err := host.Run(ctx)
+	if err != nil {
+		if errors.Is(err, hostclient.ErrEnded) {
+			return fmt.Errorf("%w: %w", errBuildFailed, err)
+		}
+		return err
+	}
+	logger.Info("the build ended", slog.String("status", string(status)))
+	if status != kiln.StatusComplete {
+		return errBuildFailed
+	}
+	return nil
+}
+
+func hostSandbox(ctx context.Context, getenv func(string) string) (sandbox.Confiner, error) {
+	switch v := cmp.Or(getenv("KILN_SANDBOX"), "off"); v {
+	case "off":
+		return sandbox.Unconfined{}, nil
+	case "bwrap":
+		return sandbox.Open(ctx, sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")})
+	default:
+		return nil, fmt.Errorf("KILN_SANDBOX: %q is neither off nor bwrap", v)
+	}
+}

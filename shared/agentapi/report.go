@@ -1,0 +1,125 @@
+package agentapi
+
+import (
+	"cmp"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// heartbeat keeps the build running; once it ended the answer is invalid_state and the host stops.
+func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	if err := s.Lifecycle.Heartbeat(r.Context(), b.OrganizationID, b.ID, b.Host); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// progress records the commit (or changelist) the checkout found.
+func (s *Server) progress(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	var in ProgressRequest
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	switch {
+	case len(in.Commit) > 64:
+		return invalid("commit", "at most 64 characters")
+	case len(in.Changelist) > 64:
+		return invalid("changelist", "at most 64 characters")
+	case len(in.CommitMessage) > 64<<10:
+		return invalid("commitMessage", "at most 64 KiB")
+	}
+	_, err := s.Lifecycle.Progress(r.Context(), b.OrganizationID, b.ID, func(cur *kiln.Build) {
+		cur.Commit, cur.CommitMessage, cur.Changelist = in.Commit, in.CommitMessage, in.Changelist
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// appendLogs appends a batch of lines. The log keeps at most MaxLogLines lines and a few of
+// kiln's own (the truncation and end lines): a host cannot write past that.
+func (s *Server) appendLogs(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	var in LogsRequest
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	switch {
+	case in.First < 1:
+		return invalid("first", "line numbers start at 1")
+	case len(in.Lines) == 0 || len(in.Lines) > MaxLogBatch:
+		return invalid("lines", "1 to 1000 lines per request")
+	}
+	if in.First+int64(len(in.Lines))-1 > int64(s.maxLogLines())+16 {
+		return kiln.Errorf(kiln.EPayloadTooLarge, "the build's log is full (%d lines)", s.maxLogLines())
+	}
+	lines := make([]kiln.LogLine, len(in.Lines))
+	for i, l := range in.Lines {
+		switch kiln.LogLevel(l.Level) {
+		case kiln.LevelInfo, kiln.LevelWarn, kiln.LevelError:
+		default:
+			return invalid("lines", "level must be info, warn or error")
+		}
+		if len(l.Message) > MaxLogMessage || l.Timestamp.IsZero() {
+			return invalid("lines", "each line has a timestamp and at most 16 KiB of message")
+		}
+		lines[i] = kiln.LogLine{Time: l.Timestamp.UTC(), Level: kiln.LogLevel(l.Level), Message: l.Message}
+	}
+	if err := s.Logs.Append(r.Context(), b.OrganizationID, b.ID, in.First, lines...); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) maxLogLines() int {
+	return cmp.Or(s.MaxLogLines, defaultMaxLogLines)
+}
+
+// defaultMaxLogLines matches the runner's default limit (KILN_LOG_MAX_LINES).
+const defaultMaxLogLines = 200_000
+
+// lastLog answers the number of the log's last line, where a host that restarts its reporting
+// goes on from.
+func (s *Server) lastLog(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	last, err := s.Logs.Last(r.Context(), b.OrganizationID, b.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, LastLogLine{Last: last})
+	return nil
+}
+
+// fail fails the build; the lifecycle's events end its log with why, as for every build of a
+// remote host, once its host's calls are refused. A repeat with the same reason answers as the
+// first; a build that ended otherwise is invalid_state.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	var in FailRequest
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	if in.Reason == "" || len(in.Reason) > 1000 {
+		return invalid("reason", "1 to 1000 characters")
+	}
+	failed, err := s.Lifecycle.Fail(r.Context(), b.OrganizationID, b.ID, in.Reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, BuildStatus{Status: string(failed.Status), FailureReason: failed.FailureReason})
+	return nil
+}

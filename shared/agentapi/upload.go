@@ -1,0 +1,195 @@
+package agentapi
+
+import (
+	"cmp"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// The artifact upload: the host streams its artifact in parts to presigned URLs of the one key
+// of its build; the service completes the upload with the parts' ETags, then checks the object
+// when the host completes the build. The upload id comes from the host, but a presigned URL is
+// made for the build's key, so an id of another upload cannot reach another object.
+
+func (s *Server) uploads() (Uploads, error) {
+	if s.Uploads == nil {
+		return nil, kiln.Errorf(kiln.EServiceUnavailable, "this service has no artifact storage for build hosts")
+	}
+	return s.Uploads, nil
+}
+
+func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
+	if err := decode(r, &struct{}{}); err != nil {
+		return err // the host names no key: the service chooses it
+	}
+	key := artifactKey(b)
+	id, err := up.CreateUpload(r.Context(), key)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, Upload{UploadID: id, Key: key, PartSize: cmp.Or(s.PartSize, DefaultPartSize)})
+	return nil
+}
+
+// uploadID reads the upload id of the path: S3's are URL-safe, opaque and short.
+func uploadID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if len(id) > 1024 || !uploadIDPattern.MatchString(id) {
+		return "", kiln.Errorf(kiln.ENotFound, "no such upload")
+	}
+	return id, nil
+}
+
+var uploadIDPattern = regexp.MustCompile(`^[A-Za-z0-9._~+=-]+$`)
+
+func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
+	id, err := uploadID(r)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(r.PathValue("n"), 10, 32)
+	if err != nil || n < 1 || n > 10_000 {
+		return invalid("n", "part numbers are 1 to 10000")
+	}
+	url, err := up.PresignPart(r.Context(), artifactKey(b), id, int32(n), PartURLLifetime)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, PartURL{URL: url})
+	return nil
+}
+
+func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
+	id, err := uploadID(r)
+	if err != nil {
+		return err
+	}
+	var in CompleteUploadRequest
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	if len(in.Parts) == 0 || len(in.Parts) > 10_000 {
+		return invalid("parts", "1 to 10000 parts")
+	}
+	for i, p := range in.Parts {
+		if p.Number != int32(i+1) || p.ETag == "" || len(p.ETag) > 256 {
+			return invalid("parts", "parts are numbered 1, 2, 3 ... in order, each with the ETag its PUT answered")
+		}
+	}
+	if err := up.CompleteUpload(r.Context(), artifactKey(b), id, in.Parts); err != nil {
+		// S3's refusal of a wrong ETag or part is the host's mistake; log the cause.
+		s.log().WarnContext(r.Context(), "complete an artifact upload", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		return kiln.Errorf(kiln.EValidation, "the upload could not be completed with these parts")
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) abortUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
+	id, err := uploadID(r)
+	if err != nil {
+		return err
+	}
+	if err := up.AbortUpload(r.Context(), artifactKey(b), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+var md5Pattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// complete checks the uploaded artifact (it exists, with the size the host reports) and
+// completes the build with it. A repeat after it succeeded answers the same; a build that ended
+// otherwise is invalid_state and its uploaded artifact is removed.
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
+	var in CompleteRequest
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	switch {
+	case in.Size <= 0:
+		return invalid("size", "the artifact's size in bytes")
+	case !md5Pattern.MatchString(in.MD5):
+		return invalid("md5", "the artifact's MD5 in lower-case hex")
+	}
+	key := artifactKey(b)
+	if b.Status.Terminal() && b.Status != kiln.StatusComplete {
+		s.discard(r, b, key)
+		return running(b)
+	}
+	size, err := up.Stat(r.Context(), key)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return invalid("size", "no artifact was uploaded for the build")
+	} else if err != nil {
+		return err
+	}
+	if size != in.Size {
+		return invalid("size", "the uploaded artifact has "+strconv.FormatInt(size, 10)+" bytes")
+	}
+	if s.ArtifactMax > 0 && size > s.ArtifactMax {
+		s.discard(r, b, key)
+		return invalid("size", "the artifact is larger than the service's limit")
+	}
+	a := &kiln.Artifact{
+		BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
+		Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch, Commit: b.Commit,
+		Key: key, SizeBytes: size, ChecksumMD5: in.MD5, CreatedAt: s.now(),
+	}
+	done, err := s.Lifecycle.Complete(r.Context(), a)
+	if kiln.IsCode(err, kiln.EInvalidState) {
+		s.discard(r, b, key) // it ended otherwise meanwhile: that stands, and its artifact goes
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, BuildStatus{Status: string(done.Status)})
+	return nil
+}
+
+// discard removes the artifact of a build that will not complete.
+func (s *Server) discard(r *http.Request, b *kiln.Build, key string) {
+	if err := s.Uploads.Delete(r.Context(), key); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
+		s.log().WarnContext(r.Context(), "discard the artifact of a build that ended otherwise",
+			slog.String("build_id", b.ID), slog.String("error", err.Error()))
+	}
+}

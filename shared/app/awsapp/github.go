@@ -1,0 +1,93 @@
+package awsapp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/kilnbuild/kiln/shared/github"
+	"github.com/kilnbuild/kiln/shared/httpapi"
+)
+
+// GitHubConfig is the GitHub App of the AWS deployment: KILN_GITHUB_APP_ID, KILN_GITHUB_APP_SLUG,
+// KILN_GITHUB_SECRET_ARN (a Secrets Manager secret holding {"privateKey","webhookSecret"}) and
+// KILN_GITHUB_API_URL (GitHub Enterprise, tests; default api.github.com). All unset: no App,
+// GitHub features answer github_not_connected as in kiln serve.
+type GitHubConfig struct {
+	AppID     int64
+	Slug      string
+	SecretARN string
+	APIURL    string
+}
+
+func loadGitHubConfig(getenv func(string) string) (GitHubConfig, error) {
+	c := GitHubConfig{Slug: getenv("KILN_GITHUB_APP_SLUG"), SecretARN: getenv("KILN_GITHUB_SECRET_ARN"), APIURL: getenv("KILN_GITHUB_API_URL")}
+	id := getenv("KILN_GITHUB_APP_ID")
+	if id == "" && c.SecretARN == "" {
+		return c, nil
+	}
+	if id == "" || c.SecretARN == "" {
+		return c, errors.New("KILN_GITHUB_APP_ID and KILN_GITHUB_SECRET_ARN go together: set both or neither")
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return c, errors.New("KILN_GITHUB_APP_ID: must be the App's numeric id")
+	}
+	c.AppID = n
+	return c, nil
+}
+
+// GitHubApp is the GitHub App client with the secret its webhook deliveries are signed with.
+type GitHubApp struct {
+	Client        *github.Client
+	WebhookSecret string
+}
+
+// githubSecret is the JSON of the App's Secrets Manager secret.
+type githubSecret struct {
+	PrivateKey    string `json:"privateKey"`
+	WebhookSecret string `json:"webhookSecret"`
+}
+
+// NewGitHubApp makes the App from its configuration and its secret's JSON; nil when no App is
+// configured.
+func NewGitHubApp(cfg GitHubConfig, secretJSON string) (*GitHubApp, error) {
+	if cfg.AppID == 0 {
+		return nil, nil
+	}
+	var sec githubSecret
+	if err := json.Unmarshal([]byte(secretJSON), &sec); err != nil || sec.PrivateKey == "" {
+		return nil, errors.New(`KILN_GITHUB_SECRET_ARN: the secret must be JSON {"privateKey": "<PEM>", "webhookSecret": "..."}`)
+	}
+	client, err := github.New(github.Config{APIURL: cfg.APIURL, AppID: cfg.AppID, Slug: cfg.Slug, PrivateKeyPEM: []byte(sec.PrivateKey)})
+	if err != nil {
+		return nil, fmt.Errorf("KILN_GITHUB_SECRET_ARN: %w", err)
+	}
+	return &GitHubApp{Client: client, WebhookSecret: sec.WebhookSecret}, nil
+}
+
+// readGitHubApp reads the App's secret from Secrets Manager; nil when no App is configured.
+func readGitHubApp(ctx context.Context, sm *secretsmanager.Client, cfg GitHubConfig) (*GitHubApp, error) {
+	if cfg.AppID == 0 {
+		return nil, nil
+	}
+	out, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(cfg.SecretARN)})
+	if err != nil {
+		return nil, fmt.Errorf("read the GitHub App secret: %w", err)
+	}
+	return NewGitHubApp(cfg, aws.ToString(out.SecretString))
+}
+
+// withGitHub gives the API the App, when there is one: linking installations, push webhooks
+// and the installation tokens of build hosts then work as in kiln serve.
+func withGitHub(c httpapi.Config, gh *GitHubApp) httpapi.Config {
+	if gh != nil {
+		c.GitHub, c.GitHubWebhookSecret = gh.Client, gh.WebhookSecret
+	}
+	return c
+}

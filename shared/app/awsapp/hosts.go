@@ -1,0 +1,52 @@
+package awsapp
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/github"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// BuildLogs is where build logs are kept: read by the API, written by build hosts and ended by
+// the lifecycle's events.
+type BuildLogs = buildLogs
+
+// NewAPIFromParts builds the API handler (the API and the host API) from ready parts.
+func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
+	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Workflow, p.Logger)
+}
+
+// withHostAPI serves the host API (build hosts, with their per-build credentials) under
+// /host/v1/ beside the API. Artifacts are uploaded through presigned part URLs when the store
+// can make them (S3); otherwise the host API refuses uploads.
+func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, logs builds.LogWriter, arts artifacts.Store,
+	keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) http.Handler {
+	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, Logger: logger}
+	if up, ok := arts.(agentapi.Uploads); ok {
+		hosts.Uploads = up
+	}
+	if gh != nil {
+		hosts.GitHub = hostGitHub{gh.Client}
+	}
+	mux := http.NewServeMux()
+	mux.Handle(agentapi.PathPrefix, hosts.Handler())
+	mux.Handle("/", api)
+	return mux
+}
+
+// hostGitHub adapts the App client to what the host API asks.
+type hostGitHub struct{ *github.Client }
+
+func (g hostGitHub) CloneURL(ctx context.Context, installationID int64, fullName string) (string, error) {
+	r, err := g.Repo(ctx, installationID, fullName)
+	if err != nil {
+		return "", err
+	}
+	return r.CloneURL, nil
+}
