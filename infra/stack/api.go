@@ -36,7 +36,8 @@ func (s *KilnStack) createAPIFunction() {
 	s.githubApp.GrantRead(f.role, nil)
 	f.allow([]string{"states:StartExecution"}, s.workflow.StateMachineArn())
 	f.allow([]string{"states:StopExecution"}, s.executionsArn())
-	f.allow([]string{"codebuild:StopBuild"}, s.hostProject.ProjectArn())
+	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
+	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())
 	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
 	s.queue.GrantSendMessages(f.role)

@@ -19,7 +19,8 @@ func (s *KilnStack) createScheduleFunction() {
 	s.table.GrantReadWriteData(f.role)
 	f.allow([]string{"s3:DeleteObject"}, s.artifactObjectsArn())
 	f.allow([]string{"states:StopExecution"}, s.executionsArn())
-	f.allow([]string{"codebuild:StopBuild"}, s.hostProject.ProjectArn())
+	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
+	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	s.queue.GrantSendMessages(f.role)
 	awsevents.NewRule(s.Stack, jsii.String("ScheduleRule"), &awsevents.RuleProps{
 		Description: jsii.String("kiln: the scheduler's tick"),

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
@@ -49,6 +50,10 @@ type AWSConfig struct {
 	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
 	// links in them start with (KILN_PUBLIC_URL).
 	SMTPURL, SMTPFrom, PublicURL string
+	// DeliveryQueueURL is the SQS queue of delivery attempts (KILN_DELIVERY_QUEUE_URL): a build
+	// the API completes with auto deploy pending is queued there at once. Empty in the API: the
+	// schedule's tick finds it within a minute. The schedule and deliver Lambdas require it.
+	DeliveryQueueURL string
 	// Workflow is where builds run: the state machine and its build hosts (see workflow.go).
 	Workflow WorkflowConfig
 	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
@@ -61,7 +66,8 @@ const authCacheTTL = 5 * time.Second
 // LoadAWSConfig reads and checks the Lambda's environment.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"), RateLimit: 10,
-		SMTPURL: getenv("KILN_SMTP_URL"), SMTPFrom: cmp.Or(getenv("KILN_SMTP_FROM"), "kiln <kiln@localhost>"), PublicURL: getenv("KILN_PUBLIC_URL")}
+		SMTPURL: getenv("KILN_SMTP_URL"), SMTPFrom: cmp.Or(getenv("KILN_SMTP_FROM"), "kiln <kiln@localhost>"), PublicURL: getenv("KILN_PUBLIC_URL"),
+		DeliveryQueueURL: getenv("KILN_DELIVERY_QUEUE_URL")}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
 	}
@@ -116,15 +122,28 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), logger)
+	var queue DeliveryQueue
+	if cfg.DeliveryQueueURL != "" {
+		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
+	}
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue, logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
 // master key from Secrets Manager.
 func connect(ctx context.Context, cfg AWSConfig) (aws.Config, *keyring.Keyring, error) {
+	return connectWith(ctx, cfg, true)
+}
+
+// connectWith is connect, reading the master key only when masterKey is set: functions that
+// neither send webhooks nor sign download links (task, ended, schedule) may not read it.
+func connectWith(ctx context.Context, cfg AWSConfig, masterKey bool) (aws.Config, *keyring.Keyring, error) {
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return aws.Config{}, nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if !masterKey {
+		return awsCfg, nil, nil
 	}
 	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
 		SecretId: aws.String(cfg.MasterKeySecretARN),
@@ -149,8 +168,8 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, logger *slog.Logger) (http.Handler, error) {
-	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, logger)
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue, logger *slog.Logger) (http.Handler, error) {
+	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, queue, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -175,17 +194,41 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 // newLifecycle is the build lifecycle of every AWS function, with the same events as on one
 // machine: org webhook deliveries recorded in the store (their sending is the delivery
 // worker's), and mail to the user who triggered an ended build when a mail server is configured.
-func newLifecycle(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, logger *slog.Logger) (*builds.Lifecycle, *webhooks.Dispatcher, error) {
-	hooks := &webhooks.Dispatcher{Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
+//
+// A build completed with auto deploy pending asks queue for a sweep (nil: the schedule's tick
+// finds it).
+func newLifecycle(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, queue DeliveryQueue, logger *slog.Logger) (*builds.Lifecycle, *webhooks.Dispatcher, error) {
+	hooks := &webhooks.Dispatcher{Store: st, Sealer: sealerOf(keys), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
 		Client: outbound.NewClient(outbound.Config{})}
 	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
+	if queue != nil {
+		events.Deliveries = QueueWaker(queue, logger)
+	}
 	if cfg.SMTPURL != "" {
 		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
 		if err != nil {
 			return nil, nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
 		}
 		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
-			Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+			Downloads: downloadSigner(keys, cfg.PublicURL)}
 	}
 	return &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}, hooks, nil
+}
+
+// sealerOf is the keyring's sealer, nil without a keyring (a function that never opens a sealed
+// secret: it records webhook deliveries, the deliver function sends them).
+func sealerOf(keys *keyring.Keyring) *keyring.Sealer {
+	if keys == nil {
+		return nil
+	}
+	return keys.Sealer()
+}
+
+// downloadSigner signs download links; without a keyring (a function that never completes a
+// build, so never mails a link) it is the zero signer.
+func downloadSigner(keys *keyring.Keyring, baseURL string) downloads.Signer {
+	if keys == nil {
+		return downloads.Signer{}
+	}
+	return downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: baseURL}
 }

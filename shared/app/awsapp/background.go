@@ -11,16 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
-	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/notify"
@@ -34,8 +30,6 @@ import (
 // deliver): the API's settings and the delivery and retention ones, from their environment.
 type BackgroundConfig struct {
 	AWSConfig
-	// DeliveryQueueURL is the SQS queue of delivery attempts (KILN_DELIVERY_QUEUE_URL).
-	DeliveryQueueURL string
 	// ArtifactRetention is how long artifacts are kept (KILN_ARTIFACT_RETENTION, default 30d).
 	ArtifactRetention time.Duration
 	// DeliveryAttempts and DeliveryBackoff shape the retries of deliveries (KILN_DELIVERY_ATTEMPTS,
@@ -50,7 +44,7 @@ type BackgroundConfig struct {
 // LoadBackgroundConfig reads and checks the environment of the schedule and deliver Lambdas.
 func LoadBackgroundConfig(getenv func(string) string) (BackgroundConfig, error) {
 	api, err := LoadAWSConfig(getenv)
-	c := BackgroundConfig{AWSConfig: api, DeliveryQueueURL: getenv("KILN_DELIVERY_QUEUE_URL"),
+	c := BackgroundConfig{AWSConfig: api,
 		ArtifactRetention: 30 * 24 * time.Hour, DeliveryAttempts: 5, DeliveryBackoff: 2 * time.Second}
 	if err != nil {
 		return c, err
@@ -125,21 +119,12 @@ type Parts struct {
 	Now func() time.Time
 }
 
-// LoadParts reads the master key from Secrets Manager and makes the DynamoDB store and logs, the
-// S3 artifacts and the SQS delivery queue, each client honouring the AWS SDK's endpoint settings
-// (AWS_ENDPOINT_URL_DYNAMODB, ..._S3, ..._SQS). The workflow is the caller's.
-func LoadParts(ctx context.Context, cfg BackgroundConfig, wf builds.Workflow, logger *slog.Logger) (Parts, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return Parts{}, fmt.Errorf("load AWS configuration: %w", err)
-	}
-	secret, err := secretsmanager.NewFromConfig(awsCfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{
-		SecretId: aws.String(cfg.MasterKeySecretARN),
-	})
-	if err != nil {
-		return Parts{}, fmt.Errorf("read the master key secret: %w", err)
-	}
-	keys, err := keyring.FromSecretString(aws.ToString(secret.SecretString))
+// LoadParts makes the DynamoDB store and logs, the S3 artifacts, the SQS delivery queue and the
+// workflow, each client honouring the AWS SDK's endpoint settings (AWS_ENDPOINT_URL_DYNAMODB,
+// ..._S3, ..._SQS, ..._SFN, ..._CODEBUILD), and reads the master key from Secrets Manager when
+// masterKey is set (the deliver function opens sealed secrets; the schedule function may not).
+func LoadParts(ctx context.Context, cfg BackgroundConfig, masterKey bool, logger *slog.Logger) (Parts, error) {
+	awsCfg, keys, err := connectWith(ctx, cfg.AWSConfig, masterKey)
 	if err != nil {
 		return Parts{}, err
 	}
@@ -152,7 +137,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, wf builds.Workflow, lo
 	db := dynamo.New(awsCfg)
 	return Parts{
 		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys,
-		Workflow: wf, Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}, Logger: logger,
+		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}, Logger: logger,
 	}, nil
 }
 
@@ -167,9 +152,9 @@ type background struct {
 
 func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 	client := func() *http.Client { return outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}) }
-	hooks := &webhooks.Dispatcher{Store: p.Store, Sealer: p.Keys.Sealer(), Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
+	hooks := &webhooks.Dispatcher{Store: p.Store, Sealer: sealerOf(p.Keys), Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
 		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
-	deliverer := &builds.Deliverer{Store: p.Store, Artifacts: p.Artifacts, Sealer: p.Keys.Sealer(), Logger: p.Logger,
+	deliverer := &builds.Deliverer{Store: p.Store, Artifacts: p.Artifacts, Sealer: sealerOf(p.Keys), Logger: p.Logger,
 		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
 	events := &builds.Fanout{Webhooks: hooks, Logs: p.Logs, Logger: p.Logger, Deliveries: QueueWaker(p.Queue, p.Logger)}
 	if cfg.SMTPURL != "" {
@@ -178,7 +163,7 @@ func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
 		}
 		events.Mail = &builds.Mailer{Store: p.Store, Sender: sender, Logger: p.Logger,
-			Downloads: downloads.Signer{Key: p.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}
+			Downloads: downloadSigner(p.Keys, cfg.PublicURL)}
 	}
 	lifecycle := &builds.Lifecycle{Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: events, Logger: p.Logger, Now: p.Now}
 	return &background{lifecycle: lifecycle, deliverer: deliverer, hooks: hooks}, nil

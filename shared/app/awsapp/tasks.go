@@ -23,12 +23,17 @@ type Functions struct {
 
 // NewFunctions builds the workflow's Lambda handlers on DynamoDB from the Lambda's environment.
 func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Functions, error) {
-	awsCfg, keys, err := connect(ctx, cfg)
+	awsCfg, _, err := connectWith(ctx, cfg, false) // tasks fail builds, never complete one: no master key
 	if err != nil {
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), keys, logger)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), nil, logger)
+}
+
+// NewFunctionsFromParts builds the workflow's Lambda handlers from ready parts (kiln aws-local).
+func NewFunctionsFromParts(cfg AWSConfig, p Parts) (*Functions, error) {
+	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.Logger)
 }
 
 // newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
@@ -36,7 +41,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	if cfg.PublicURL == "" {
 		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
 	}
-	lifecycle, _, err := newLifecycle(cfg, st, logs, keys, logger)
+	lifecycle, _, err := newLifecycle(cfg, st, logs, keys, nil, logger)
 	if err != nil {
 		return nil, err
 	}

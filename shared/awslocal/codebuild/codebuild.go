@@ -90,17 +90,17 @@ func New(cfg Config) (*Server, error) {
 
 // Build is a build as BatchGetBuilds answers it (the fields kiln reads).
 type Build struct {
-	ID                   string                `json:"id"`
-	Arn                  string                `json:"arn"`
-	ProjectName          string                `json:"projectName"`
-	BuildStatus          string                `json:"buildStatus"`
-	CurrentPhase         string                `json:"currentPhase"`
-	BuildComplete        bool                  `json:"buildComplete"`
-	StartTime            float64               `json:"startTime"`
-	EndTime              float64               `json:"endTime,omitempty"`
-	TimeoutInMinutes     int                   `json:"timeoutInMinutes"`
-	Environment          BuildEnvironment      `json:"environment"`
-	Logs                 BuildLogs             `json:"logs"`
+	ID               string           `json:"id"`
+	Arn              string           `json:"arn"`
+	ProjectName      string           `json:"projectName"`
+	BuildStatus      string           `json:"buildStatus"`
+	CurrentPhase     string           `json:"currentPhase"`
+	BuildComplete    bool             `json:"buildComplete"`
+	StartTime        float64          `json:"startTime"`
+	EndTime          float64          `json:"endTime,omitempty"`
+	TimeoutInMinutes int              `json:"timeoutInMinutes"`
+	Environment      BuildEnvironment `json:"environment"`
+	Logs             BuildLogs        `json:"logs"`
 }
 
 // BuildEnvironment names the build's image and, as CodeBuild answers, its environment
