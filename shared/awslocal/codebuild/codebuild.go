@@ -48,7 +48,10 @@ type Config struct {
 	Minute time.Duration
 	// DefaultTimeoutMinutes is a build's timeout without an override (CodeBuild's default: 60).
 	DefaultTimeoutMinutes int
-	Logger                *slog.Logger
+	// MaxRunning is how many builds run at once (CodeBuild's concurrency limit); more wait in
+	// the QUEUED phase. 0: no limit.
+	MaxRunning int
+	Logger     *slog.Logger
 }
 
 // Server is the stand-in. Close stops every build still running.
@@ -57,15 +60,20 @@ type Server struct {
 	mu     sync.Mutex
 	builds map[string]*build
 	wg     sync.WaitGroup
+	slots  chan struct{} // MaxRunning tokens; nil: no limit
 }
 
 // build is one build and its process.
 type build struct {
 	Build
 	cmd     *exec.Cmd
+	started bool // its command runs (or ran)
 	stopped bool // StopBuild asked for it
 	timeout bool
 	done    chan struct{}
+	// dequeued is closed when the build is stopped while it waits for a slot.
+	dequeued  chan struct{}
+	leftQueue bool
 }
 
 // New makes a stand-in for the project cfg describes.
@@ -85,7 +93,11 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("codebuild: %w", err)
 	}
-	return &Server{cfg: cfg, builds: map[string]*build{}}, nil
+	s := &Server{cfg: cfg, builds: map[string]*build{}}
+	if cfg.MaxRunning > 0 {
+		s.slots = make(chan struct{}, cfg.MaxRunning)
+	}
+	return s, nil
 }
 
 // Build is a build as BatchGetBuilds answers it (the fields kiln reads).
@@ -145,9 +157,9 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	if err != nil {
 		return Build{}, fmt.Errorf("codebuild: %w", err)
 	}
-	defer logFile.Close()
 	work := filepath.Join(s.cfg.Dir, uuid)
 	if err := os.Mkdir(work, 0o700); err != nil {
+		logFile.Close()
 		return Build{}, fmt.Errorf("codebuild: %w", err)
 	}
 	cmd := exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
@@ -158,40 +170,68 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
 	}
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
-		BuildStatus: StatusInProgress, CurrentPhase: "BUILD", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
+		BuildStatus: StatusInProgress, CurrentPhase: "QUEUED", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
 		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER", EnvironmentVariables: in.EnvironmentVariablesOverride}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
-		cmd: cmd, done: make(chan struct{})}
+		cmd: cmd, done: make(chan struct{}), dequeued: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := cmd.Start(); err != nil {
-		return Build{}, fmt.Errorf("codebuild: start the build's command: %w", err)
-	}
 	s.builds[id] = b
 	s.wg.Add(1)
-	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
-	go func() {
-		defer s.wg.Done()
-		err := cmd.Wait()
-		timer.Stop()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the command left behind goes with it
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		switch {
-		case b.stopped:
-			b.BuildStatus = StatusStopped
-		case b.timeout:
-			b.BuildStatus = StatusTimedOut
-		case err == nil:
-			b.BuildStatus = StatusSucceeded
-		default:
-			b.BuildStatus = StatusFailed
-		}
-		b.CurrentPhase, b.BuildComplete, b.EndTime = "COMPLETED", true, epoch(time.Now())
-		s.cfg.Logger.Info("codebuild build ended", slog.String("codebuild_id", id), slog.String("status", b.BuildStatus))
-		close(b.done)
-	}()
-	s.cfg.Logger.Info("codebuild build started", slog.String("codebuild_id", id), slog.String("log", logPath))
+	go s.run(b, minutes, logFile)
+	s.cfg.Logger.Info("codebuild build queued", slog.String("codebuild_id", id), slog.String("log", logPath))
 	return b.Build, nil
+}
+
+// run runs a build once a slot is free (MaxRunning), as CodeBuild queues builds beyond the
+// account's concurrency, and records how it ended.
+func (s *Server) run(b *build, minutes int, logFile *os.File) {
+	defer s.wg.Done()
+	defer logFile.Close()
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-b.dequeued: // stopped while queued
+		}
+	}
+	s.mu.Lock()
+	if b.stopped {
+		s.end(b, StatusStopped)
+		s.mu.Unlock()
+		return
+	}
+	if err := b.cmd.Start(); err != nil {
+		s.cfg.Logger.Error("codebuild: start the build's command", slog.String("codebuild_id", b.ID), slog.String("error", err.Error()))
+		s.end(b, StatusFailed)
+		s.mu.Unlock()
+		return
+	}
+	b.started, b.CurrentPhase = true, "BUILD"
+	s.mu.Unlock()
+	s.cfg.Logger.Info("codebuild build started", slog.String("codebuild_id", b.ID))
+	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
+	err := b.cmd.Wait()
+	timer.Stop()
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // what the command left behind goes with it
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case b.stopped:
+		s.end(b, StatusStopped)
+	case b.timeout:
+		s.end(b, StatusTimedOut)
+	case err == nil:
+		s.end(b, StatusSucceeded)
+	default:
+		s.end(b, StatusFailed)
+	}
+}
+
+// end records a build's end; the caller holds the lock.
+func (s *Server) end(b *build, status string) {
+	b.BuildStatus, b.CurrentPhase, b.BuildComplete, b.EndTime = status, "COMPLETED", true, epoch(time.Now())
+	s.cfg.Logger.Info("codebuild build ended", slog.String("codebuild_id", b.ID), slog.String("status", status))
+	close(b.done)
 }
 
 // kill kills a running build's process group, noting why (mark runs under the lock).
@@ -202,7 +242,12 @@ func (s *Server) kill(b *build, mark func()) {
 		return
 	}
 	mark()
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	if b.started {
+		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	} else if !b.leftQueue {
+		b.leftQueue = true
+		close(b.dequeued)
+	}
 }
 
 // stop stops a build; a build that already ended is answered as it is.
