@@ -21,6 +21,9 @@ const usage = `kiln: a build service for Unreal Engine games.
 
 Usage:
   kiln serve [flags]      run the service on this machine (kiln serve -h lists the settings)
+  kiln aws-local [flags]  run the AWS deployment's code on this machine (DynamoDB Local, MinIO,
+                          the state machine on aws-local-stepfunctions, CodeBuild hosts as
+                          local processes); the same settings as kiln serve
   kiln admin bootstrap --org NAME --email EMAIL --name NAME
                           create an organization with an owner; prints {"token","organizationId","userId"}
   kiln admin user --org-id ID --email EMAIL --name NAME --role ROLE
@@ -69,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "aws-local":
+		return awsLocal(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return admin(ctx, args[1:], getenv, stdout, stderr)
 	case "agent":

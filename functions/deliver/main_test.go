@@ -165,7 +165,7 @@ func newFixture(t *testing.T, arts artifacts.Store, size int64, receiver http.Ha
 		t.Fatal(err)
 	}
 	d, err := awsapp.NewDeliver(awsapp.BackgroundConfig{DeliveryAttempts: 5, DeliveryBackoff: 2 * time.Second,
-		OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, awsapp.Parts{
+		AWSConfig: awsapp.AWSConfig{OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}, awsapp.Parts{
 		Store: st, Logs: logs, Artifacts: arts, Keys: keys, Queue: f.queue,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return *f.clock.Load() },
 	})

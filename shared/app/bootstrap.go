@@ -22,6 +22,13 @@ const localBootstrapMarker = "bootstrap.done"
 // first start of a data directory, and prints the owner's token once. If a crash came between
 // the write and the marker, the slug is already taken and nothing new is made.
 func EnsureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, baseURL string, out io.Writer) error {
+	return ensureLocalOrganization(ctx, s, dataDir, baseURL, out, func(email string) string {
+		return fmt.Sprintf("kiln admin token --data %s --email %s prints a new one.", dataDir, email)
+	})
+}
+
+// ensureLocalOrganization is EnsureLocalOrganization with what to print for a lost token.
+func ensureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, baseURL string, out io.Writer, lost func(email string) string) error {
 	marker := filepath.Join(dataDir, localBootstrapMarker)
 	if _, err := os.Stat(marker); err == nil {
 		return nil
@@ -41,7 +48,7 @@ func EnsureLocalOrganization(ctx context.Context, s accounts.Store, dataDir, bas
 		fmt.Fprintf(out, "\nkiln: created organization %q (%s) with owner %s.\n", created.Organization.Name, created.Organization.ID, created.Member.User.Email)
 		fmt.Fprintf(out, "kiln: the owner's API token (shown only this once; keep it):\n\n    %s\n\n", created.Token)
 		fmt.Fprintf(out, "Try it:  curl -H 'Authorization: Bearer %s' %s/auth/me\n", created.Token, baseURL)
-		fmt.Fprintf(out, "Lost it? kiln admin token --data %s --email %s prints a new one.\n\n", dataDir, created.Member.User.Email)
+		fmt.Fprintf(out, "Lost it? %s\n\n", lost(created.Member.User.Email))
 		record += created.Organization.ID + "\n" // kiln admin token's default organization
 	}
 	if err := os.WriteFile(marker, []byte(record), 0o600); err != nil {

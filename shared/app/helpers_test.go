@@ -35,6 +35,9 @@ func (s *syncBuffer) String() string {
 // testService is a real `kiln serve` on a loopback port with a temp data dir.
 type testService struct {
 	*Service
+	// aws is the service when the test runs on kiln aws-local (see TestOnAWSLocal); Service is
+	// nil then.
+	aws   *AWSLocal
 	cfg   Config
 	out   *syncBuffer
 	logs  *syncBuffer
@@ -56,6 +59,9 @@ func startService(t testing.TB, cfg Config) *testService {
 	t.Helper()
 	ts := &testService{cfg: cfg, out: &syncBuffer{}, logs: &syncBuffer{}}
 	logger := slog.New(slog.NewJSONHandler(ts.logs, nil))
+	if onAWSLocal(t) {
+		return startAWSLocal(t, ts, logger)
+	}
 	svc, err := Start(context.Background(), cfg, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start: %v", err)

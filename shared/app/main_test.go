@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
@@ -13,6 +14,9 @@ import (
 // end-to-end tests here (every request goes through the validating transport).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if kilnBinaryPath != "" && kilnBinaryErr == nil {
+		os.RemoveAll(filepath.Dir(kilnBinaryPath))
+	}
 	if code == 0 && !testing.Short() && runAll() {
 		if missing := openapitest.Uncovered(); len(missing) > 0 {
 			fmt.Fprintf(os.Stderr, "FAIL: operations no end-to-end test exercised: %v\n", missing)

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,6 +52,9 @@ type AWSConfig struct {
 	// SMTPFrom is their From address (KILN_SMTP_FROM), PublicURL the API's base URL that download
 	// links in them start with (KILN_PUBLIC_URL).
 	SMTPURL, SMTPFrom, PublicURL string
+	// OutboundAllow are ranges customer-supplied addresses may reach although not public
+	// (KILN_OUTBOUND_ALLOW, comma-separated CIDR ranges), as in kiln serve.
+	OutboundAllow []netip.Prefix
 	// DeliveryQueueURL is the SQS queue of delivery attempts (KILN_DELIVERY_QUEUE_URL): a build
 	// the API completes with auto deploy pending is queued there at once. Empty in the API: the
 	// schedule's tick finds it within a minute. The schedule and deliver Lambdas require it.
@@ -87,6 +92,16 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
 		}
 		c.Artifacts = v
+	}
+	for part := range strings.SplitSeq(getenv("KILN_OUTBOUND_ALLOW"), ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return c, fmt.Errorf("KILN_OUTBOUND_ALLOW: %q is not a CIDR range", part)
+		}
+		c.OutboundAllow = append(c.OutboundAllow, p.Masked())
 	}
 	if v := getenv("KILN_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -174,18 +189,20 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		return nil, err
 	}
 	api := httpapi.New(withGitHub(httpapi.Config{
-		Builds:       &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
-		Webhooks:     hooks,
-		Artifacts:    arts,
-		Logs:         logs,
-		Store:        st,
-		Keys:         keys,
-		Logger:       logger,
-		RateLimit:    httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		AuthCacheTTL: authCacheTTL,
-		Engines:      cfg.Engines,
+		Builds:         &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
+		Webhooks:       hooks,
+		Artifacts:      arts,
+		Logs:           logs,
+		Store:          st,
+		Keys:           keys,
+		Logger:         logger,
+		RateLimit:      httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
+		AuthCacheTTL:   authCacheTTL,
+		Engines:        cfg.Engines,
+		PublicURL:      cfg.PublicURL,
+		BuildTimeLimit: cfg.Workflow.BuildTimeLimit,
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
-			return outbound.CheckURL(ctx, nil, rawURL, nil)
+			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},
 	}, gh))
 	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, logger), nil

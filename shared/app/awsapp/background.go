@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -36,9 +35,6 @@ type BackgroundConfig struct {
 	// default 5; KILN_DELIVERY_BACKOFF, default 2s).
 	DeliveryAttempts int
 	DeliveryBackoff  time.Duration
-	// OutboundAllow are ranges customer-supplied addresses may reach although not public
-	// (KILN_OUTBOUND_ALLOW, comma-separated CIDR ranges).
-	OutboundAllow []netip.Prefix
 }
 
 // LoadBackgroundConfig reads and checks the environment of the schedule and deliver Lambdas.
@@ -70,16 +66,6 @@ func LoadBackgroundConfig(getenv func(string) string) (BackgroundConfig, error) 
 			return c, errors.New("KILN_DELIVERY_BACKOFF: must be a positive duration such as 2s")
 		}
 		c.DeliveryBackoff = d
-	}
-	for part := range strings.SplitSeq(getenv("KILN_OUTBOUND_ALLOW"), ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return c, fmt.Errorf("KILN_OUTBOUND_ALLOW: %q is not a CIDR range", part)
-		}
-		c.OutboundAllow = append(c.OutboundAllow, p.Masked())
 	}
 	return c, nil
 }

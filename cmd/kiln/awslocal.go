@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/kilnbuild/kiln/shared/app"
+)
+
+// awsLocal runs `kiln aws-local`: the AWS deployment's code paths on this machine, with kiln
+// serve's settings. Its build hosts are this binary's `kiln agent run`.
+func awsLocal(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := app.LoadConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this binary (the build hosts run it): %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger.Info("kiln aws-local starting", slog.String("version", version()))
+	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}}, stdout, logger)
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-l.Done():
+		_ = l.Shutdown(context.Background())
+		return err
+	case <-ctx.Done():
+		return l.Shutdown(context.Background())
+	}
+}

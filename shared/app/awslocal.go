@@ -1,0 +1,396 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	awscodebuild "github.com/aws/aws-sdk-go-v2/service/codebuild"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
+	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
+	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
+	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
+	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
+)
+
+// Names of the AWS resources kiln aws-local stands in for (as the CDK stack names their kind).
+const (
+	awsLocalRegion       = "us-east-1"
+	awsLocalAccount      = "000000000000"
+	awsLocalHostProject  = "kiln-hosts"
+	awsLocalStateMachine = "arn:aws:states:" + awsLocalRegion + ":" + awsLocalAccount + ":stateMachine:kiln-builds"
+	awsLocalTaskFunction = "arn:aws:lambda:" + awsLocalRegion + ":" + awsLocalAccount + ":function:task"
+	awsLocalQueueARN     = "arn:aws:sqs:" + awsLocalRegion + ":" + awsLocalAccount + ":kiln-deliveries"
+)
+
+// AWSLocal is a running `kiln aws-local`: the AWS deployment's code paths on this machine. The
+// API is the API Lambda's handler behind an API Gateway stand-in; builds are executions of the
+// state machine's definition on aws-local-stepfunctions whose tasks invoke the task Lambda's
+// handler, and whose hosts are `kiln agent run` processes started by a CodeBuild stand-in, with
+// the per-build credential a CodeBuild host gets; DynamoDB Local and MinIO hold the data;
+// deliveries go through an SQS stand-in to the deliver Lambda's handler, and a ticker invokes the
+// schedule Lambda's handler every minute.
+type AWSLocal struct {
+	url     string
+	logger  *slog.Logger
+	lock    *dataLock
+	backend *awsBackends
+	servers []*http.Server
+	hosts   *codebuild.Server
+	machine *stepfunctions.Server
+	queue   *sqs.Queue
+	ticker  context.CancelFunc
+	ticks   sync.WaitGroup
+	done    chan error
+}
+
+// AWSLocalOptions is what kiln aws-local needs beyond kiln serve's settings.
+type AWSLocalOptions struct {
+	// HostCommand is the build host's command (the kiln binary's `agent run`), as the CodeBuild
+	// project's buildspec runs it.
+	HostCommand []string
+	// TickEvery is how often the schedule function is invoked (default: a minute, as the rule).
+	TickEvery time.Duration
+}
+
+// StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
+// state is under KILN_DATA/aws-local), KILN_PUBLIC_URL, KILN_ENGINES, KILN_GITHUB_*, KILN_P4,
+// KILN_OUTBOUND_ALLOW, KILN_DELIVERY_*, KILN_RATE_LIMIT, KILN_WORKERS (the concurrent build
+// hosts), KILN_BUILD_TIMEOUT, KILN_SANDBOX. On the first start it creates the Local organization
+// and prints its owner's token to out, as kiln serve does.
+func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Writer, logger *slog.Logger) (_ *AWSLocal, err error) {
+	if len(o.HostCommand) == 0 {
+		return nil, errors.New("aws-local: no build host command")
+	}
+	gh, err := newGitHubApp(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	lock, err := lockDataDir(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	l := &AWSLocal{logger: logger, lock: lock, done: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			l.stop(context.Background())
+		}
+	}()
+	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, logger); err != nil {
+		return nil, err
+	}
+	apiListener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	cfg.PublicURL = publicURL(cfg, apiListener)
+	l.url = "http://" + apiListener.Addr().String()
+	localDir := filepath.Join(cfg.Data, awsLocalDir)
+	if err := ensureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
+		return "kiln aws-local keeps its DynamoDB Local to itself; stop it, delete " + localDir + " and start again for a new organization."
+	}); err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+
+	// The stand-ins the AWS SDK clients talk to, each on its own loopback port.
+	lambdaURL, lambdaServe, err := l.listen()
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	codebuildURL, codebuildServe, err := l.listen()
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	queueURL, queueServe, err := l.listen()
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	awsCfg := aws.Config{Region: awsLocalRegion, Credentials: credentials.NewStaticCredentialsProvider("aws-local", "aws-local", "")}
+
+	versions, err := (engines.Dir{Path: cfg.Engines}).Versions(ctx)
+	if err != nil {
+		logger.Warn("aws-local: no engines found; builds fail until KILN_ENGINES holds one", slog.String("error", err.Error()))
+	}
+	images := map[string]string{}
+	for _, v := range versions {
+		images[v] = "kiln-engine:" + v // the hosts here use KILN_ENGINES; the name shows what AWS would pull
+	}
+	apiCfg := awsapp.AWSConfig{
+		Table: awsLocalTable, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: awsLocalArtifacts,
+		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
+		Workflow: awsapp.WorkflowConfig{StateMachineARN: awsLocalStateMachine, HostProject: awsLocalHostProject, HostImages: images,
+			BuildTimeLimit: cfg.BuildTimeout},
+	}
+	// Step Functions, running the state machine's definition.
+	prefix, err := stepFunctionsPrefix(logger)
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	if l.machine, err = stepfunctions.Start(ctx, stepfunctions.Options{Prefix: prefix,
+		Definition: stepfunctions.Fill(sfn.Definition(), map[string]string{
+			sfn.PlaceholderTaskFunction: awsLocalTaskFunction, sfn.PlaceholderHostProject: awsLocalHostProject}),
+		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
+		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
+		Log: slogWriter{logger}}); err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+
+	workflow := &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger,
+		Executions: awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(l.machine.Endpoint()) }),
+		Hosts:      awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })}
+	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys,
+		Workflow: workflow, Logger: logger,
+		Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
+			Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
+	if gh != nil {
+		parts.GitHub = &awsapp.GitHubApp{Client: gh, WebhookSecret: cfg.GitHubWebhookSecret}
+	}
+
+	// The Lambdas, each invoked through lambda.NewHandler with its real event JSON.
+	api, err := awsapp.NewAPIFromParts(apiCfg, parts)
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	fns, err := awsapp.NewFunctionsFromParts(apiCfg, parts)
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	bgCfg := awsapp.BackgroundConfig{AWSConfig: apiCfg, ArtifactRetention: cfg.ArtifactRetention,
+		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff}
+	deliver, err := awsapp.NewDeliver(bgCfg, parts)
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	schedule, err := awsapp.NewSchedule(bgCfg, parts)
+	if err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	lambdaServe(lambdas.New(map[string]any{"task": fns.Task.Handle, "ended": fns.Ended.Handle}, logger))
+	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: lambda.NewHandler(deliver.Handle),
+		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
+	queueServe(l.queue)
+
+	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
+	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
+		Env: hostEnvironment(cfg), Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
+		DefaultTimeoutMinutes: 60, Logger: logger}); err != nil {
+		apiListener.Close()
+		return nil, err
+	}
+	codebuildServe(l.hosts)
+
+	// Builds a crash left behind: their executions died with the old process.
+	recoverAWSLocalBuilds(ctx, l.backend.store, workflow, logger)
+
+	apiServer := &http.Server{Handler: &apigateway.Handler{
+		Function: lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext), Logger: logger},
+		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	l.servers = append(l.servers, apiServer)
+	go func() {
+		err := apiServer.Serve(apiListener)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		l.done <- err
+	}()
+	l.startTicker(lambda.NewHandler(schedule.Handle), o.TickEvery)
+	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
+		slog.String("state_machine", awsLocalStateMachine))
+	return l, nil
+}
+
+// URL is the API's base URL.
+func (l *AWSLocal) URL() string { return l.url }
+
+// Done reports the API server's end: nil after a shutdown.
+func (l *AWSLocal) Done() <-chan error { return l.done }
+
+// Shutdown stops everything: the ticker, the API, the state machine (its running executions are
+// aborted, and the ended function fails their builds), the hosts, the queue, then the data
+// services.
+func (l *AWSLocal) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+	defer cancel()
+	return l.stop(ctx)
+}
+
+func (l *AWSLocal) stop(ctx context.Context) error {
+	var errs []error
+	if l.ticker != nil {
+		l.ticker()
+		l.ticks.Wait()
+	}
+	if l.machine != nil {
+		errs = append(errs, l.machine.Close())
+	}
+	if l.hosts != nil {
+		errs = append(errs, l.hosts.Close())
+	}
+	for _, s := range l.servers {
+		errs = append(errs, s.Shutdown(ctx))
+	}
+	if l.queue != nil {
+		l.queue.Close()
+	}
+	if l.backend != nil {
+		l.backend.stop()
+	}
+	l.lock.release()
+	l.logger.Info("kiln aws-local stopped")
+	return errors.Join(errs...)
+}
+
+// listen opens a loopback port for a stand-in and returns its URL and how to serve on it.
+func (l *AWSLocal) listen() (string, func(http.Handler), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	return "http://" + ln.Addr().String(), func(h http.Handler) {
+		s := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(l.logger.Handler(), slog.LevelWarn)}
+		l.servers = append(l.servers, s)
+		go func() { _ = s.Serve(ln) }()
+	}, nil
+}
+
+// startTicker invokes the schedule function as its one-minute rule would, with the event
+// EventBridge sends.
+func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
+	if every <= 0 {
+		every = time.Minute
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.ticker = cancel
+	l.ticks.Add(1)
+	go func() {
+		defer l.ticks.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
+					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: awsLocalRegion,
+					Resources: []string{"arn:aws:events:" + awsLocalRegion + ":" + awsLocalAccount + ":rule/kiln-schedule"},
+					Detail:    json.RawMessage("{}")})
+				if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
+					l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
+				}
+			}
+		}
+	}()
+}
+
+// hostEnvironment is what a build host's image provides: the engines, the Perforce client and
+// the sandbox (on this machine, hosts of every organization share it, so builds are confined as
+// kiln serve confines them).
+func hostEnvironment(cfg Config) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
+		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_SANDBOX=" + cfg.Sandbox}
+	if cfg.Bwrap != "" {
+		env = append(env, "KILN_BWRAP="+cfg.Bwrap)
+	}
+	return env
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// stepFunctionsPrefix finds aws-local-stepfunctions: the repository's cached copy, installed by
+// scripts/install-stepfunctions-local.sh on first use.
+func stepFunctionsPrefix(logger *slog.Logger) (string, error) {
+	if root, err := minio.RepoRoot(); err == nil {
+		prefix := filepath.Join(root, ".cache", "stepfunctions-local")
+		if _, err := os.Stat(filepath.Join(prefix, "node_modules", "aws-local-stepfunctions", "package.json")); err == nil {
+			return prefix, nil
+		}
+	}
+	out, err := runInstallScript(logger, "install-stepfunctions-local.sh")
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1], nil
+}
+
+// recoverAWSLocalBuilds restarts the executions of pending builds and fails running ones as
+// interrupted: a stop or crash of kiln aws-local ended the executions and hosts they had (in AWS
+// they would have gone on).
+func recoverAWSLocalBuilds(ctx context.Context, st store.Store, wf builds.Workflow, logger *slog.Logger) {
+	lc := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
+	running, err := st.QueuedBuilds(ctx, kiln.StatusRunning, 1000)
+	if err != nil {
+		logger.Error("aws-local: list running builds", slog.String("error", err.Error()))
+	}
+	for _, b := range running {
+		if _, err := lc.Interrupted(ctx, b.OrganizationID, b.ID); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+			logger.Error("aws-local: fail an interrupted build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		}
+	}
+	pending, err := st.QueuedBuilds(ctx, kiln.StatusPending, 1000)
+	if err != nil {
+		logger.Error("aws-local: list pending builds", slog.String("error", err.Error()))
+	}
+	for _, b := range pending {
+		if err := wf.Start(ctx, b); err != nil {
+			logger.Error("aws-local: restart a pending build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// slogWriter passes a child process's error output to the log, a line at a time.
+type slogWriter struct{ logger *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			w.logger.Warn("aws-local step functions", slog.String("output", line))
+		}
+	}
+	return len(p), nil
+}
