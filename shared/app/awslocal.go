@@ -67,6 +67,8 @@ type AWSLocal struct {
 	ticker  context.CancelFunc
 	ticks   sync.WaitGroup
 	done    chan error
+	stopped sync.Once
+	stopErr error
 }
 
 // AWSLocalOptions is what kiln aws-local needs beyond kiln serve's settings.
@@ -248,9 +250,12 @@ func (l *AWSLocal) Done() <-chan error { return l.done }
 // aborted, and the ended function fails their builds), the hosts, the queue, then the data
 // services.
 func (l *AWSLocal) Shutdown(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
-	defer cancel()
-	return l.stop(ctx)
+	l.stopped.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+		defer cancel()
+		l.stopErr = l.stop(ctx)
+	})
+	return l.stopErr
 }
 
 func (l *AWSLocal) stop(ctx context.Context) error {

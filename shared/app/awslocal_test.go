@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 )
 
 // TestOnAWSLocal runs end-to-end tests of kiln serve a second time against kiln aws-local: the
@@ -26,6 +30,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"CommitOverrideAndFailures", TestCommitOverrideAndFailures},
 		{"SupersedeCancelAndIdempotency", TestSupersedeCancelAndIdempotency},
 		{"AutoDeployDeliversTheArtifact", TestAutoDeployDeliversTheArtifact},
+		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
 	} {
 		t.Run(tt.name, tt.test)
 	}
@@ -87,4 +92,61 @@ func kilnBinary(t testing.TB) string {
 		t.Fatalf("build cmd/kiln: %v\n%s", kilnBinaryErr, kilnBinaryPath)
 	}
 	return kilnBinaryPath
+}
+
+// awsLocalDownloadAndRestart: on kiln aws-local, a build's artifact is in MinIO, its signed URL
+// answers 302 to a presigned GET of MinIO that yields the artifact with the descriptor's MD5; and
+// after a restart on the same KILN_DATA the owner's token, the build and its artifact are all
+// still there, and a new build runs.
+func awsLocalDownloadAndRestart(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	if b := w.waitEnded(t, id); b["status"] != "complete" {
+		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+	}
+	check := func() {
+		t.Helper()
+		d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)
+		if d.Status != 200 {
+			t.Fatalf("download descriptor: %d %s", d.Status, d.Raw)
+		}
+		client := openapitest.Client(t)
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := client.Get(field(t, d.Body, "url"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		location := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.aws.backend.minio.Endpoint+"/"+awsLocalBucket+"/artifacts/"+w.orgID+"/"+id+".tar.gz?") {
+			t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of MinIO", resp.StatusCode, location)
+		}
+		resp, err = http.Get(location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {
+			t.Fatalf("presigned GET: %d, %d bytes, md5 %s; descriptor %s", resp.StatusCode, len(data), md5hex(data), d.Raw)
+		}
+	}
+	check()
+
+	if err := w.aws.Shutdown(context.Background()); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	token := w.token
+	again := startService(t, w.cfg)
+	if strings.Count(again.out.String(), "kiln_") != 0 {
+		t.Fatalf("a restart printed a new owner token:\n%s", again.out.String())
+	}
+	again.token = token
+	w.testService = again
+	check()
+	if b := w.waitEnded(t, w.trigger(t, pid, sid, "")); b["status"] != "complete" {
+		t.Fatalf("a build after the restart ended %v: %v", b["status"], b["failureReason"])
+	}
 }
