@@ -36,8 +36,10 @@ func TestOnAWSLocal(t *testing.T) {
 	}
 }
 
-// onAWSLocal reports whether a test runs under TestOnAWSLocal.
-func onAWSLocal(t testing.TB) bool { return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") }
+// onAWSLocal reports whether a test runs under TestOnAWSLocal (or a benchmark's "aws-local" part).
+func onAWSLocal(t testing.TB) bool {
+	return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") || strings.HasSuffix(t.Name(), "/aws-local")
+}
 
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests.
