@@ -116,6 +116,14 @@ func (d *Deliverer) AttemptOne(ctx context.Context, orgID, buildID string) error
 		end.AutoDeployStatus, end.AutoDeployError, end.AutoDeployNextAt = kiln.AutoDeployFailed, failure, time.Time{}
 		return ignoreTaken(d.Store.RecordBuildDelivery(ctx, &end, b.AutoDeployNextAt))
 	}
+	if b.AutoDeployStatus == kiln.AutoDeployDelivering && b.AutoDeployAttempts >= d.attempts() {
+		// The last attempt was claimed and never recorded its end: it was cut off (a Lambda's
+		// time limit, a crash) and would be every time, so the delivery ends here.
+		end := *b
+		end.AutoDeployStatus, end.AutoDeployError, end.AutoDeployNextAt = kiln.AutoDeployFailed, ReasonDeliveryCutOff, time.Time{}
+		logger.WarnContext(ctx, "auto deploy failed: its last attempt never ended", slog.Int("attempts", b.AutoDeployAttempts))
+		return ignoreTaken(d.Store.RecordBuildDelivery(ctx, &end, b.AutoDeployNextAt))
+	}
 	claimed := *b
 	claimed.AutoDeployStatus, claimed.AutoDeployError = kiln.AutoDeployDelivering, ""
 	claimed.AutoDeployAttempts++
@@ -151,6 +159,17 @@ func (d *Deliverer) AttemptOne(ctx context.Context, orgID, buildID string) error
 			slog.Time("next_attempt_at", out.AutoDeployNextAt))
 	}
 	return nil
+}
+
+// ReasonDeliveryCutOff is the autoDeployError of a delivery whose last attempt never ended.
+const ReasonDeliveryCutOff = "the delivery did not finish: its last attempt was cut off before it ended"
+
+// attempts is how many attempts a delivery gets.
+func (d *Deliverer) attempts() int {
+	if d.Attempts < 1 {
+		return deploy.DefaultAttempts
+	}
+	return d.Attempts
 }
 
 // ignoreTaken drops invalid_state: another worker claimed or recorded the attempt.

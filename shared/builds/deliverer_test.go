@@ -105,6 +105,46 @@ func TestDeliveryFailsAfterTheLastAttempt(t *testing.T) {
 	}
 }
 
+// TestDeliveryCutOffEveryTimeEnds: an attempt that never recorded its end (a Lambda cut off at
+// its time limit while streaming a large artifact to a slow receiver) still counted; once the
+// last one was claimed and its lease ran out, the delivery fails instead of being claimed again
+// forever.
+func TestDeliveryCutOffEveryTimeEnds(t *testing.T) {
+	w := newDeliveryWorld(t)
+	var requests atomic.Int32
+	recv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer recv.Close()
+	b := w.build(t, w.org(t, recv.URL))
+	d := w.deliverer()
+	d.Attempts = 2
+	// As the store holds it after two attempts whose processes died: claimed, lease over.
+	cut := w.get(t, b)
+	cut.AutoDeployStatus, cut.AutoDeployAttempts, cut.AutoDeployNextAt = kiln.AutoDeployDelivering, 2, w.clock().Add(-time.Second)
+	if err := w.st.RecordBuildDelivery(t.Context(), cut, b.AutoDeployNextAt); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AttemptOne(t.Context(), b.OrganizationID, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := w.get(t, b)
+	if got.AutoDeployStatus != kiln.AutoDeployFailed || got.AutoDeployError != ReasonDeliveryCutOff || got.AutoDeployAttempts != 2 || requests.Load() != 0 {
+		t.Fatalf("after two cut-off attempts: %s %q, %d attempts, %d requests", got.AutoDeployStatus, got.AutoDeployError, got.AutoDeployAttempts, requests.Load())
+	}
+	// One cut-off attempt of two: the second is made.
+	other := w.build(t, w.org(t, recv.URL))
+	cut = w.get(t, other)
+	cut.AutoDeployStatus, cut.AutoDeployAttempts, cut.AutoDeployNextAt = kiln.AutoDeployDelivering, 1, w.clock().Add(-time.Second)
+	if err := w.st.RecordBuildDelivery(t.Context(), cut, other.AutoDeployNextAt); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AttemptOne(t.Context(), other.OrganizationID, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.get(t, other); got.AutoDeployStatus != kiln.AutoDeploySucceeded || got.AutoDeployAttempts != 2 || requests.Load() != 1 {
+		t.Fatalf("after one cut-off attempt: %s, %d attempts, %d requests", got.AutoDeployStatus, got.AutoDeployAttempts, requests.Load())
+	}
+}
+
 // A process that died during an attempt left the build claimed until its lease ends; another
 // process (a restart) leaves it alone until then, and delivers it after. A service that stops
 // mid-attempt puts it back due at once.

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -60,7 +61,10 @@ type Server struct {
 	mu     sync.Mutex
 	builds map[string]*build
 	wg     sync.WaitGroup
-	slots  chan struct{} // MaxRunning tokens; nil: no limit
+	// running counts the builds admitted to run (at most MaxRunning); queue holds the others,
+	// oldest first, as CodeBuild starts queued builds in order.
+	running int
+	queue   []*build
 }
 
 // build is one build and its process.
@@ -71,9 +75,8 @@ type build struct {
 	stopped bool // StopBuild asked for it
 	timeout bool
 	done    chan struct{}
-	// dequeued is closed when the build is stopped while it waits for a slot.
-	dequeued  chan struct{}
-	leftQueue bool
+	// admitted is closed when the build may run; dequeued when it was stopped while queued.
+	admitted, dequeued chan struct{}
 }
 
 // New makes a stand-in for the project cfg describes.
@@ -93,11 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("codebuild: %w", err)
 	}
-	s := &Server{cfg: cfg, builds: map[string]*build{}}
-	if cfg.MaxRunning > 0 {
-		s.slots = make(chan struct{}, cfg.MaxRunning)
-	}
-	return s, nil
+	return &Server{cfg: cfg, builds: map[string]*build{}}, nil
 }
 
 // Build is a build as BatchGetBuilds answers it (the fields kiln reads).
@@ -172,10 +171,16 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
 		BuildStatus: StatusInProgress, CurrentPhase: "QUEUED", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
 		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER", EnvironmentVariables: in.EnvironmentVariablesOverride}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
-		cmd: cmd, done: make(chan struct{}), dequeued: make(chan struct{})}
+		cmd: cmd, done: make(chan struct{}), admitted: make(chan struct{}), dequeued: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.builds[id] = b
+	if s.cfg.MaxRunning <= 0 || s.running < s.cfg.MaxRunning {
+		s.running++
+		close(b.admitted)
+	} else {
+		s.queue = append(s.queue, b)
+	}
 	s.wg.Add(1)
 	go s.run(b, minutes, logFile)
 	s.cfg.Logger.Info("codebuild build queued", slog.String("codebuild_id", id), slog.String("log", logPath))
@@ -187,12 +192,10 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	defer s.wg.Done()
 	defer logFile.Close()
-	if s.slots != nil {
-		select {
-		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-		case <-b.dequeued: // stopped while queued
-		}
+	select {
+	case <-b.admitted:
+		defer s.release()
+	case <-b.dequeued: // stopped while queued
 	}
 	s.mu.Lock()
 	if b.stopped {
@@ -227,6 +230,19 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	}
 }
 
+// release frees a running build's place and admits the oldest queued build.
+func (s *Server) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running--
+	if len(s.queue) > 0 {
+		next := s.queue[0]
+		s.queue = s.queue[1:]
+		s.running++
+		close(next.admitted)
+	}
+}
+
 // end records a build's end; the caller holds the lock.
 func (s *Server) end(b *build, status string) {
 	b.BuildStatus, b.CurrentPhase, b.BuildComplete, b.EndTime = status, "COMPLETED", true, epoch(time.Now())
@@ -244,10 +260,12 @@ func (s *Server) kill(b *build, mark func()) {
 	mark()
 	if b.started {
 		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-	} else if !b.leftQueue {
-		b.leftQueue = true
-		close(b.dequeued)
+		return
 	}
+	if i := slices.Index(s.queue, b); i >= 0 { // still queued: it leaves the queue
+		s.queue = slices.Delete(s.queue, i, i+1)
+		close(b.dequeued)
+	} // admitted but not started yet: run sees stopped
 }
 
 // stop stops a build; a build that already ended is answered as it is.

@@ -128,7 +128,7 @@ func prefixForTests(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "node_modules", "aws-local-stepfunctions")); err != nil {
-		t.Skip("aws-local-stepfunctions is not installed: run scripts/install-stepfunctions-local.sh (make deps)")
+		t.Fatal("FAIL: aws-local-stepfunctions is not installed: run scripts/install-stepfunctions-local.sh (make deps installs it)")
 	}
 	return out
 }
