@@ -45,7 +45,7 @@ build:
 lambdas:
 	@for fn in $(LAMBDAS); do \
 		echo "build functions/$$fn"; \
-		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o $(BIN)/lambda/$$fn/bootstrap ./functions/$$fn || exit 1; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -ldflags "-s -w" -o $(BIN)/lambda/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 
 ## synth: the AWS deployment's CloudFormation template in cdk.out/ (offline: no AWS account needed);

@@ -11,7 +11,7 @@ import (
 func TestLogs(t *testing.T) {
 	logstoretest.Run(t, func(t *testing.T) (logstoretest.Store, func() logstoretest.Store) {
 		_, table := newStoreTable(t)
-		db := newDB(endpoint)
-		return dynamostore.NewLogs(db, table.Name()), func() logstoretest.Store { return dynamostore.NewLogs(newDB(endpoint), table.Name()) }
+		db := newDB(endpoint())
+		return dynamostore.NewLogs(db, table.Name()), func() logstoretest.Store { return dynamostore.NewLogs(newDB(endpoint()), table.Name()) }
 	})
 }
