@@ -110,4 +110,3 @@ func median(ds []time.Duration) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
 }
-
