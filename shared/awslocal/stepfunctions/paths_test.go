@@ -23,6 +23,7 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 		limit     int    // the setting's timeoutMinutes
 		mode      string // the host's behaviour
 		stop      func(t *testing.T, w *world, b *kiln.Build)
+		hostBuild string // the status its CodeBuild build ended with ("": not checked)
 		status    kiln.BuildStatus
 		reason    string
 		execution string
@@ -33,6 +34,16 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 		{name: "the host ends without a result", mode: hostSilent, status: kiln.StatusFailed, reason: sfn.ReasonHostNoReply, execution: "SUCCEEDED"},
 		{name: "timeout", opts: worldOptions{minute: 20 * time.Millisecond}, limit: 1, mode: hostSleep,
 			status: kiln.StatusFailed, reason: sfn.ReasonTimeLimit, execution: "SUCCEEDED"},
+		// HeartbeatSeconds, scaled down to a second: the stand-in stops the CodeBuild build of a
+		// host that falls silent, and the build fails as host lost.
+		{name: "the host stops heartbeating", opts: worldOptions{heartbeat: time.Second}, mode: hostBeatThenStop, hostBuild: "STOPPED",
+			status: kiln.StatusFailed, reason: sfn.ReasonHostSilent, execution: "SUCCEEDED"},
+		{name: "the host never heartbeats", opts: worldOptions{heartbeat: time.Second}, mode: hostSleep, hostBuild: "STOPPED",
+			status: kiln.StatusFailed, reason: sfn.ReasonHostSilent, execution: "SUCCEEDED"},
+		// Its heartbeats reach Step Functions through the host API: the host outlives three
+		// heartbeat timeouts and completes.
+		{name: "heartbeats keep the host running", opts: worldOptions{heartbeat: time.Second}, mode: hostBeatLong, hostBuild: "SUCCEEDED",
+			status: kiln.StatusComplete, execution: "SUCCEEDED"},
 		{name: "Win64", platform: kiln.PlatformWin64, mode: hostComplete, status: kiln.StatusFailed, reason: sfn.ReasonWin64, execution: "SUCCEEDED"},
 		{name: "an engine version without an image", version: "5.9", mode: hostComplete, status: kiln.StatusFailed,
 			reason: `this deployment has no build host image for Unreal Engine "5.9", the engine version of build setting `, execution: "SUCCEEDED"},
@@ -81,6 +92,11 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 			got = w.waitFor(t, b.ID, "its end", func(b *kiln.Build) bool { return b.Status.Terminal() })
 			if got.Status != tt.status || !strings.HasPrefix(got.FailureReason, tt.reason) || (tt.reason == "" && got.FailureReason != "") {
 				t.Errorf("build ended %s (%q), want %s (%q)", got.Status, got.FailureReason, tt.status, tt.reason)
+			}
+			if tt.hostBuild != "" {
+				if status := w.hostBuild(t, got); status != tt.hostBuild {
+					t.Errorf("its CodeBuild build ended %s, want %s", status, tt.hostBuild)
+				}
 			}
 			w.noProcessLeft(t)
 		})
