@@ -101,6 +101,11 @@ func runHost() int {
 			fmt.Fprintln(os.Stderr, "host: KILN_TEST_BEAT_EVERY is not set")
 			return 3
 		}
+		// Kept for the test to show that the token is refused once the execution ended.
+		if err := os.WriteFile(filepath.Join(os.Getenv("CODEBUILD_SRC_DIR"), "task-token"), []byte(client.TaskToken), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
 		if err := beats(int(beatFor / every)); err != nil {
 			fmt.Fprintln(os.Stderr, "host: heartbeat:", err)
 			return 3
