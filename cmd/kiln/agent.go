@@ -28,6 +28,7 @@ var errBuildFailed = errors.New("the build did not complete")
 // container), from its environment:
 //
 //	KILN_HOST_URL, KILN_HOST_CREDENTIAL  the service and the build's host credential (required)
+//	KILN_TASK_TOKEN                      the Step Functions task token, sent with each heartbeat (AWS)
 //	KILN_ENGINES                         the engines directory, as kiln serve (default ./engines)
 //	KILN_HOST_WORKDIR                    workspaces and staging (default: a new temporary directory)
 //	KILN_SANDBOX                         off (default) or bwrap; KILN_BWRAP is the bwrap binary
@@ -61,7 +62,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	host := &hostclient.Host{
-		Client:    &hostclient.Client{BaseURL: url, Credential: cred},
+		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
 		HostRunID: getenv("CODEBUILD_BUILD_ID"),
 		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
 		Agent:     &agent.Agent{Logger: logger, Sandbox: confiner},

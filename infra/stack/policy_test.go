@@ -56,6 +56,7 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["api"], secretRead, master, github)
 	on(want["api"], []string{"states:StartExecution"}, ref(machine))
 	on(want["api"], []string{"states:StopExecution"}, executions)
+	on(want["api"], []string{"states:SendTaskHeartbeat"}, "*")
 	on(want["api"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["api"], artifactsRW, artifacts)
 	on(want["api"], []string{"kms:Decrypt", "kms:GenerateDataKey"}, key)
@@ -139,6 +140,10 @@ var wildcardAllowlist = map[string][]string{
 		// support no resource-level permissions (AWS documents Resource "*" for them).
 		"logs:CreateLogDelivery", "logs:DeleteLogDelivery", "logs:DescribeLogGroups", "logs:DescribeResourcePolicies",
 		"logs:GetLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:UpdateLogDelivery",
+		// The API passing the hosts' heartbeats on: SendTaskHeartbeat acts on the task its token
+		// names and has no resource type in IAM (the Service Authorization Reference lists none
+		// for it), so a statement can only name "*".
+		"states:SendTaskHeartbeat",
 		// X-Ray tracing of the state machine (kiln:tracing): no resource-level permissions.
 		"xray:GetSamplingRules", "xray:GetSamplingTargets", "xray:PutTelemetryRecords", "xray:PutTraceSegments",
 	},

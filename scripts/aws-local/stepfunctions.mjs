@@ -1,19 +1,26 @@
 // stepfunctions.mjs stands in for AWS Step Functions on this machine (kiln aws-local): an HTTP
 // server on 127.0.0.1 speaking the Step Functions JSON 1.0 protocol (StartExecution,
-// StopExecution, DescribeExecution) for one state machine, whose ASL it runs with
+// StopExecution, DescribeExecution, SendTaskHeartbeat) for one state machine, whose ASL it runs with
 // aws-local-stepfunctions. Its task states are served locally: Lambda tasks through the Lambda
 // stand-in's Invoke API, codebuild:startBuild.sync through the CodeBuild stand-in (StartBuild,
 // then BatchGetBuilds until the build ends). An execution that ends FAILED, TIMED_OUT or ABORTED
 // invokes the "ended" function with the EventBridge event AWS would send.
 //
+// aws-local-stepfunctions knows neither task tokens nor HeartbeatSeconds, so the stand-in does
+// what Step Functions does for the CodeBuild task: each execution gets a task token of its own
+// (random, unguessable) as $$.Task.Token, SendTaskHeartbeat with it resets the task's heartbeat
+// clock, and a task with HeartbeatSeconds that hears nothing for that long stops its CodeBuild
+// build and fails with States.HeartbeatTimeout.
+//
 // Settings (environment): KILN_SFN_MODULE (path of aws-local-stepfunctions' main.node.esm.js),
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
 // KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
-// KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000). It prints "listening <port>" once
+// KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_HEARTBEAT_MS (for tests:
+// replaces every state's HeartbeatSeconds). It prints "listening <port>" once
 // it listens, and stops on SIGTERM or when its standard input closes.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 
 if (typeof Promise.withResolvers !== 'function') {
@@ -41,11 +48,14 @@ const lambdaEndpoint = env('KILN_SFN_LAMBDA_ENDPOINT');
 const codebuildEndpoint = env('KILN_SFN_CODEBUILD_ENDPOINT');
 const endedFunction = env('KILN_SFN_ENDED_FUNCTION');
 const pollMs = Number(env('KILN_SFN_POLL_MS', '1000'));
+const heartbeatOverrideMs = Number(env('KILN_SFN_HEARTBEAT_MS', '0'));
 const [, , , region, account, , machineName] = stateMachineArn.split(':');
 const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
 
-/** executions by ARN: { arn, name, input, status, startDate, stopDate, output, error, cause, run, codebuildId, ended } */
+/** executions by ARN: { arn, name, input, status, startDate, stopDate, output, error, cause, run, codebuildId, taskToken, task } */
 const executions = new Map();
+/** executions by their task token */
+const byToken = new Map();
 
 class AWSError extends Error {
   constructor(type, message, status = 400) { super(message); this.type = type; this.status = status; }
@@ -93,8 +103,19 @@ async function codebuild(operation, body) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// runOnCodeBuild is codebuild:startBuild.sync: start the build, wait for it to end.
-async function runOnCodeBuild(execution, params) {
+// runOnCodeBuild is codebuild:startBuild.sync: start the build, wait for it to end. With a
+// heartbeat (ms), a silence that long stops the build and fails with States.HeartbeatTimeout.
+async function runOnCodeBuild(execution, params, heartbeatMs) {
+  const task = { lastBeat: Date.now() }; // SendTaskHeartbeat finds it while the task runs
+  execution.task = task;
+  try {
+    return await waitForCodeBuild(execution, params, heartbeatMs, task);
+  } finally {
+    if (execution.task === task) execution.task = undefined;
+  }
+}
+
+async function waitForCodeBuild(execution, params, heartbeatMs, task) {
   const { build } = await codebuild('StartBuild', {
     projectName: params.ProjectName,
     imageOverride: params.ImageOverride,
@@ -104,7 +125,11 @@ async function runOnCodeBuild(execution, params) {
   execution.codebuildId = build.id;
   for (;;) {
     if (execution.status !== 'RUNNING') throw named('States.Runtime', 'the execution ended');
-    await sleep(pollMs);
+    if (heartbeatMs > 0 && Date.now() - task.lastBeat > heartbeatMs) {
+      try { await codebuild('StopBuild', { id: build.id }); } catch (e) { console.error(`stepfunctions: stop build ${build.id}: ${e.message}`); }
+      throw named('States.HeartbeatTimeout', `no heartbeat for ${heartbeatMs / 1000} seconds`);
+    }
+    await sleep(Math.min(pollMs, heartbeatMs > 0 ? heartbeatMs : pollMs));
     const { builds } = await codebuild('BatchGetBuilds', { ids: [build.id] });
     const b = builds && builds[0];
     if (!b || b.buildStatus === 'IN_PROGRESS') continue;
@@ -121,7 +146,8 @@ function handlers(execution) {
   for (const [name, state] of Object.entries(definition.States)) {
     if (state.Type !== 'Task') continue;
     if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
-      out[name] = (input) => runOnCodeBuild(execution, input);
+      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
+      out[name] = (input) => runOnCodeBuild(execution, input, heartbeatMs);
     } else {
       const fn = state.Resource.split(':function:').pop();
       out[name] = (input) => invoke(fn, input);
@@ -142,11 +168,16 @@ function start({ stateMachineArn: arn, name, input }) {
     if (had.status === 'RUNNING' && had.input === input) return { executionArn, startDate: epoch(had.startDate) };
     throw new AWSError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
   }
-  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date() };
+  const taskToken = randomBytes(48).toString('base64url');
+  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), taskToken };
   executions.set(executionArn, execution);
+  byToken.set(taskToken, execution);
   execution.run = machine.run(parsed, {
     overrides: { taskResourceLocalHandlers: handlers(execution) },
-    context: { Execution: { Id: executionArn, Name: name, RoleArn: `arn:aws:iam::${account}:role/kiln-local` }, StateMachine: { Id: stateMachineArn, Name: machineName } },
+    context: {
+      Execution: { Id: executionArn, Name: name, RoleArn: `arn:aws:iam::${account}:role/kiln-local` }, StateMachine: { Id: stateMachineArn, Name: machineName },
+      Task: { Token: taskToken },
+    },
   });
   execution.run.result.then(
     (output) => end(execution, 'SUCCEEDED', { output }),
@@ -203,7 +234,18 @@ function describe({ executionArn }) {
   return out;
 }
 
-const operations = { StartExecution: start, StopExecution: stop, DescribeExecution: describe };
+// sendTaskHeartbeat resets the heartbeat clock of the task the token belongs to; a token never
+// issued is InvalidToken, one whose task or execution ended TaskTimedOut, as in AWS. The token
+// is never echoed.
+function sendTaskHeartbeat({ taskToken }) {
+  const execution = typeof taskToken === 'string' ? byToken.get(taskToken) : undefined;
+  if (!execution) throw new AWSError('InvalidToken', 'Invalid Token: the task token is not one this state machine issued');
+  if (execution.status !== 'RUNNING' || !execution.task) throw new AWSError('TaskTimedOut', 'Task Timed Out: the task does not exist anymore');
+  execution.task.lastBeat = Date.now();
+  return {};
+}
+
+const operations = { StartExecution: start, StopExecution: stop, DescribeExecution: describe, SendTaskHeartbeat: sendTaskHeartbeat };
 
 // A task's call that outlives its state (the state timed out, the execution was stopped) ends
 // with nobody waiting for it: note it, never die of it.

@@ -1,9 +1,11 @@
 package agentapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -81,6 +83,19 @@ func decode(r *http.Request, v any) error {
 		return kiln.Errorf(kiln.EBadRequest, "the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// decodeOptional is decode, an empty body being the zero request.
+func decodeOptional(r *http.Request, v any) error {
+	br := bufio.NewReader(r.Body)
+	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+		return nil
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	return decode(r, v)
 }
 
 func invalid(field, problem string) error {

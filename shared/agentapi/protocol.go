@@ -21,6 +21,10 @@ const (
 	EnvHostCredential = "KILN_HOST_CREDENTIAL"
 	// EnvBuildID is the id of the build the host runs (informational: the credential names it).
 	EnvBuildID = "KILN_BUILD_ID"
+	// EnvTaskToken is the Step Functions task token of the state waiting for the host (AWS
+	// deployment only): the host sends it with each heartbeat, and the API passes it on
+	// (SendTaskHeartbeat). Never log it.
+	EnvTaskToken = "KILN_TASK_TOKEN"
 )
 
 // PathPrefix is where the host API is mounted.
@@ -92,6 +96,15 @@ type PerforceJob struct {
 	Ticket      string `json:"ticket"`
 	Fingerprint string `json:"fingerprint"`
 }
+
+// HeartbeatRequest is POST /host/v1/heartbeat (an empty body is an empty request).
+type HeartbeatRequest struct {
+	// TaskToken is the host's KILN_TASK_TOKEN, if it has one.
+	TaskToken string `json:"taskToken,omitempty"`
+}
+
+// MaxTaskToken is the longest task token Step Functions issues (SendTaskHeartbeat's limit).
+const MaxTaskToken = 2048
 
 // ProgressRequest is POST /host/v1/progress: what the checkout found.
 type ProgressRequest struct {

@@ -2,18 +2,37 @@ package agentapi
 
 import (
 	"cmp"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // heartbeat keeps the build running; once it ended the answer is invalid_state and the host stops.
+// A heartbeat with a task token is passed on to Step Functions (TaskHeartbeats) once recorded;
+// that failing is logged (without the token), never the host's failure: the build's own
+// heartbeat was recorded, and Step Functions' heartbeat timeout is the backstop.
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	if err := running(b); err != nil {
 		return err
 	}
+	var in HeartbeatRequest
+	if err := decodeOptional(r, &in); err != nil {
+		return err
+	}
+	if len(in.TaskToken) > MaxTaskToken {
+		return invalid("taskToken", fmt.Sprintf("at most %d characters", MaxTaskToken))
+	}
 	if err := s.Lifecycle.Heartbeat(r.Context(), b.OrganizationID, b.ID, b.Host); err != nil {
 		return err
+	}
+	if in.TaskToken != "" && s.TaskHeartbeats != nil {
+		if err := s.TaskHeartbeats.SendTaskHeartbeat(r.Context(), in.TaskToken); err != nil {
+			s.log().WarnContext(r.Context(), "pass a host's heartbeat on to Step Functions", slog.String("build_id", b.ID),
+				slog.String("org_id", b.OrganizationID), slog.String("error", strings.ReplaceAll(err.Error(), in.TaskToken, "[task token]")))
+		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -48,6 +48,13 @@ type GitHub interface {
 	HostToken(ctx context.Context, installationID int64, fullName string) (token string, expires time.Time, err error)
 }
 
+// TaskHeartbeats passes a host's heartbeat on to the workflow that waits for the host: Step
+// Functions' SendTaskHeartbeat with the waiting state's task token (in the AWS deployment, the
+// AWS SDK's sfn client).
+type TaskHeartbeats interface {
+	SendTaskHeartbeat(ctx context.Context, taskToken string) error
+}
+
 // Server is the host API: an http.Handler for the paths under PathPrefix.
 type Server struct {
 	Store     Store
@@ -55,6 +62,9 @@ type Server struct {
 	Logs      builds.LogWriter
 	Uploads   Uploads // nil: no artifact storage, uploads answer service_unavailable
 	GitHub    GitHub  // nil when no GitHub App is configured
+	// TaskHeartbeats gets the task token of every heartbeat that carries one; nil: none (kiln
+	// serve, and deployments without Step Functions).
+	TaskHeartbeats TaskHeartbeats
 	// OpenSealed opens the organizations' sealed Perforce tickets (keyring.Sealer.Open).
 	OpenSealed perforce.OpenFunc
 	// TimeLimit is the service's build time limit (a setting may lower it; 0: none), MaxLogLines

@@ -25,6 +25,9 @@ type Client struct {
 	BaseURL string
 	// Credential is the build's host credential (KILN_HOST_CREDENTIAL). Never log it.
 	Credential string
+	// TaskToken is the Step Functions task token of the state waiting for the host
+	// (KILN_TASK_TOKEN; "" for none), sent with each heartbeat. Never log it.
+	TaskToken string
 	// HTTP sends the calls and the artifact's parts; nil: a client with a 2-minute timeout.
 	HTTP *http.Client
 }
@@ -90,9 +93,9 @@ func (c *Client) Start(ctx context.Context, hostRunID string) (*agentapi.Job, er
 	return &job, nil
 }
 
-// Heartbeat reports the host alive; invalid_state once the build ended.
+// Heartbeat reports the host alive, with its task token; invalid_state once the build ended.
 func (c *Client) Heartbeat(ctx context.Context) error {
-	return c.call(ctx, http.MethodPost, "heartbeat", struct{}{}, nil)
+	return c.call(ctx, http.MethodPost, "heartbeat", agentapi.HeartbeatRequest{TaskToken: c.TaskToken}, nil)
 }
 
 // Progress records what the checkout found.

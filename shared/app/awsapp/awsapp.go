@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -141,7 +142,8 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if cfg.DeliveryQueueURL != "" {
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue, logger)
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
+		newTaskHeartbeats(awsCfg, cfg.Workflow), logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -183,7 +185,10 @@ type buildLogs interface {
 // could not start) go through the lifecycle and tell the same events as on one machine: org
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue, logger *slog.Logger) (http.Handler, error) {
+//
+// A host's heartbeat carrying a task token is passed on to beats (nil: none).
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue,
+	beats agentapi.TaskHeartbeats, logger *slog.Logger) (http.Handler, error) {
 	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, queue, logger)
 	if err != nil {
 		return nil, err
@@ -205,7 +210,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},
 	}, gh))
-	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, logger), nil
+	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, logger), nil
 }
 
 // newLifecycle is the build lifecycle of every AWS function, with the same events as on one

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -99,8 +100,11 @@ type Parts struct {
 	// Workflow starts scheduled builds and stops the builds a tick failed.
 	Workflow builds.Workflow
 	// Queue takes delivery attempts (SQS in AWS).
-	Queue  DeliveryQueue
-	Logger *slog.Logger
+	Queue DeliveryQueue
+	// TaskHeartbeats passes the hosts' heartbeats on to Step Functions (nil: none); only the API
+	// uses it.
+	TaskHeartbeats agentapi.TaskHeartbeats
+	Logger         *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -123,7 +127,8 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, masterKey bool, logger
 	db := dynamo.New(awsCfg)
 	return Parts{
 		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys,
-		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}, Logger: logger,
+		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
+		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow), Logger: logger,
 	}, nil
 }
 

@@ -36,10 +36,7 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(out, &claim); err != nil {
 				t.Fatal(err)
 			}
-			env := map[string]string{}
-			for _, v := range claim.Environment {
-				env[v.Name] = v.Value
-			}
+			env := map[string]string{agentapi.EnvHostURL: claim.HostURL, agentapi.EnvHostCredential: claim.Credential, agentapi.EnvBuildID: claim.BuildID}
 			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != 4*60+15 ||
 				env[agentapi.EnvHostURL] != "https://kiln.example" || env[agentapi.EnvBuildID] != b.ID {
 				t.Errorf("claim answered %s", out)
@@ -48,10 +45,11 @@ func TestWorkflowSampleEvents(t *testing.T) {
 				t.Errorf("after the claim the build is %s on %q, its credential matching: %v", b.Status, b.Host, hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash))
 			}
 		}},
-		"task-finish-host-lost.json": {kiln.StatusRunning, wantFailed("host lost: its CodeBuild build ended FAILED")},
-		"task-finish-timeout.json":   {kiln.StatusRunning, wantFailed("time limit")},
-		"task-unsupported.json":      {kiln.StatusPending, wantFailed(sfn.ReasonWin64)},
-		"ended-aborted.json":         {kiln.StatusRunning, wantFailed("the build's workflow ended ABORTED before the build did")},
+		"task-finish-host-lost.json":   {kiln.StatusRunning, wantFailed("host lost: its CodeBuild build ended FAILED")},
+		"task-finish-timeout.json":     {kiln.StatusRunning, wantFailed("time limit")},
+		"task-finish-host-silent.json": {kiln.StatusRunning, wantFailed(sfn.ReasonHostSilent)},
+		"task-unsupported.json":        {kiln.StatusPending, wantFailed(sfn.ReasonWin64)},
+		"ended-aborted.json":           {kiln.StatusRunning, wantFailed("the build's workflow ended ABORTED before the build did")},
 		"ended-succeeded.json": {kiln.StatusRunning, func(t *testing.T, out []byte, b *kiln.Build) {
 			if b.Status != kiln.StatusRunning {
 				t.Errorf("a succeeded execution changed the build to %s", b.Status)

@@ -19,15 +19,16 @@ type BuildLogs = buildLogs
 
 // NewAPIFromParts builds the API handler (the API and the host API) from ready parts.
 func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
-	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Workflow, p.Queue, p.Logger)
+	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Workflow, p.Queue, p.TaskHeartbeats, p.Logger)
 }
 
 // withHostAPI serves the host API (build hosts, with their per-build credentials) under
 // /host/v1/ beside the API. Artifacts are uploaded through presigned part URLs when the store
-// can make them (S3); otherwise the host API refuses uploads.
+// can make them (S3); otherwise the host API refuses uploads. Heartbeats with a task token are
+// passed on to beats (Step Functions; nil: none).
 func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, logs builds.LogWriter, arts artifacts.Store,
-	keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) http.Handler {
-	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, Logger: logger}
+	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, logger *slog.Logger) http.Handler {
+	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -26,6 +27,12 @@ const (
 	hostDie      = "die"      // kills itself without a word (the host is lost)
 	hostSilent   = "silent"   // exits 0 without reporting a result
 	hostSleep    = "sleep"    // reports its CodeBuild build, starts a child, and sleeps
+	// hostBeatThenStop reports its CodeBuild build, heartbeats the host API a few times with its
+	// task token, then starts a child and sleeps without a word (the host hangs).
+	hostBeatThenStop = "beat-then-stop"
+	// hostBeatLong heartbeats the host API with its task token for KILN_TEST_BEAT_FOR, longer
+	// than the heartbeat timeout, then completes the build.
+	hostBeatLong = "beat-long"
 )
 
 // hostReason is the failure reason hostFail reports.
@@ -41,7 +48,7 @@ func runHost() int {
 	}
 	credential, buildID := os.Getenv(agentapi.EnvHostCredential), os.Getenv(agentapi.EnvBuildID)
 	orgID, credBuild, err := hostcred.Parse(credential)
-	if err != nil || credBuild != buildID || os.Getenv(agentapi.EnvHostURL) == "" {
+	if err != nil || credBuild != buildID || os.Getenv(agentapi.EnvHostURL) == "" || os.Getenv(agentapi.EnvTaskToken) == "" {
 		fmt.Fprintln(os.Stderr, "host: bad environment", err)
 		return 3
 	}
@@ -66,7 +73,44 @@ func runHost() int {
 		_, err := lc.Progress(ctx, orgID, buildID, func(b *kiln.Build) { b.Host = sfn.HostPrefix + os.Getenv("CODEBUILD_BUILD_ID") })
 		return err
 	}
+	client := &hostclient.Client{BaseURL: os.Getenv(agentapi.EnvHostURL), Credential: credential, TaskToken: os.Getenv(agentapi.EnvTaskToken)}
+	every, _ := time.ParseDuration(os.Getenv("KILN_TEST_BEAT_EVERY"))
+	beats := func(n int) error { // heartbeats through the host API, as kiln agent run sends them
+		for range n {
+			if err := client.Heartbeat(ctx); err != nil {
+				return err
+			}
+			time.Sleep(every)
+		}
+		return nil
+	}
 	switch string(mode) {
+	case hostBeatThenStop:
+		if err := report(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		if err := beats(3); err != nil {
+			fmt.Fprintln(os.Stderr, "host: heartbeat:", err)
+			return 3
+		}
+		return sleepWithChild()
+	case hostBeatLong:
+		beatFor, _ := time.ParseDuration(os.Getenv("KILN_TEST_BEAT_FOR"))
+		if every <= 0 {
+			fmt.Fprintln(os.Stderr, "host: KILN_TEST_BEAT_EVERY is not set")
+			return 3
+		}
+		// Kept for the test to show that the token is refused once the execution ended.
+		if err := os.WriteFile(filepath.Join(os.Getenv("CODEBUILD_SRC_DIR"), "task-token"), []byte(client.TaskToken), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		if err := beats(int(beatFor / every)); err != nil {
+			fmt.Fprintln(os.Stderr, "host: heartbeat:", err)
+			return 3
+		}
+		fallthrough
 	case hostComplete:
 		if err := report(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -96,19 +140,24 @@ func runHost() int {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}
-		child := exec.Command("sleep", "3600") // a process of the host's own: it must go too
-		if err := child.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 3
-		}
-		if err := writePid(child.Process.Pid, "child.pid"); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 3
-		}
-		select {}
+		return sleepWithChild()
 	}
 	fmt.Fprintf(os.Stderr, "host: unknown mode %q\n", mode)
 	return 3
+}
+
+// sleepWithChild starts a process of the host's own (a stop must end it too) and sleeps.
+func sleepWithChild() int {
+	child := exec.Command("sleep", "3600")
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	if err := writePid(child.Process.Pid, "child.pid"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	select {}
 }
 
 // writePid notes a process of the host in its build's directory, for the test to check it is gone.

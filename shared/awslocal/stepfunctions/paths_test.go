@@ -2,9 +2,16 @@ package stepfunctions
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/smithy-go"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -23,6 +30,8 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 		limit     int    // the setting's timeoutMinutes
 		mode      string // the host's behaviour
 		stop      func(t *testing.T, w *world, b *kiln.Build)
+		hostBuild string // the status its CodeBuild build ended with ("": not checked)
+		after     func(t *testing.T, w *world, b *kiln.Build)
 		status    kiln.BuildStatus
 		reason    string
 		execution string
@@ -33,6 +42,34 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 		{name: "the host ends without a result", mode: hostSilent, status: kiln.StatusFailed, reason: sfn.ReasonHostNoReply, execution: "SUCCEEDED"},
 		{name: "timeout", opts: worldOptions{minute: 20 * time.Millisecond}, limit: 1, mode: hostSleep,
 			status: kiln.StatusFailed, reason: sfn.ReasonTimeLimit, execution: "SUCCEEDED"},
+		// HeartbeatSeconds, scaled down to a second: the stand-in stops the CodeBuild build of a
+		// host that falls silent, and the build fails as host lost.
+		{name: "the host stops heartbeating", opts: worldOptions{heartbeat: time.Second}, mode: hostBeatThenStop, hostBuild: "STOPPED",
+			status: kiln.StatusFailed, reason: sfn.ReasonHostSilent, execution: "SUCCEEDED"},
+		{name: "the host never heartbeats", opts: worldOptions{heartbeat: time.Second}, mode: hostSleep, hostBuild: "STOPPED",
+			status: kiln.StatusFailed, reason: sfn.ReasonHostSilent, execution: "SUCCEEDED"},
+		// Its heartbeats reach Step Functions through the host API: the host outlives three
+		// heartbeat timeouts and completes.
+		{name: "heartbeats keep the host running", opts: worldOptions{heartbeat: time.Second}, mode: hostBeatLong, hostBuild: "SUCCEEDED",
+			status: kiln.StatusComplete, execution: "SUCCEEDED", after: func(t *testing.T, w *world, b *kiln.Build) {
+				files, _ := filepath.Glob(filepath.Join(w.hostDir, "*", "task-token"))
+				if len(files) != 1 {
+					t.Fatalf("the host kept %d task tokens", len(files))
+				}
+				token, err := os.ReadFile(files[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				// As in AWS: the token of a task that ended has timed out; one never issued is invalid.
+				for tok, want := range map[string]string{string(token): "TaskTimedOut", "AAAA" + string(token[4:]): "InvalidToken"} {
+					_, err := w.sfn.SendTaskHeartbeat(context.Background(), &awssfn.SendTaskHeartbeatInput{TaskToken: aws.String(tok)})
+					if code := errorCode(err); code != want {
+						t.Errorf("SendTaskHeartbeat after the end: %v, want %s", err, want)
+					} else if strings.Contains(err.Error(), tok) {
+						t.Errorf("the stand-in echoes the token: %v", err)
+					}
+				}
+			}},
 		{name: "Win64", platform: kiln.PlatformWin64, mode: hostComplete, status: kiln.StatusFailed, reason: sfn.ReasonWin64, execution: "SUCCEEDED"},
 		{name: "an engine version without an image", version: "5.9", mode: hostComplete, status: kiln.StatusFailed,
 			reason: `this deployment has no build host image for Unreal Engine "5.9", the engine version of build setting `, execution: "SUCCEEDED"},
@@ -82,7 +119,24 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 			if got.Status != tt.status || !strings.HasPrefix(got.FailureReason, tt.reason) || (tt.reason == "" && got.FailureReason != "") {
 				t.Errorf("build ended %s (%q), want %s (%q)", got.Status, got.FailureReason, tt.status, tt.reason)
 			}
+			if tt.hostBuild != "" {
+				if status := w.hostBuild(t, got); status != tt.hostBuild {
+					t.Errorf("its CodeBuild build ended %s, want %s", status, tt.hostBuild)
+				}
+			}
+			if tt.after != nil {
+				tt.after(t, w, got)
+			}
 			w.noProcessLeft(t)
 		})
 	}
+}
+
+// errorCode is the AWS error code of err ("" for none).
+func errorCode(err error) string {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode()
+	}
+	return ""
 }

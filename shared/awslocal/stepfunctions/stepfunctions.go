@@ -1,6 +1,8 @@
 // Package stepfunctions starts and stops the Step Functions stand-in of kiln aws-local: a Node
 // process (aws-local-stepfunctions running the builds' state machine) that answers the Step
-// Functions API on 127.0.0.1, calls its Lambda tasks through the Lambda stand-in and its
+// Functions API on 127.0.0.1 (StartExecution, StopExecution, DescribeExecution,
+// SendTaskHeartbeat; every execution's CodeBuild task has a task token and enforces its
+// HeartbeatSeconds), calls its Lambda tasks through the Lambda stand-in and its
 // CodeBuild task through the CodeBuild stand-in.
 package stepfunctions
 
@@ -39,6 +41,9 @@ type Options struct {
 	EndedFunction string
 	// PollInterval is how often a running CodeBuild build is looked at; 0 is a second.
 	PollInterval time.Duration
+	// HeartbeatTimeout, for tests, replaces the HeartbeatSeconds of every state of the
+	// definition; 0 keeps the definition's.
+	HeartbeatTimeout time.Duration
 	// Dir holds the script and the definition while it runs.
 	Dir string
 	// Log gets the process's error output; nil discards it.
@@ -87,7 +92,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		"KILN_SFN_MODULE="+module, "KILN_SFN_DEFINITION="+definition, "KILN_SFN_STATE_MACHINE_ARN="+o.StateMachineARN,
 		"KILN_SFN_LAMBDA_ENDPOINT="+o.LambdaEndpoint, "KILN_SFN_CODEBUILD_ENDPOINT="+o.CodeBuildEndpoint,
 		"KILN_SFN_ENDED_FUNCTION="+o.EndedFunction,
-		"KILN_SFN_POLL_MS="+strconv.FormatInt(cmp.Or(o.PollInterval, time.Second).Milliseconds(), 10))
+		"KILN_SFN_POLL_MS="+strconv.FormatInt(cmp.Or(o.PollInterval, time.Second).Milliseconds(), 10),
+		"KILN_SFN_HEARTBEAT_MS="+strconv.FormatInt(o.HeartbeatTimeout.Milliseconds(), 10))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

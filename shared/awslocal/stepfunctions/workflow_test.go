@@ -20,6 +20,8 @@ import (
 	awscodebuild "github.com/aws/aws-sdk-go-v2/service/codebuild"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -49,6 +51,7 @@ type world struct {
 	workflow *sfn.Workflow
 	sfn      *awssfn.Client
 	hosts    *codebuild.Server
+	builds   *awscodebuild.Client // the CodeBuild stand-in's API
 	modes    string
 	hostDir  string
 	org      string
@@ -58,6 +61,7 @@ type world struct {
 type worldOptions struct {
 	minute    time.Duration // a CodeBuild minute
 	failClaim bool          // the claim task fails every time
+	heartbeat time.Duration // replaces the host task's HeartbeatSeconds (0: the definition's)
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -83,8 +87,13 @@ func newWorld(t *testing.T, o worldOptions) *world {
 		t.Fatal(err)
 	}
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
+	// The host API, passing the hosts' heartbeats on to the Step Functions stand-in (started below).
+	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
+	beats := &awsapp.SFNHeartbeats{}
+	api := httptest.NewServer((&agentapi.Server{Store: st, Lifecycle: lifecycle, TaskHeartbeats: beats, Logger: logger}).Handler())
+	t.Cleanup(api.Close)
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: "https://kiln.example", TimeLimit: 4 * time.Hour, Logger: logger}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, Logger: logger}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {
@@ -97,7 +106,8 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	fns := httptest.NewServer(lambdas.New(map[string]any{"task": task, "ended": (&sfn.Ended{Lifecycle: lifecycle, Logger: logger}).Handle}, logger))
 	t.Cleanup(fns.Close)
 	w.hosts, err = codebuild.New(codebuild.Config{Project: hostProject, Command: []string{os.Args[0]}, Dir: w.hostDir, Minute: o.minute,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "KILN_TEST_HOST=1", "KILN_TEST_DB=" + dbPath, "KILN_TEST_MODES=" + w.modes}, Logger: logger})
+		Env: []string{"PATH=" + os.Getenv("PATH"), "KILN_TEST_HOST=1", "KILN_TEST_DB=" + dbPath, "KILN_TEST_MODES=" + w.modes,
+			"KILN_TEST_BEAT_EVERY=" + (o.heartbeat / 10).String(), "KILN_TEST_BEAT_FOR=" + (3 * o.heartbeat).String()}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,15 +117,16 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	sm, err := Start(ctx, Options{Prefix: prefix, StateMachineARN: stateMachineARN, Dir: filepath.Join(dir, "sfn"),
 		Definition: Fill(sfn.Definition(), map[string]string{
 			sfn.PlaceholderTaskFunction: "arn:aws:lambda:local:000000000000:function:task", sfn.PlaceholderHostProject: hostProject}),
-		LambdaEndpoint: fns.URL, CodeBuildEndpoint: hostAPI.URL, EndedFunction: "ended", PollInterval: 20 * time.Millisecond, Log: testLog{t}})
+		LambdaEndpoint: fns.URL, CodeBuildEndpoint: hostAPI.URL, EndedFunction: "ended", PollInterval: 20 * time.Millisecond,
+		HeartbeatTimeout: o.heartbeat, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sm.Close() })
-	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
 	w.sfn = awssfn.New(awssfn.Options{BaseEndpoint: aws.String(sm.Endpoint()), Region: "local", Credentials: creds})
-	w.workflow = &sfn.Workflow{Executions: w.sfn, StateMachineARN: stateMachineARN, Logger: logger,
-		Hosts: awscodebuild.New(awscodebuild.Options{BaseEndpoint: aws.String(hostAPI.URL), Region: "local", Credentials: creds})}
+	beats.Client = w.sfn
+	w.builds = awscodebuild.New(awscodebuild.Options{BaseEndpoint: aws.String(hostAPI.URL), Region: "local", Credentials: creds})
+	w.workflow = &sfn.Workflow{Executions: w.sfn, StateMachineARN: stateMachineARN, Logger: logger, Hosts: w.builds}
 	w.service = &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: w.workflow, Logger: logger}
 	return w
 }
@@ -211,6 +222,20 @@ func (w *world) execution(t *testing.T, id string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// hostBuild answers the status of the build's CodeBuild build (the host reported it).
+func (w *world) hostBuild(t *testing.T, b *kiln.Build) string {
+	t.Helper()
+	id, ok := strings.CutPrefix(b.Host, sfn.HostPrefix)
+	if !ok {
+		t.Fatalf("build %s: its host %q reported no CodeBuild build", b.ID, b.Host)
+	}
+	out, err := w.builds.BatchGetBuilds(context.Background(), &awscodebuild.BatchGetBuildsInput{Ids: []string{id}})
+	if err != nil || len(out.Builds) != 1 {
+		t.Fatalf("CodeBuild build %s: %v", id, err)
+	}
+	return string(out.Builds[0].BuildStatus)
 }
 
 // noProcessLeft checks that every process a host started is gone.

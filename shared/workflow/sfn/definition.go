@@ -7,6 +7,8 @@ package sfn
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/kilnbuild/kiln/shared/agentapi"
 )
 
 // Placeholders in the definition, filled by the deployment (CDK's DefinitionSubstitutions, or
@@ -39,6 +41,13 @@ const (
 // MaxExecutionSeconds bounds an execution: the longest build time limit a setting can have
 // (24 h) plus an hour for the host to start and report.
 const MaxExecutionSeconds = 25 * 3600
+
+// HostHeartbeatSeconds is the RunOnCodeBuild state's HeartbeatSeconds: the host's heartbeats
+// (every 10 s, relayed by the API as SendTaskHeartbeat with the state's task token) must not stop
+// for longer. Its first heartbeat comes only once CodeBuild has pulled the engine image and
+// started it, which may take up to HostStartGrace (15 minutes), so the bound is 20 minutes; a
+// host silent for that long has its CodeBuild build stopped and the build fails as host lost.
+const HostHeartbeatSeconds = 1200
 
 // taskTimeoutSeconds bounds one call of the task Lambda.
 const taskTimeoutSeconds = 60
@@ -105,19 +114,29 @@ func Definition() string {
 				"Type":     "Task",
 				"Resource": "arn:aws:states:::codebuild:startBuild.sync",
 				"Parameters": obj{
-					"ProjectName":                    "${" + PlaceholderHostProject + "}",
-					"ImageOverride.$":                "$.host.image",
-					"TimeoutInMinutesOverride.$":     "$.host.timeoutMinutes",
-					"EnvironmentVariablesOverride.$": "$.host.environment",
+					"ProjectName":                "${" + PlaceholderHostProject + "}",
+					"ImageOverride.$":            "$.host.image",
+					"TimeoutInMinutesOverride.$": "$.host.timeoutMinutes",
+					// A fixed list (CodeBuild takes Name/Value/Type objects): the claim's answer and
+					// the state's task token, which the host sends with its heartbeats.
+					"EnvironmentVariablesOverride": []obj{
+						{"Name": agentapi.EnvHostURL, "Value.$": "$.host.hostUrl", "Type": "PLAINTEXT"},
+						{"Name": agentapi.EnvHostCredential, "Value.$": "$.host.credential", "Type": "PLAINTEXT"},
+						{"Name": agentapi.EnvBuildID, "Value.$": "$.host.buildId", "Type": "PLAINTEXT"},
+						{"Name": agentapi.EnvTaskToken, "Value.$": "$$.Task.Token", "Type": "PLAINTEXT"},
+					},
 				},
 				// The host's own time limit ends the build first, CodeBuild's timeout (the
 				// claim's timeoutMinutes) a host that cannot report at all; this bounds the wait
 				// as the execution does. (A static value: aws-local-stepfunctions reads a
 				// TimeoutSecondsPath from the Parameters, AWS from the state's input.)
 				"TimeoutSeconds": MaxExecutionSeconds,
-				"ResultPath":     nil, // CodeBuild's answer is large and says nothing the build needs
-				"Catch":          []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
-				"Next":           StateFinish,
+				// Step Functions fails the state with States.HeartbeatTimeout when no
+				// SendTaskHeartbeat came for this long; Catch → HostEnded fails the build.
+				"HeartbeatSeconds": HostHeartbeatSeconds,
+				"ResultPath":       nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":            []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":             StateFinish,
 			},
 			StateFinish:      finish,
 			StateHostEnded:   hostEnded,

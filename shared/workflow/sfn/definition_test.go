@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/agentapi"
 )
 
 // TestDefinitionIsPlainASL: the definition is JSON, every state is reachable and leads somewhere
 // that exists, every task has a timeout and a Catch, and it uses nothing aws-local-stepfunctions
-// cannot run (JSONata, Assign).
+// cannot run (JSONata, Assign); the CodeBuild host's task has a HeartbeatSeconds below its
+// TimeoutSeconds and passes the host its task token.
 func TestDefinitionIsPlainASL(t *testing.T) {
 	var def struct {
 		StartAt        string
@@ -28,6 +31,7 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 		t.Error("no execution timeout")
 	}
 	reached := map[string]bool{}
+	hosts := 0
 	var walk func(name string)
 	walk = func(name string) {
 		if reached[name] {
@@ -59,11 +63,32 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 				t.Errorf("task %s has no Catch", name)
 			}
 		}
+		if s["Resource"] == "arn:aws:states:::codebuild:startBuild.sync" {
+			hosts++
+			beat, _ := s["HeartbeatSeconds"].(float64)
+			limit, _ := s["TimeoutSeconds"].(float64)
+			if beat <= 0 || beat >= limit {
+				t.Errorf("host task %s: HeartbeatSeconds %v, want more than 0 and less than its TimeoutSeconds %v", name, s["HeartbeatSeconds"], s["TimeoutSeconds"])
+			}
+			env := map[string]string{}
+			params, _ := s["Parameters"].(map[string]any)
+			list, _ := params["EnvironmentVariablesOverride"].([]any)
+			for _, v := range list {
+				v := v.(map[string]any)
+				env[v["Name"].(string)], _ = v["Value.$"].(string)
+			}
+			if env[agentapi.EnvTaskToken] != "$$.Task.Token" || env[agentapi.EnvHostCredential] == "" || env[agentapi.EnvHostURL] == "" || env[agentapi.EnvBuildID] == "" {
+				t.Errorf("host task %s: environment %v, want the claim's fields and the task token", name, env)
+			}
+		}
 		for _, n := range next {
 			walk(n)
 		}
 	}
 	walk(def.StartAt)
+	if hosts == 0 {
+		t.Error("no state runs a CodeBuild host")
+	}
 	for name := range def.States {
 		if !reached[name] {
 			t.Errorf("state %s is never reached", name)

@@ -40,15 +40,12 @@ type ClaimOutput struct {
 	Image string `json:"image,omitempty"`
 	// TimeoutMinutes is CodeBuild's limit for the host (see HostTimeoutMinutes).
 	TimeoutMinutes int `json:"timeoutMinutes,omitempty"`
-	// Environment is the host's environment (CodeBuild EnvironmentVariablesOverride).
-	Environment []EnvironmentVariable `json:"environment,omitempty"`
-}
-
-// EnvironmentVariable is one CodeBuild environment variable override.
-type EnvironmentVariable struct {
-	Name  string `json:"Name"`
-	Value string `json:"Value"`
-	Type  string `json:"Type"` // PLAINTEXT
+	// HostURL, Credential and BuildID are the host's environment (KILN_HOST_URL,
+	// KILN_HOST_CREDENTIAL, KILN_BUILD_ID), which RunOnCodeBuild passes to CodeBuild with the
+	// state's task token (KILN_TASK_TOKEN).
+	HostURL    string `json:"hostUrl,omitempty"`
+	Credential string `json:"credential,omitempty"`
+	BuildID    string `json:"buildId,omitempty"`
 }
 
 // ExecutionInput is an execution's input: the build it runs. The execution's name is the build id.

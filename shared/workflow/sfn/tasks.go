@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostcred"
@@ -29,6 +28,9 @@ const (
 	ReasonWin64       = "Win64 builds need Windows build hosts, which this deployment does not run yet"
 	ReasonHostNoReply = "the build host ended without reporting a result"
 	ReasonHostLost    = "host lost: "
+	// ReasonHostSilent is the reason of a build whose host stopped heartbeating for longer than
+	// the RunOnCodeBuild state's HeartbeatSeconds.
+	ReasonHostSilent = ReasonHostLost + "the build host stopped reporting"
 	// ReasonTimeLimit is the reason of a build that ran past its time limit, as on one machine.
 	ReasonTimeLimit = "time limit"
 )
@@ -119,11 +121,7 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	return &ClaimOutput{
 		Kind: HostCodeBuild, Image: image,
 		TimeoutMinutes: minutes,
-		Environment: []EnvironmentVariable{
-			{Name: agentapi.EnvHostURL, Value: t.HostURL, Type: "PLAINTEXT"},
-			{Name: agentapi.EnvHostCredential, Value: credential, Type: "PLAINTEXT"},
-			{Name: agentapi.EnvBuildID, Value: claimed.ID, Type: "PLAINTEXT"},
-		},
+		HostURL:        t.HostURL, Credential: credential, BuildID: claimed.ID,
 	}, nil
 }
 
@@ -149,8 +147,11 @@ func (t *Tasks) finish(ctx context.Context, in TaskInput) error {
 
 // hostEndedReason says why a host's run failed, from what the Catch caught.
 func hostEndedReason(e TaskError) string {
-	if e.Error == "States.Timeout" {
+	switch e.Error {
+	case "States.Timeout":
 		return ReasonTimeLimit
+	case "States.HeartbeatTimeout":
+		return ReasonHostSilent
 	}
 	var cause struct {
 		Build struct {
