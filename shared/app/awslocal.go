@@ -113,30 +113,31 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	defer func() {
+		if err != nil {
+			apiListener.Close()
+		}
+	}()
 	cfg.PublicURL = publicURL(cfg, apiListener)
 	l.url = "http://" + apiListener.Addr().String()
 	localDir := filepath.Join(cfg.Data, awsLocalDir)
 	if err := ensureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
 		return "kiln aws-local keeps its DynamoDB Local to itself; stop it, delete " + localDir + " and start again for a new organization."
 	}); err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 
 	// The stand-ins the AWS SDK clients talk to, each on its own loopback port.
 	lambdaURL, lambdaServe, err := l.listen()
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	codebuildURL, codebuildServe, err := l.listen()
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	queueURL, queueServe, err := l.listen()
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	awsCfg := aws.Config{Region: awsLocalRegion, Credentials: credentials.NewStaticCredentialsProvider("aws-local", "aws-local", "")}
@@ -158,7 +159,6 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	// Step Functions, running the state machine's definition.
 	prefix, err := stepFunctionsPrefix(logger)
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	if l.machine, err = stepfunctions.Start(ctx, stepfunctions.Options{Prefix: prefix,
@@ -167,7 +167,6 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
 		Log: slogWriter{logger}}); err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 
@@ -185,24 +184,20 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	// The Lambdas, each invoked through lambda.NewHandler with its real event JSON.
 	api, err := awsapp.NewAPIFromParts(apiCfg, parts)
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	fns, err := awsapp.NewFunctionsFromParts(apiCfg, parts)
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	bgCfg := awsapp.BackgroundConfig{AWSConfig: apiCfg, ArtifactRetention: cfg.ArtifactRetention,
 		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff}
 	deliver, err := awsapp.NewDeliver(bgCfg, parts)
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	schedule, err := awsapp.NewSchedule(bgCfg, parts)
 	if err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	lambdaServe(lambdas.New(map[string]any{"task": fns.Task.Handle, "ended": fns.Ended.Handle}, logger))
@@ -214,7 +209,6 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
 		Env: hostEnvironment(cfg), Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
 		DefaultTimeoutMinutes: 60, Logger: logger}); err != nil {
-		apiListener.Close()
 		return nil, err
 	}
 	codebuildServe(l.hosts)
