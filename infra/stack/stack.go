@@ -165,7 +165,7 @@ func (s *KilnStack) createOutputs() {
 		"AdminFunctionName":          {jsii.String("Lambda to invoke for the first owner (docs/deploy.md)"), s.functions["admin"].fn.FunctionName()},
 		"AlarmTopicArn":              {jsii.String("SNS topic the alarms notify: subscribe to it"), s.alarmTopic.TopicArn()},
 		"DeliveryDeadLetterQueueUrl": {jsii.String("deliveries that failed every attempt"), s.deliveryDLQ.QueueUrl()},
-		"WindowsHosts":               {jsii.String("Auto Scaling group of the Windows build hosts (none without " + ContextWindowsAMI + ")"), s.windowsHostsOutput()},
+		"WindowsHostGroup":           {jsii.String("Auto Scaling group of the Windows build hosts (none without " + ContextWindowsAMI + ")"), s.windowsHostsOutput()},
 	} {
 		awscdk.NewCfnOutput(s.Stack, jsii.String(name), &awscdk.CfnOutputProps{Description: o.desc, Value: o.value})
 	}

@@ -21,6 +21,8 @@ var template assertions.Template
 // other is the template of a stack with other settings (TestOtherSettings).
 var other assertions.Template
 
+const testWindowsAMI = "ami-0123456789abcdef0"
+
 // testBuildspec is the hosts' buildspec the test stack is given.
 const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
 
@@ -67,6 +69,12 @@ func run(m *testing.M) (int, error) {
 		HostImages:      map[string]string{"5.4": "ue-5.4", "5.3": "ue-5.3"},
 		GitHubAppID:     "12345",
 		GitHubAppSlug:   "kiln-test",
+		// Windows hosts on, with their settings; the other stack has none.
+		WindowsAMI:          testWindowsAMI,
+		WindowsInstanceType: "m6i.4xlarge",
+		WindowsWarmPoolSize: 3,
+		WindowsMaxHosts:     12,
+		WindowsEgressPorts:  []int{443, 1666},
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)

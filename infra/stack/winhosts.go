@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -115,6 +116,7 @@ func (s *KilnStack) createWinHosts() {
 		jsii.String("Start-Service -Name "+WindowsAgentService),
 	)
 	lt := awsec2.NewLaunchTemplate(s.Stack, jsii.String("WindowsHostTemplate"), &awsec2.LaunchTemplateProps{
+		MachineImage: &windowsAMI{id: s.props.WindowsAMI},
 		InstanceType: awsec2.NewInstanceType(jsii.String(s.props.WindowsInstanceType)),
 		UserData:     userData,
 		Role:         role,
@@ -136,9 +138,6 @@ func (s *KilnStack) createWinHosts() {
 			}),
 		}},
 	})
-	// The AMI id as given: the MachineImage helpers want one per region or a lookup at synth.
-	cfnLT := lt.Node().DefaultChild().(awsec2.CfnLaunchTemplate)
-	cfnLT.AddPropertyOverride(jsii.String("LaunchTemplateData.ImageId"), jsii.String(s.props.WindowsAMI))
 
 	group := awsautoscaling.NewAutoScalingGroup(s.Stack, jsii.String("WindowsHosts"), &awsautoscaling.AutoScalingGroupProps{
 		Vpc:                              vpc,
@@ -179,7 +178,19 @@ func (s *KilnStack) createWinHosts() {
 	s.winHosts = &winHosts{group: group, role: role}
 }
 
-// windowsHostsOutput is the WindowsHosts output: the group's name, or why there is none.
+// windowsAMI is an AMI given by its id (awsec2.MachineImage's helpers want one id per region or a
+// lookup at synth).
+type windowsAMI struct{ id string }
+
+func (a *windowsAMI) GetImage(constructs.Construct) *awsec2.MachineImageConfig {
+	return &awsec2.MachineImageConfig{
+		ImageId:  jsii.String(a.id),
+		OsType:   awsec2.OperatingSystemType_WINDOWS,
+		UserData: awsec2.UserData_ForWindows(nil),
+	}
+}
+
+// windowsHostsOutput is the WindowsHostGroup output: the group's name, or why there is none.
 func (s *KilnStack) windowsHostsOutput() *string {
 	if s.winHosts == nil {
 		return jsii.String("none: " + ContextWindowsAMI + " is not set")
