@@ -167,7 +167,7 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::SecretsManager::Secret":      2,
 		"AWS::Lambda::Function":            6,
 		"AWS::Logs::LogGroup":              8, // six functions, the hosts, the state machine
-		"AWS::IAM::Role":                   8, // six functions, the hosts, the state machine
+		"AWS::IAM::Role":                   9, // six functions, the hosts, the state machine, the Windows hosts
 		"AWS::ApiGatewayV2::Api":           1,
 		"AWS::ApiGatewayV2::Route":         1,
 		"AWS::ApiGatewayV2::Integration":   1,
@@ -178,8 +178,19 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::SQS::Queue":                  3,
 		"AWS::Events::Rule":                2,
 		"AWS::Lambda::EventSourceMapping":  1,
-		"AWS::CloudWatch::Alarm":           10,
+		"AWS::CloudWatch::Alarm":           11, // docs/deploy.md's ten, the Windows hosts' scaling alarm
 		"AWS::SNS::Topic":                  1,
+		// The Windows hosts (TestNoWindowsHosts: none in the other stack).
+		"AWS::EC2::LaunchTemplate":           1,
+		"AWS::AutoScaling::AutoScalingGroup": 1,
+		"AWS::AutoScaling::WarmPool":         1,
+		"AWS::AutoScaling::ScalingPolicy":    1,
+		"AWS::EC2::VPC":                      1,
+		"AWS::EC2::Subnet":                   2,
+		"AWS::EC2::NatGateway":               0,
+		"AWS::EC2::SecurityGroup":            1,
+		"AWS::IAM::InstanceProfile":          1,
+		"AWS::IAM::ServiceLinkedRole":        1,
 	} {
 		t.Run(typ, func(t *testing.T) {
 			check(t, func() { template.ResourceCountIs(jsii.String(typ), jsii.Number(n)) })
@@ -242,6 +253,7 @@ func TestOutputs(t *testing.T) {
 		"AdminFunctionName":          ref(functionLogicalID(t, "admin")),
 		"AlarmTopicArn":              ref(logicalID(t, "AWS::SNS::Topic")),
 		"DeliveryDeadLetterQueueUrl": ref(queueID(t, "DeliveryDeadLetterQueue")),
+		"WindowsHostGroup":           ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			check(t, func() { template.HasOutput(jsii.String(name), obj{"Value": value}) })

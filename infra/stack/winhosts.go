@@ -139,6 +139,7 @@ func (s *KilnStack) createWinHosts() {
 		}},
 	})
 
+	slr := s.windowsHostsServiceRole()
 	group := awsautoscaling.NewAutoScalingGroup(s.Stack, jsii.String("WindowsHosts"), &awsautoscaling.AutoScalingGroupProps{
 		Vpc:                              vpc,
 		VpcSubnets:                       &awsec2.SubnetSelection{SubnetType: awsec2.SubnetType_PUBLIC},
@@ -147,6 +148,7 @@ func (s *KilnStack) createWinHosts() {
 		MaxCapacity:                      jsii.Number(float64(s.props.WindowsMaxHosts)),
 		NewInstancesProtectedFromScaleIn: jsii.Bool(true),
 	})
+	group.Node().DefaultChild().(awsautoscaling.CfnAutoScalingGroup).SetServiceLinkedRoleArn(slr)
 	// Stopped, prepared instances (first boot done, the AMI's volume initialized): one starts
 	// in a minute or two instead of a fresh Windows launch. MaxGroupPreparedCapacity = MinSize
 	// keeps the pool at its size whatever the group's capacity.
@@ -176,6 +178,40 @@ func (s *KilnStack) createWinHosts() {
 		EstimatedInstanceWarmup: awscdk.Duration_Minutes(jsii.Number(5)),
 	})
 	s.winHosts = &winHosts{group: group, role: role}
+}
+
+// windowsHostsServiceRole defines the group's own Auto Scaling service-linked role
+// (AWSServiceRoleForAutoScaling_<stack name>) and lets it use the stack's key for the hosts'
+// encrypted volumes, as AWS documents for an Auto Scaling group launching volumes encrypted with a
+// customer managed key; without it no instance launches. Only the Auto Scaling service can assume
+// that role. A role of the stack's own (not the account's default one) exists before the key
+// policy names it, even in an account that never used Auto Scaling.
+func (s *KilnStack) windowsHostsServiceRole() *string {
+	slr := awsiam.NewCfnServiceLinkedRole(s.Stack, jsii.String("WindowsHostsServiceRole"), &awsiam.CfnServiceLinkedRoleProps{
+		AwsServiceName: jsii.String("autoscaling.amazonaws.com"),
+		CustomSuffix:   awscdk.Aws_STACK_NAME(),
+		Description:    jsii.String("kiln Windows build hosts: launches them with volumes encrypted by the stack's key"),
+	})
+	arn := awscdk.Fn_Join(jsii.String(""), &[]*string{
+		jsii.String("arn:"), awscdk.Aws_PARTITION(), jsii.String(":iam::"), awscdk.Aws_ACCOUNT_ID(),
+		jsii.String(":role/aws-service-role/autoscaling.amazonaws.com/"), slr.Ref(),
+	})
+	s.key.Node().AddDependency(slr)
+	principal := awsiam.NewArnPrincipal(arn)
+	s.key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("WindowsHostVolumes"),
+		Principals: &[]awsiam.IPrincipal{principal},
+		Actions:    jsii.Strings("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"),
+		Resources:  jsii.Strings("*"),
+	}), nil)
+	s.key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("WindowsHostVolumeGrants"),
+		Principals: &[]awsiam.IPrincipal{principal},
+		Actions:    jsii.Strings("kms:CreateGrant"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]any{"Bool": map[string]any{"kms:GrantIsForAWSResource": true}},
+	}), nil)
+	return arn
 }
 
 // windowsAMI is an AMI given by its id (awsec2.MachineImage's helpers want one id per region or a
