@@ -45,14 +45,15 @@ type winHosts struct {
 // createWinHosts defines kiln's hosted Windows build hosts when Props.WindowsAMI is set: a
 // launch template, an Auto Scaling group of at most WindowsMaxHosts, with a warm pool of stopped
 // instances, scaled out on WaitingWin64Builds. Without an AMI it defines nothing (the
-// WindowsHosts output says so) and Win64 builds wait for a studio's own agents.
+// WindowsHostGroup output says so) and Win64 builds wait for a studio's own agents.
 //
-// A host runs one build and is gone: every build starts on an instance that no other build ran
-// on. The agent terminates its instance after its build (it shuts Windows down; the launch
-// template's shutdown behaviour is terminate), and the warm pool's instances are never returned
-// to it on scale-in (ReuseOnScaleIn false), so no state of one organization's build survives
-// into another's. New instances are protected from scale-in: the group never terminates a host
-// in the middle of a build.
+// A host runs one build and is gone: every build starts on an instance no other build ran on.
+// Once its build ended, the schedule function terminates the instance and lowers the group's
+// desired capacity (allowWinHostsControl); the next build gets a fresh instance from the warm
+// pool, prepared from the AMI and never used. Instances are never returned to the pool on
+// scale-in (ReuseOnScaleIn false) and the root volume is deleted with its instance, so no state
+// of one organization's build survives into another's. New instances are protected from scale-in:
+// the group never terminates a host in the middle of a build.
 func (s *KilnStack) createWinHosts() {
 	if s.props.WindowsAMI == "" {
 		return
@@ -106,9 +107,10 @@ func (s *KilnStack) createWinHosts() {
 	//   - obtains its per-host credential from the API by presenting the instance identity
 	//     document IMDS signs (no service secret is ever stored on the host or in the AMI);
 	//   - long-polls the API for one Win64 build, runs it (checkout, RunUAT, package, upload,
-	//     logs, heartbeats) and reports its end;
-	//   - then shuts Windows down, which terminates the instance; so does an instance that got
-	//     no build in its idle time.
+	//     logs, heartbeats), reports its end and claims nothing more;
+	//   - is then terminated by the schedule function. Should that not come (or no build came in
+	//     its idle time), it shuts Windows down, which terminates the instance (the shutdown
+	//     behaviour below): the build's volume is gone either way.
 	userData := awsec2.UserData_ForWindows(nil)
 	userData.AddCommands(
 		jsii.String("[Environment]::SetEnvironmentVariable('KILN_HOST_URL', '"+*s.publicURL()+"', 'Machine')"),
@@ -178,6 +180,23 @@ func (s *KilnStack) createWinHosts() {
 		EstimatedInstanceWarmup: awscdk.Duration_Minutes(jsii.Number(5)),
 	})
 	s.winHosts = &winHosts{group: group, role: role}
+}
+
+// allowWinHostsControl lets the schedule function drive the Windows hosts on its tick: publish
+// WaitingWin64Builds (PutMetricData has no resource type in IAM: "*", limited to the namespace by
+// its condition key) and end a host whose build ended or that stayed idle, decrementing the
+// group's desired capacity (TerminateInstanceInAutoScalingGroup on this group only). A host
+// leaving by itself would make the group launch a replacement: its desired capacity would stay.
+func (s *KilnStack) allowWinHostsControl(f *function) {
+	if s.winHosts == nil {
+		return
+	}
+	f.allow([]string{"autoscaling:TerminateInstanceInAutoScalingGroup"}, s.winHosts.group.AutoScalingGroupArn())
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("cloudwatch:PutMetricData"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]any{"StringEquals": map[string]any{"cloudwatch:namespace": WaitingWin64BuildsNamespace}},
+	}))
 }
 
 // windowsHostsServiceRole defines the group's own Auto Scaling service-linked role

@@ -227,6 +227,19 @@ func TestNoWindowsHosts(t *testing.T) {
 	check(t, func() {
 		template.HasOutput(jsii.String("WindowsHostGroup"), obj{"Value": ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup"))})
 	})
+	// No function is told of a group, nor allowed to end its hosts or publish its metric.
+	var fns map[string]*map[string]any
+	check(t, func() { fns = *other.FindResources(jsii.String("AWS::Lambda::Function"), nil) })
+	if len(fns) != len(stack.Functions) || strings.Contains(jsonString(fns), "KILN_WINDOWS_HOST_GROUP") {
+		t.Errorf("functions %s: want %d, without KILN_WINDOWS_HOST_GROUP", jsonString(fns), len(stack.Functions))
+	}
+	var policies map[string]*map[string]any
+	check(t, func() { policies = *other.FindResources(jsii.String("AWS::IAM::Policy"), nil) })
+	for _, action := range []string{"autoscaling:", "cloudwatch:PutMetricData"} {
+		if strings.Contains(jsonString(policies), action) {
+			t.Errorf("a policy of the stack without Windows hosts allows %s", action)
+		}
+	}
 	// Nor does the key name an Auto Scaling role.
 	var keys map[string]*map[string]any
 	check(t, func() { keys = *other.FindResources(jsii.String("AWS::KMS::Key"), nil) })
