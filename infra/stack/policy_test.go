@@ -166,13 +166,14 @@ var wildcardAllowlist = map[string][]string{
 		// The account root holding kms:* is AWS's default key policy: it lets IAM policies (those
 		// above) grant the key.
 		"kms:*",
-		// The Windows hosts' Auto Scaling service-linked role encrypting their volumes with the
-		// key (AWS's documented key policy; CreateGrant only for AWS resources): only Auto Scaling
-		// can assume that role (TestWindowsHostVolumeKey pins the statements).
 		// Secrets Manager encrypting the secrets with the key (CDK's Secret with an encryption
 		// key), for the account's principals only through Secrets Manager (kms:ViaService); the
 		// actions ending in * are the GenerateDataKey and ReEncrypt families. Decrypt is also
 		// the functions reading a secret (TestSecretsKeyPolicy pins them and the condition).
+		// The same actions, but kms:CreateGrant only for AWS resources, are the Windows hosts'
+		// Auto Scaling service-linked role encrypting their volumes (AWS's documented key policy
+		// for a group launching volumes with a customer managed key); only Auto Scaling can
+		// assume that role (TestWindowsHostVolumeKey pins the statements).
 		"kms:CreateGrant", "kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*",
 	},
 }
