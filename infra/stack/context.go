@@ -1,11 +1,13 @@
 package stack
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -38,10 +40,22 @@ const (
 	ContextSMTPURL         = "kiln:smtpUrl"
 	ContextSMTPFrom        = "kiln:smtpFrom"
 	ContextTracing         = "kiln:tracing"
+
+	ContextWindowsAMI          = "kiln:windowsAmiId"
+	ContextWindowsInstanceType = "kiln:windowsInstanceType"
+	ContextWindowsWarmPool     = "kiln:windowsWarmPoolSize"
+	ContextWindowsMaxHosts     = "kiln:windowsMaxHosts"
+	ContextWindowsEgressPorts  = "kiln:windowsEgressPorts" // "443,1666" or a JSON array of numbers
 )
 
 // imageTag is what an ECR image tag may be.
 var imageTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+
+// amiID is what an EC2 image id looks like; instanceType an EC2 instance type (family.size).
+var (
+	amiID        = regexp.MustCompile(`^ami-([0-9a-f]{8}|[0-9a-f]{17})$`)
+	instanceType = regexp.MustCompile(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`)
+)
 
 // PropsFromContext reads the stack's settings from the app's context (get returns nil for an
 // unset key). Values given with -c arrive as strings; those in cdk.json keep their JSON type.
@@ -93,6 +107,9 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 		}
 		p.ArtifactRetentionDays = n
 	}
+	if err := windowsFromContext(&p, str, get); err != nil {
+		return p, err
+	}
 	switch v := get(ContextTracing).(type) {
 	case bool:
 		p.Tracing = v
@@ -100,4 +117,53 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 		p.Tracing = v == "true"
 	}
 	return p, nil
+}
+
+// windowsFromContext reads the Windows hosts' settings into p.
+func windowsFromContext(p *Props, str func(string) string, get func(string) any) error {
+	p.WindowsAMI = str(ContextWindowsAMI)
+	if p.WindowsAMI != "" && !amiID.MatchString(p.WindowsAMI) {
+		return fmt.Errorf("%s: want an AMI id (ami-0123456789abcdef0): %q", ContextWindowsAMI, p.WindowsAMI)
+	}
+	p.WindowsInstanceType = str(ContextWindowsInstanceType)
+	if p.WindowsInstanceType != "" && !instanceType.MatchString(p.WindowsInstanceType) {
+		return fmt.Errorf("%s: want an EC2 instance type (c6i.8xlarge): %q", ContextWindowsInstanceType, p.WindowsInstanceType)
+	}
+	for key, dst := range map[string]*int{ContextWindowsWarmPool: &p.WindowsWarmPoolSize, ContextWindowsMaxHosts: &p.WindowsMaxHosts} {
+		if v := str(key); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s: want a number, 1 or more: %q", key, v)
+			}
+			*dst = n
+		}
+	}
+	pool, most := cmp.Or(p.WindowsWarmPoolSize, DefaultWindowsWarmPoolSize), cmp.Or(p.WindowsMaxHosts, DefaultWindowsMaxHosts)
+	if pool > most {
+		return fmt.Errorf("%s (%d) is more than %s (%d): a bigger pool than hosts is never used", ContextWindowsWarmPool, pool, ContextWindowsMaxHosts, most)
+	}
+	var ports []string
+	switch v := get(ContextWindowsEgressPorts).(type) {
+	case nil:
+	case string:
+		ports = strings.Split(v, ",")
+	case []any:
+		for _, port := range v {
+			f, ok := port.(float64)
+			if !ok {
+				return fmt.Errorf("%s: want port numbers: %v", ContextWindowsEgressPorts, port)
+			}
+			ports = append(ports, strconv.FormatFloat(f, 'f', -1, 64))
+		}
+	default:
+		return fmt.Errorf("%s: want port numbers (443,1666)", ContextWindowsEgressPorts)
+	}
+	for _, port := range ports {
+		n, err := strconv.Atoi(strings.TrimSpace(port))
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%s: %q is not a TCP port", ContextWindowsEgressPorts, port)
+		}
+		p.WindowsEgressPorts = append(p.WindowsEgressPorts, n)
+	}
+	return nil
 }

@@ -37,6 +37,33 @@ func TestPropsFromContext(t *testing.T) {
 			},
 			want: stack.Props{HostImages: map[string]string{"5.4": "ue-5.4"}, ArtifactRetentionDays: 7, GitHubAppID: "12345", Tracing: true},
 		},
+		{
+			name: "Windows hosts from -c",
+			context: map[string]any{
+				"kiln:windowsAmiId": "ami-0123456789abcdef0", "kiln:windowsInstanceType": "c7i.12xlarge",
+				"kiln:windowsWarmPoolSize": "4", "kiln:windowsMaxHosts": "20", "kiln:windowsEgressPorts": "443, 1666",
+			},
+			want: stack.Props{
+				WindowsAMI: "ami-0123456789abcdef0", WindowsInstanceType: "c7i.12xlarge",
+				WindowsWarmPoolSize: 4, WindowsMaxHosts: 20, WindowsEgressPorts: []int{443, 1666},
+			},
+		},
+		{
+			name: "Windows hosts from cdk.json",
+			context: map[string]any{
+				"kiln:windowsAmiId": "ami-01234567", "kiln:windowsWarmPoolSize": 1.0, "kiln:windowsEgressPorts": []any{443.0},
+			},
+			want: stack.Props{WindowsAMI: "ami-01234567", WindowsWarmPoolSize: 1, WindowsEgressPorts: []int{443}},
+		},
+		{name: "not an AMI id", context: map[string]any{"kiln:windowsAmiId": "windows-2022"}, err: "kiln:windowsAmiId"},
+		{name: "AMI id too short", context: map[string]any{"kiln:windowsAmiId": "ami-0123"}, err: "kiln:windowsAmiId"},
+		{name: "not an instance type", context: map[string]any{"kiln:windowsInstanceType": "big"}, err: "kiln:windowsInstanceType"},
+		{name: "warm pool zero", context: map[string]any{"kiln:windowsWarmPoolSize": "0"}, err: "kiln:windowsWarmPoolSize"},
+		{name: "max hosts not a number", context: map[string]any{"kiln:windowsMaxHosts": "ten"}, err: "kiln:windowsMaxHosts"},
+		{name: "pool over max", context: map[string]any{"kiln:windowsWarmPoolSize": "5", "kiln:windowsMaxHosts": "4"}, err: "is more than"},
+		{name: "default pool over max", context: map[string]any{"kiln:windowsMaxHosts": "1"}, err: "kiln:windowsWarmPoolSize (2)"},
+		{name: "port out of range", context: map[string]any{"kiln:windowsEgressPorts": "443,70000"}, err: `"70000"`},
+		{name: "port not a number", context: map[string]any{"kiln:windowsEgressPorts": []any{"https"}}, err: "kiln:windowsEgressPorts"},
 		{name: "images not JSON", context: map[string]any{"kiln:hostImages": "5.4=ue"}, err: "kiln:hostImages"},
 		{name: "not an engine version", context: map[string]any{"kiln:hostImages": `{"latest":"ue"}`}, err: `"latest"`},
 		{name: "not an image tag", context: map[string]any{"kiln:hostImages": `{"5.4":"ue 5.4"}`}, err: `"ue 5.4"`},

@@ -94,6 +94,9 @@ func (s *KilnStack) environment() map[string]*string {
 	if s.workflow != nil {
 		env["KILN_STATE_MACHINE_ARN"] = s.workflow.StateMachineArn()
 	}
+	if s.winHosts != nil {
+		env["KILN_WINDOWS_HOST_GROUP"] = s.winHosts.group.AutoScalingGroupName()
+	}
 	for name, v := range map[string]string{
 		"KILN_GITHUB_APP_ID":   s.props.GitHubAppID,
 		"KILN_GITHUB_APP_SLUG": s.props.GitHubAppSlug,

@@ -28,6 +28,7 @@ func wantEnvironment(t *testing.T, name string) obj {
 		"KILN_GITHUB_APP_ID":      "12345",
 		"KILN_GITHUB_APP_SLUG":    "kiln-test",
 		"KILN_STATE_MACHINE_ARN":  ref(logicalID(t, "AWS::StepFunctions::StateMachine")),
+		"KILN_WINDOWS_HOST_GROUP": ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
 	}
 	if name == "task" {
 		delete(env, "KILN_STATE_MACHINE_ARN")

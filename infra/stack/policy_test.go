@@ -65,6 +65,12 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["schedule"], []string{"states:StopExecution"}, executions)
 	on(want["schedule"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["schedule"], queueSend, queue)
+	// The Windows hosts (winhosts.go): publish WaitingWin64Builds, end the hosts that are done.
+	on(want["schedule"], []string{"cloudwatch:PutMetricData"}, "*")
+	on(want["schedule"], []string{"autoscaling:TerminateInstanceInAutoScalingGroup"}, obj{"Fn::Join": []any{"", []any{
+		"arn:", ref("AWS::Partition"), ":autoscaling:", ref("AWS::Region"), ":", ref("AWS::AccountId"),
+		":autoScalingGroup:*:autoScalingGroupName/", ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
+	}}})
 	on(want["deliver"], secretRead, master)
 	on(want["deliver"], []string{"s3:GetObject"}, artifacts)
 	on(want["deliver"], []string{"kms:Decrypt"}, key)
@@ -88,6 +94,10 @@ func TestFunctionPolicies(t *testing.T) {
 						if !slices.ContainsFunc(g[a], func(w any) bool { return equalJSON(w, r) }) {
 							t.Errorf("%s on %s: not one of its resources", a, jsonString(r))
 						}
+					}
+					// Metrics only in kiln's namespace.
+					if a == "cloudwatch:PutMetricData" && !equalJSON(s.condition, obj{"StringEquals": obj{"cloudwatch:namespace": "kiln"}}) {
+						t.Errorf("%s without the kiln namespace condition: %s", a, jsonString(s.condition))
 					}
 					// The key only through S3: reading and writing the artifacts.
 					if strings.HasPrefix(a, "kms:") && !strings.Contains(jsonString(s.condition), `"kms:ViaService":{"Fn::Join":["",["s3.",`) {
@@ -144,6 +154,10 @@ var wildcardAllowlist = map[string][]string{
 		// names and has no resource type in IAM (the Service Authorization Reference lists none
 		// for it), so a statement can only name "*".
 		"states:SendTaskHeartbeat",
+		// The schedule function publishing kiln/WaitingWin64Builds, which the Windows hosts scale
+		// on: PutMetricData has no resource type in IAM; its cloudwatch:namespace condition
+		// limits it to kiln's namespace (TestFunctionPolicies pins the condition).
+		"cloudwatch:PutMetricData",
 		// X-Ray tracing of the state machine (kiln:tracing): no resource-level permissions.
 		"xray:GetSamplingRules", "xray:GetSamplingTargets", "xray:PutTelemetryRecords", "xray:PutTraceSegments",
 	},
@@ -156,6 +170,10 @@ var wildcardAllowlist = map[string][]string{
 		// key), for the account's principals only through Secrets Manager (kms:ViaService); the
 		// actions ending in * are the GenerateDataKey and ReEncrypt families. Decrypt is also
 		// the functions reading a secret (TestSecretsKeyPolicy pins them and the condition).
+		// The same actions, but kms:CreateGrant only for AWS resources, are the Windows hosts'
+		// Auto Scaling service-linked role encrypting their volumes (AWS's documented key policy
+		// for a group launching volumes with a customer managed key); only Auto Scaling can
+		// assume that role (TestWindowsHostVolumeKey pins the statements).
 		"kms:CreateGrant", "kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*",
 	},
 }

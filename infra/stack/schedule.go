@@ -9,7 +9,8 @@ import (
 
 // createScheduleFunction defines the schedule function and the one-minute rule invoking it: it
 // starts the builds that can start (scheduler tick), fails silent builds and stops their
-// execution and CodeBuild build, enqueues due deliveries, and once a day deletes expired
+// execution and CodeBuild build, enqueues due deliveries, drives the Windows hosts (winhosts.go:
+// publishes WaitingWin64Builds, ends the hosts that are done) and once a day deletes expired
 // artifacts (record and object together; see createBucket).
 func (s *KilnStack) createScheduleFunction() {
 	f := s.newFunction(functionSpec{
@@ -22,6 +23,7 @@ func (s *KilnStack) createScheduleFunction() {
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	s.queue.GrantSendMessages(f.role)
+	s.allowWinHostsControl(f)
 	awsevents.NewRule(s.Stack, jsii.String("ScheduleRule"), &awsevents.RuleProps{
 		Description: jsii.String("kiln: the scheduler's tick"),
 		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),

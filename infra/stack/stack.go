@@ -1,7 +1,8 @@
 // Package stack is kiln's AWS deployment as a CDK stack: the table, bucket, key and secrets
 // (data.go), the Lambdas (functions.go and one file per area), the HTTP API (api.go), the build
-// workflow (workflow.go), its CodeBuild hosts (hosts.go), deliveries (delivery.go), the scheduler
-// (schedule.go), the operators' admin function (admin.go) and the alarms (alarms.go).
+// workflow (workflow.go), its CodeBuild hosts (hosts.go), the Windows hosts (winhosts.go),
+// deliveries (delivery.go), the scheduler (schedule.go), the operators' admin function (admin.go)
+// and the alarms (alarms.go).
 package stack
 
 import (
@@ -47,6 +48,19 @@ type Props struct {
 	SMTPURL, SMTPFrom string
 	// Tracing turns on X-Ray tracing of the state machine.
 	Tracing bool
+	// WindowsAMI is the AMI of the Windows build hosts (Windows Server, the engine, kiln and its
+	// agent service; docs/deploy.md). Empty: no Windows hosts (winhosts.go).
+	WindowsAMI string
+	// WindowsInstanceType is the hosts' instance type. Default DefaultWindowsInstanceType.
+	WindowsInstanceType string
+	// WindowsWarmPoolSize is how many stopped hosts wait in the warm pool. Default
+	// DefaultWindowsWarmPoolSize.
+	WindowsWarmPoolSize int
+	// WindowsMaxHosts is the most hosts running at once. Default DefaultWindowsMaxHosts.
+	WindowsMaxHosts int
+	// WindowsEgressPorts are the TCP ports the hosts may connect out to. Default
+	// DefaultWindowsEgressPorts.
+	WindowsEgressPorts []int
 }
 
 // Defaults of Props.
@@ -82,6 +96,7 @@ type KilnStack struct {
 	httpAPI     awsapigatewayv2.HttpApi
 	alarmTopic  awssns.Topic
 	functions   map[string]*function
+	winHosts    *winHosts // nil: no Windows hosts
 }
 
 // New defines kiln's stack in scope.
@@ -101,6 +116,18 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	if props.ArtifactRetentionDays <= 0 {
 		props.ArtifactRetentionDays = DefaultArtifactRetentionDays
 	}
+	if props.WindowsInstanceType == "" {
+		props.WindowsInstanceType = DefaultWindowsInstanceType
+	}
+	if props.WindowsWarmPoolSize <= 0 {
+		props.WindowsWarmPoolSize = DefaultWindowsWarmPoolSize
+	}
+	if props.WindowsMaxHosts <= 0 {
+		props.WindowsMaxHosts = DefaultWindowsMaxHosts
+	}
+	if len(props.WindowsEgressPorts) == 0 {
+		props.WindowsEgressPorts = DefaultWindowsEgressPorts
+	}
 	s := &KilnStack{
 		Stack:     awscdk.NewStack(scope, jsii.String(id), &props.StackProps),
 		props:     props,
@@ -113,6 +140,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createHTTPAPI()
 	s.createQueues()
 	s.createHosts()
+	s.createWinHosts()
 	s.createWorkflow()
 	s.createAPIFunction()
 	s.createScheduleFunction()
@@ -137,6 +165,7 @@ func (s *KilnStack) createOutputs() {
 		"AdminFunctionName":          {jsii.String("Lambda to invoke for the first owner (docs/deploy.md)"), s.functions["admin"].fn.FunctionName()},
 		"AlarmTopicArn":              {jsii.String("SNS topic the alarms notify: subscribe to it"), s.alarmTopic.TopicArn()},
 		"DeliveryDeadLetterQueueUrl": {jsii.String("deliveries that failed every attempt"), s.deliveryDLQ.QueueUrl()},
+		"WindowsHostGroup":           {jsii.String("Auto Scaling group of the Windows build hosts (none without " + ContextWindowsAMI + ")"), s.windowsHostsOutput()},
 	} {
 		awscdk.NewCfnOutput(s.Stack, jsii.String(name), &awscdk.CfnOutputProps{Description: o.desc, Value: o.value})
 	}

@@ -21,6 +21,8 @@ var template assertions.Template
 // other is the template of a stack with other settings (TestOtherSettings).
 var other assertions.Template
 
+const testWindowsAMI = "ami-0123456789abcdef0"
+
 // testBuildspec is the hosts' buildspec the test stack is given.
 const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
 
@@ -67,6 +69,12 @@ func run(m *testing.M) (int, error) {
 		HostImages:      map[string]string{"5.4": "ue-5.4", "5.3": "ue-5.3"},
 		GitHubAppID:     "12345",
 		GitHubAppSlug:   "kiln-test",
+		// Windows hosts on, with their settings; the other stack has none.
+		WindowsAMI:          testWindowsAMI,
+		WindowsInstanceType: "m6i.4xlarge",
+		WindowsWarmPoolSize: 3,
+		WindowsMaxHosts:     12,
+		WindowsEgressPorts:  []int{443, 1666},
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)
@@ -159,7 +167,7 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::SecretsManager::Secret":      2,
 		"AWS::Lambda::Function":            6,
 		"AWS::Logs::LogGroup":              8, // six functions, the hosts, the state machine
-		"AWS::IAM::Role":                   8, // six functions, the hosts, the state machine
+		"AWS::IAM::Role":                   9, // six functions, the hosts, the state machine, the Windows hosts
 		"AWS::ApiGatewayV2::Api":           1,
 		"AWS::ApiGatewayV2::Route":         1,
 		"AWS::ApiGatewayV2::Integration":   1,
@@ -170,8 +178,19 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::SQS::Queue":                  3,
 		"AWS::Events::Rule":                2,
 		"AWS::Lambda::EventSourceMapping":  1,
-		"AWS::CloudWatch::Alarm":           10,
+		"AWS::CloudWatch::Alarm":           11, // docs/deploy.md's ten, the Windows hosts' scaling alarm
 		"AWS::SNS::Topic":                  1,
+		// The Windows hosts (TestNoWindowsHosts: none in the other stack).
+		"AWS::EC2::LaunchTemplate":           1,
+		"AWS::AutoScaling::AutoScalingGroup": 1,
+		"AWS::AutoScaling::WarmPool":         1,
+		"AWS::AutoScaling::ScalingPolicy":    1,
+		"AWS::EC2::VPC":                      1,
+		"AWS::EC2::Subnet":                   2,
+		"AWS::EC2::NatGateway":               0,
+		"AWS::EC2::SecurityGroup":            1,
+		"AWS::IAM::InstanceProfile":          1,
+		"AWS::IAM::ServiceLinkedRole":        1,
 	} {
 		t.Run(typ, func(t *testing.T) {
 			check(t, func() { template.ResourceCountIs(jsii.String(typ), jsii.Number(n)) })
@@ -234,6 +253,7 @@ func TestOutputs(t *testing.T) {
 		"AdminFunctionName":          ref(functionLogicalID(t, "admin")),
 		"AlarmTopicArn":              ref(logicalID(t, "AWS::SNS::Topic")),
 		"DeliveryDeadLetterQueueUrl": ref(queueID(t, "DeliveryDeadLetterQueue")),
+		"WindowsHostGroup":           ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			check(t, func() { template.HasOutput(jsii.String(name), obj{"Value": value}) })
