@@ -14,7 +14,7 @@ import (
 // API errors included, is 2.
 type failure struct{ msg string }
 
-func (f *failure) Error() string         { return f.msg }
+func (f *failure) Error() string        { return f.msg }
 func (f *failure) Is(target error) bool { return target == errBuildFailed }
 
 // usageErr is a command line that cannot be run (exit status 2).
@@ -76,4 +76,3 @@ func errNoSuchCommand(group string, args []string, commands string) error {
 	}
 	return usageErr("unknown command kiln %s %s (commands: %s)", group, args[0], commands)
 }
-
