@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Client calls the API at BaseURL with a bearer token.
@@ -34,7 +35,11 @@ func New(baseURL, token string, httpClient *http.Client) (*Client, error) {
 		return nil, errors.New("no API token")
 	}
 	if httpClient == nil {
-		httpClient = http.DefaultClient
+		// No overall timeout (downloads and long-polled log pages take long), but a service that
+		// does not start answering within a minute is an error rather than a hung CI job.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = time.Minute
+		httpClient = &http.Client{Transport: t}
 	}
 	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
 }
