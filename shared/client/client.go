@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,6 +23,8 @@ type Client struct {
 	baseURL string
 	token   string
 	http    *http.Client
+	// retryBase is the first pause before following a log again after a passing failure.
+	retryBase time.Duration
 }
 
 // New returns a client of the API at baseURL (e.g. https://kiln.example.com) using token.
@@ -41,7 +44,7 @@ func New(baseURL, token string, httpClient *http.Client) (*Client, error) {
 		t.ResponseHeaderTimeout = time.Minute
 		httpClient = &http.Client{Transport: t}
 	}
-	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, http: httpClient, retryBase: time.Second}, nil
 }
 
 // BaseURL is the API's address as given to New, without a trailing slash.
@@ -54,6 +57,8 @@ type APIError struct {
 	Message   string            `json:"message"`
 	RequestID string            `json:"requestId"`
 	Fields    map[string]string `json:"fields,omitempty"`
+	// RetryAfter is the Retry-After header's whole seconds (429), or 0.
+	RetryAfter int `json:"-"`
 }
 
 func (e *APIError) Error() string {
@@ -128,5 +133,6 @@ func decodeError(resp *http.Response) error {
 	if e.RequestID == "" {
 		e.RequestID = "none"
 	}
+	e.RetryAfter, _ = strconv.Atoi(resp.Header.Get("Retry-After"))
 	return e
 }

@@ -2,8 +2,11 @@ package client
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // LogLine is one line of a build's log.
@@ -54,11 +57,22 @@ func (c *Client) Logs(ctx context.Context, buildID string, follow bool, visit fu
 	if follow {
 		wait = MaxLogWait
 	}
+	failures := 0
 	for {
 		p, err := c.LogPage(ctx, buildID, cursor, 1000, wait)
 		if err != nil {
-			return "", err
+			// Following a long build outlives a restart of the service, a proxy's hiccup or a
+			// spent rate budget: those are waited out (the cursor keeps the place).
+			if !follow || failures >= followRetries || !passing(ctx, err) {
+				return "", err
+			}
+			if !c.pause(ctx, failures, err) {
+				return "", ctx.Err()
+			}
+			failures++
+			continue
 		}
+		failures = 0
 		for _, l := range p.Items {
 			if err := visit(l); err != nil {
 				return p.BuildStatus, err
@@ -71,5 +85,39 @@ func (c *Client) Logs(ctx context.Context, buildID string, follow bool, visit fu
 			return p.BuildStatus, nil
 		}
 		cursor = *p.NextCursor
+	}
+}
+
+// followRetries is how many failures in a row following a log waits out (about 6 minutes with
+// the pauses below).
+const followRetries = 10
+
+// passing reports whether err may go away by itself: no answer at all, 429, or a 5xx.
+func passing(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Status == http.StatusTooManyRequests || ae.Status >= 500
+	}
+	return true
+}
+
+// pause waits before the retry after the nth failure in a row: Retry-After when the API gave one,
+// else retryBase doubled each time, at most a minute. It is false when ctx ended first.
+func (c *Client) pause(ctx context.Context, n int, err error) bool {
+	d := min(c.retryBase<<n, time.Minute)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.RetryAfter > 0 {
+		d = time.Duration(ae.RetryAfter) * time.Second
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
