@@ -22,7 +22,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	switch args[0] {
 	case "list":
-		project := fs.String("project", "", "only this project's builds (its id)")
+		project := fs.String("project", "", "only this project's builds (its id or name)")
 		setting := fs.String("setting", "", "only this build setting's builds (its id)")
 		status := fs.String("status", "", "only builds with this status (pending, running, complete, failed, superseded)")
 		limit := fs.Int("limit", 25, "at most this many builds, newest first (1 to 100)")
@@ -32,6 +32,11 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		c, err := apiClient(getenv)
 		if err != nil {
 			return err
+		}
+		if *project != "" {
+			if *project, err = resolveProject(ctx, c, *project); err != nil {
+				return err
+			}
 		}
 		page, err := c.ListBuilds(ctx, client.BuildFilter{ProjectID: *project, BuildSettingID: *setting, Status: *status, Limit: *limit})
 		if err != nil {
@@ -55,7 +60,11 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if err != nil {
 			return err
 		}
-		t, err := c.Trigger(ctx, pos[0], pos[1], o)
+		projectID, err := resolveProject(ctx, c, pos[0])
+		if err != nil {
+			return err
+		}
+		t, err := c.Trigger(ctx, projectID, pos[1], o)
 		if err != nil {
 			return err
 		}

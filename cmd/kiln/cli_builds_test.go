@@ -13,7 +13,7 @@ import (
 func TestCLIBuilds(t *testing.T) {
 	w := newCLIWorld(t)
 
-	out, errOut, code, err := runKiln(t, w.env, "builds", "trigger", w.project, w.settings["main"], "--follow")
+	out, errOut, code, err := runKiln(t, w.env, "builds", "trigger", "Shooter", w.settings["main"], "--follow") // the project by name
 	if code != 0 {
 		t.Fatalf("trigger --follow of a good build: exit %d (%v)\n%s", code, err, errOut)
 	}
@@ -28,7 +28,7 @@ func TestCLIBuilds(t *testing.T) {
 	}
 
 	// The list, as a table and as JSON, and filtered by status.
-	out, _, code, err = runKiln(t, w.env, "builds", "list", "--project", w.project)
+	out, _, code, err = runKiln(t, w.env, "builds", "list", "--project", "Shooter")
 	if code != 0 || !strings.HasPrefix(out, "ID ") || !strings.Contains(out, good) || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
 		t.Fatalf("builds list: exit %d (%v)\n%s", code, err, out)
 	}
@@ -118,6 +118,7 @@ func TestCLIErrors(t *testing.T) {
 		{"bad filter", w.env, []string{"builds", "list", "--status", "baked"}, []string{"validation_failed", "status:", "request id req_"}},
 		{"bad token", badToken, []string{"builds", "list"}, []string{"invalid_token", "request id req_"}},
 		{"bad commit", w.env, []string{"builds", "trigger", w.project, w.settings["main"], "--commit", "nothex"}, []string{"commit", "request id req_"}},
+		{"unknown project", w.env, []string{"builds", "trigger", "Racer", w.settings["main"]}, []string{`no project has the id or name "Racer"`}},
 		{"no service", noEnv, []string{"builds", "list"}, []string{"KILN_URL", "kiln login"}},
 		{"missing argument", w.env, []string{"builds", "trigger", w.project}, []string{"takes 2 argument"}},
 		{"unknown command", w.env, []string{"builds", "bake"}, []string{"unknown command"}},

@@ -39,8 +39,9 @@ For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or save
 exit status 0 success, 1 a build that failed or a download that did not match, 2 usage or API
 errors; --json prints JSON; docs/cli.md):
   kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
-  kiln builds list [--project ID] [--setting ID] [--status S] [--limit N]
-  kiln builds trigger PROJECT_ID SETTING_ID [--branch B] [--commit C] [--changelist N] [--follow]
+  kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
+  kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--follow]
+                          PROJECT is a project's id or name
   kiln builds logs BUILD_ID [--follow]
   kiln builds cancel BUILD_ID
   kiln artifacts download BUILD_ID [-o FILE]
