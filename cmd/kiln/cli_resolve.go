@@ -38,4 +38,3 @@ func resolveProject(ctx context.Context, c *client.Client, arg string) (string, 
 	}
 	return "", usageErr("%d projects are named %q; give one of their ids: %s", len(named), arg, strings.Join(named, ", "))
 }
-
