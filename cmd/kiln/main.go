@@ -35,6 +35,17 @@ Usage:
                           service's host API; exits 0 when the build completed, 1 when not
   kiln --version          the version, commit and Go version of this binary
 
+For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
+exit status 0 success, 1 a build that failed or a download that did not match, 2 usage or API
+errors; --json prints JSON; docs/cli.md):
+  kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
+  kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
+  kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--follow]
+                          PROJECT is a project's id or name
+  kiln builds logs BUILD_ID [--follow]
+  kiln builds cancel BUILD_ID
+  kiln artifacts download BUILD_ID [-o FILE]
+
 kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
 works while kiln serve runs on it. With --dynamodb-table TABLE it works on the AWS deployment's
 table instead (AWS SDK settings from the environment: AWS_REGION, credentials,
@@ -78,6 +89,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return admin(ctx, args[1:], getenv, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, args[1:], getenv, stderr)
+	case "login":
+		return login(ctx, args[1:], getenv, stdout, stderr)
+	case "builds":
+		return builds(ctx, args[1:], getenv, stdout, stderr)
+	case "artifacts":
+		return artifacts(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

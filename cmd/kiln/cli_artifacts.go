@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/client"
+)
+
+// artifacts runs kiln artifacts download.
+func artifacts(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "download" {
+		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		return errNoSuchCommand("artifacts", args, "download")
+	}
+	fs := flag.NewFlagSet("kiln artifacts download", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "the file to write (default: <build>.tar.gz in the current directory)")
+	asJSON := fs.Bool("json", false, "print the downloaded file's path, size and MD5 as JSON")
+	pos, err := parseArgs(fs, args[1:], 1)
+	if err != nil {
+		return err
+	}
+	id := pos[0]
+	dst := *out
+	if dst == "" {
+		if strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+			return usageErr("%q is not a build id", id)
+		}
+		dst = id + ".tar.gz"
+	}
+	c, err := apiClient(getenv)
+	if err != nil {
+		return err
+	}
+	link, err := c.DownloadLink(ctx, id)
+	if err != nil {
+		return err
+	}
+	var progress func(done, total int64)
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		bar := &progressBar{w: f}
+		progress = bar.update
+		defer bar.finish()
+	}
+	err = c.Fetch(ctx, link, dst, progress)
+	var mismatch *client.MismatchError
+	if errors.As(err, &mismatch) {
+		return &failure{err.Error()}
+	}
+	if err != nil {
+		return fmt.Errorf("%w (run the command again to resume)", err)
+	}
+	if *asJSON {
+		return printJSON(stdout, map[string]any{"path": dst, "sizeBytes": link.SizeBytes, "checksumMd5": link.ChecksumMD5})
+	}
+	fmt.Fprintf(stdout, "%s (%s, MD5 %s)\n", dst, bytesText(link.SizeBytes), link.ChecksumMD5)
+	return nil
+}
+
+// progressBar draws one line on a terminal: a bar, the percentage and the bytes.
+type progressBar struct {
+	w       io.Writer
+	lastPct int
+	drawn   bool
+}
+
+func (p *progressBar) update(done, total int64) {
+	pct := 100
+	if total > 0 {
+		pct = int(done * 100 / total)
+	}
+	if p.drawn && pct == p.lastPct {
+		return
+	}
+	p.lastPct, p.drawn = pct, true
+	const width = 30
+	fill := pct * width / 100
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %s / %s", strings.Repeat("#", fill), strings.Repeat(" ", width-fill), pct, bytesText(done), bytesText(total))
+}
+
+func (p *progressBar) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// bytesText is n in B, KiB, MiB or GiB.
+func bytesText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 2 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB"}[i])
+}

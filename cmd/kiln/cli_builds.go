@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/client"
+)
+
+// builds runs kiln builds list|trigger|logs|cancel.
+func builds(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	const commands = "list, trigger, logs or cancel"
+	if len(args) == 0 {
+		return errNoSuchCommand("builds", args, commands)
+	}
+	fs := flag.NewFlagSet("kiln builds "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	switch args[0] {
+	case "list":
+		project := fs.String("project", "", "only this project's builds (its id or name)")
+		setting := fs.String("setting", "", "only this build setting's builds (its id)")
+		status := fs.String("status", "", "only builds with this status (pending, running, complete, failed, superseded)")
+		limit := fs.Int("limit", 25, "at most this many builds, newest first (1 to 100)")
+		if _, err := parseArgs(fs, args[1:], 0); err != nil {
+			return err
+		}
+		c, err := apiClient(getenv)
+		if err != nil {
+			return err
+		}
+		if *project != "" {
+			if *project, err = resolveProject(ctx, c, *project); err != nil {
+				return err
+			}
+		}
+		page, err := c.ListBuilds(ctx, client.BuildFilter{ProjectID: *project, BuildSettingID: *setting, Status: *status, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(stdout, page)
+		}
+		return printBuilds(stdout, page.Items)
+	case "trigger":
+		var o client.TriggerOptions
+		fs.StringVar(&o.Branch, "branch", "", "build this branch instead of the setting's (GitHub projects)")
+		fs.StringVar(&o.Commit, "commit", "", "build this commit of the branch (GitHub projects)")
+		fs.StringVar(&o.Changelist, "changelist", "", "build this changelist (Perforce projects)")
+		follow := fs.Bool("follow", false, "stream the build's log and exit when it ends: 0 complete, 1 failed")
+		pos, err := parseArgs(fs, args[1:], 2)
+		if err != nil {
+			return err
+		}
+		c, err := apiClient(getenv)
+		if err != nil {
+			return err
+		}
+		projectID, err := resolveProject(ctx, c, pos[0])
+		if err != nil {
+			return err
+		}
+		t, err := c.Trigger(ctx, projectID, pos[1], o)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if err := printJSON(stdout, t); err != nil {
+				return err
+			}
+		} else if *follow {
+			fmt.Fprintf(stderr, "build %s queued\n", t.BuildID)
+		} else {
+			fmt.Fprintln(stdout, t.BuildID)
+		}
+		if !*follow {
+			return nil
+		}
+		return followBuild(ctx, c, t.BuildID, *asJSON, stdout, stderr)
+	case "logs":
+		follow := fs.Bool("follow", false, "keep streaming until the build ends, then exit 0 complete, 1 failed")
+		pos, err := parseArgs(fs, args[1:], 1)
+		if err != nil {
+			return err
+		}
+		c, err := apiClient(getenv)
+		if err != nil {
+			return err
+		}
+		if *follow {
+			return followBuild(ctx, c, pos[0], *asJSON, stdout, stderr)
+		}
+		_, err = c.Logs(ctx, pos[0], false, logPrinter(stdout, *asJSON))
+		return err
+	case "cancel":
+		pos, err := parseArgs(fs, args[1:], 1)
+		if err != nil {
+			return err
+		}
+		c, err := apiClient(getenv)
+		if err != nil {
+			return err
+		}
+		b, err := c.Cancel(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(stdout, b)
+		}
+		return printBuilds(stdout, []client.Build{*b})
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return errNoSuchCommand("builds", args, commands)
+}
+
+// followBuild streams a build's log until it ends, then reports how it ended: nil when it
+// completed, a failure (exit status 1) with the reason when not.
+func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, stdout, stderr io.Writer) error {
+	if _, err := c.Logs(ctx, id, true, logPrinter(stdout, asJSON)); err != nil {
+		return err
+	}
+	b, err := c.GetBuild(ctx, id)
+	if err != nil {
+		return err
+	}
+	b.LogLines = nil
+	if asJSON {
+		if err := printJSON(stdout, b); err != nil {
+			return err
+		}
+	}
+	switch b.Status {
+	case "complete":
+		if !asJSON {
+			fmt.Fprintf(stderr, "build %s complete%s\n", id, took(b))
+		}
+		return nil
+	case "superseded":
+		return &failure{fmt.Sprintf("build %s was superseded by a newer build of the same branch, platform and build type", id)}
+	}
+	return &failure{fmt.Sprintf("build %s %s: %s", id, b.Status, orDash(b.FailureReason))}
+}
+
+// logPrinter prints log lines: their messages, or one JSON object per line.
+func logPrinter(w io.Writer, asJSON bool) func(client.LogLine) error {
+	return func(l client.LogLine) error {
+		if asJSON {
+			return printJSON(w, l)
+		}
+		_, err := fmt.Fprintln(w, l.Message)
+		return err
+	}
+}
+
+// printBuilds writes builds as a table.
+func printBuilds(w io.Writer, bs []client.Build) error {
+	rows := make([][]string, 0, len(bs))
+	for _, b := range bs {
+		commit := orDash(b.Commit)
+		if b.Changelist != nil {
+			commit = *b.Changelist
+		} else if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		rows = append(rows, []string{b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), reason(b)})
+	}
+	return printTable(w, []string{"ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "REASON"}, rows)
+}
+
+func duration(b client.Build) string {
+	if b.DurationMs == nil {
+		return "-"
+	}
+	return (time.Duration(*b.DurationMs) * time.Millisecond).Round(time.Second).String()
+}
+
+func took(b *client.Build) string {
+	if b.DurationMs == nil {
+		return ""
+	}
+	return " in " + duration(*b)
+}
+
+// reason is the failure reason on one line.
+func reason(b client.Build) string {
+	r := orDash(b.FailureReason)
+	if i := strings.IndexByte(r, '\n'); i >= 0 {
+		r = r[:i] + "..."
+	}
+	return r
+}

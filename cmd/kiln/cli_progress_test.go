@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestCLIDownloadProgress: a progress bar on a terminal, none when standard error is a pipe.
+func TestCLIDownloadProgress(t *testing.T) {
+	w := newCLIWorld(t)
+	if _, _, code, err := runKiln(t, w.env, "builds", "trigger", w.project, w.settings["main"], "--follow"); code != 0 {
+		t.Fatalf("trigger: exit %d (%v)", code, err)
+	}
+	var page struct{ Items []struct{ ID string } }
+	w.api(t, "GET", "/builds?status=complete", nil, 200, &page)
+	id := page.Items[0].ID
+	dir := t.TempDir()
+
+	download := func(t *testing.T, stderr *os.File, name string) {
+		t.Helper()
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"artifacts", "download", id, "-o", filepath.Join(dir, name)}, w.env, &out, stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr.Close()
+	}
+
+	t.Run("pipe", func(t *testing.T) {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		download(t, pw, "piped.tar.gz")
+		got, _ := io.ReadAll(r)
+		if len(got) != 0 {
+			t.Errorf("wrote %q to a pipe", got)
+		}
+	})
+
+	t.Run("terminal", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("the pty is opened the Linux way")
+		}
+		ptm, pts, err := openPTY()
+		if err != nil {
+			t.Skipf("no pseudo-terminal here: %v", err)
+		}
+		defer ptm.Close()
+		read := make(chan string)
+		go func() { // read while the command writes: a full pty would block it
+			b, _ := io.ReadAll(ptm) // ends with EIO once the terminal side is closed
+			read <- string(b)
+		}()
+		download(t, pts, "tty.tar.gz")
+		if s := <-read; !strings.Contains(s, "] 100% ") || !strings.Contains(s, "[#") {
+			t.Errorf("no progress bar on the terminal: %q", s)
+		}
+	})
+}
+
+// openPTY opens a pseudo-terminal pair (Linux).
+func openPTY() (ptm, pts *os.File, err error) {
+	ptm, err = os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fd := int(ptm.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		ptm.Close()
+		return nil, nil, err
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		ptm.Close()
+		return nil, nil, err
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		ptm.Close()
+		return nil, nil, err
+	}
+	return ptm, pts, nil
+}
