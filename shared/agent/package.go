@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
@@ -21,6 +22,10 @@ type PackageInput struct {
 	// MaxSize is the largest artifact allowed, in bytes (KILN_ARTIFACT_MAX); 0 means no limit.
 	// Packaging stops as soon as the stream passes it, and nothing is stored.
 	MaxSize int64
+	// ManifestKey, when set, is where the artifact's manifest (its files and their sizes,
+	// recorded while archiving) is stored right after the artifact. A manifest that cannot be
+	// stored is logged and does not fail the build: the build then has no size report.
+	ManifestKey string
 }
 
 // PackageOutput is the stored artifact.
@@ -47,13 +52,18 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 	logf(ctx, r, LevelInfo, "Packaging the build as %s.tar.gz", in.TopName)
 	var (
 		res    packaging.Result
+		files  []manifest.Entry
 		tarErr error
 	)
 	err := a.Artifacts.Put(ctx, in.Key, func(w io.Writer) error {
 		if in.MaxSize > 0 {
 			w = &limitWriter{w: w, left: in.MaxSize}
 		}
-		res, tarErr = packaging.TarGz(ctx, in.StagedDir, in.TopName, w)
+		if in.ManifestKey == "" {
+			res, tarErr = packaging.TarGz(ctx, in.StagedDir, in.TopName, w)
+		} else {
+			res, files, tarErr = packaging.TarGzManifest(ctx, in.StagedDir, in.TopName, w)
+		}
 		return tarErr
 	})
 	if ctx.Err() != nil {
@@ -70,7 +80,22 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 	}
 	logf(ctx, r, LevelInfo, "Stored the artifact: %d files, %d bytes, MD5 %s", res.Files, res.Size, res.MD5)
 	a.logger().InfoContext(ctx, "agent: artifact stored", "key", in.Key, "size", res.Size)
+	if in.ManifestKey != "" {
+		a.putManifest(ctx, in.ManifestKey, files, r)
+	}
 	return PackageOutput{Key: in.Key, Size: res.Size, MD5: res.MD5}, nil
+}
+
+// putManifest stores the artifact's manifest; a failure only costs the build its size report.
+func (a *Agent) putManifest(ctx context.Context, key string, files []manifest.Entry, r Reporter) {
+	err := artifacts.ValidateKey(key)
+	if err == nil {
+		err = a.Artifacts.Put(ctx, key, func(w io.Writer) error { return manifest.Write(w, files) })
+	}
+	if err != nil {
+		logf(ctx, r, LevelWarn, "Could not store the artifact's file list: this build has no size report")
+		a.logger().WarnContext(ctx, "agent: store the manifest", "key", key, "error", err.Error())
+	}
 }
 
 // errTooLarge stops a package stream that passed PackageInput.MaxSize.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 )
 
 // The artifact upload: the host streams its artifact in parts to presigned URLs of the one key
@@ -186,10 +187,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build)
 	return nil
 }
 
-// discard removes the artifact of a build that will not complete.
+// discard removes the artifact of a build that will not complete, and its manifest.
 func (s *Server) discard(r *http.Request, b *kiln.Build, key string) {
-	if err := s.Uploads.Delete(r.Context(), key); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
-		s.log().WarnContext(r.Context(), "discard the artifact of a build that ended otherwise",
-			slog.String("build_id", b.ID), slog.String("error", err.Error()))
+	for _, k := range []string{manifest.Key(key), key} {
+		if err := s.Uploads.Delete(r.Context(), k); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
+			s.log().WarnContext(r.Context(), "discard the artifact of a build that ended otherwise",
+				slog.String("build_id", b.ID), slog.String("key", k), slog.String("error", err.Error()))
+		}
 	}
 }

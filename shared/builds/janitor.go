@@ -7,6 +7,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -42,7 +43,7 @@ func (j *Janitor) Run(ctx context.Context) {
 	}
 }
 
-// Sweep deletes every artifact created before now − retention: the file first, then its record
+// Sweep deletes every artifact created before now − retention: the file (and its manifest) first, then its record
 // (a crash in between leaves a record whose download is 404, swept again next time).
 func (j *Janitor) Sweep(ctx context.Context) (deleted int, err error) {
 	now := time.Now
@@ -63,8 +64,10 @@ func (j *Janitor) Sweep(ctx context.Context) (deleted int, err error) {
 			}
 			seen[a.OrganizationID+"/"+a.BuildID] = true
 			progress = true
-			if err := j.Artifacts.Delete(ctx, a.Key); err != nil {
-				return deleted, err
+			for _, key := range []string{manifest.Key(a.Key), a.Key} { // the size report goes with it
+				if err := j.Artifacts.Delete(ctx, key); err != nil {
+					return deleted, err
+				}
 			}
 			if err := j.Store.DeleteArtifact(ctx, a.OrganizationID, a.BuildID); err != nil && !kiln.IsCode(err, kiln.ENotFound) {
 				return deleted, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
@@ -34,6 +35,9 @@ func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {
 		if err := arts.Put(ctx, a.Key, func(w io.Writer) error { _, err := io.Copy(w, strings.NewReader("bytes")); return err }); err != nil {
 			t.Fatal(err)
 		}
+		if err := arts.Put(ctx, manifest.Key(a.Key), func(w io.Writer) error { return manifest.Write(w, nil) }); err != nil {
+			t.Fatal(err)
+		}
 		if err := st.CreateArtifact(ctx, a); err != nil {
 			t.Fatal(err)
 		}
@@ -53,9 +57,17 @@ func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {
 		if _, err := arts.Open(ctx, a.Key); !kiln.IsCode(err, kiln.ENotFound) {
 			t.Errorf("expired file kept: %v", err)
 		}
+		if _, err := arts.Open(ctx, manifest.Key(a.Key)); !kiln.IsCode(err, kiln.ENotFound) {
+			t.Errorf("expired manifest kept: %v", err)
+		}
 	}
 	if _, err := st.GetArtifact(ctx, org, fresh.BuildID); err != nil {
 		t.Errorf("fresh artifact deleted: %v", err)
+	}
+	if f, err := arts.Open(ctx, manifest.Key(fresh.Key)); err != nil {
+		t.Errorf("fresh manifest deleted: %v", err)
+	} else {
+		f.Close()
 	}
 	if n, _ := j.Sweep(ctx); n != 0 {
 		t.Errorf("second sweep deleted %d", n)

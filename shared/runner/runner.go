@@ -18,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/perforce"
 )
 
@@ -215,7 +216,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax}, rep)
+	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax, ManifestKey: manifest.Key(key)}, rep)
 }
 
 // finishComplete records the artifact and completes the build. If the build ended meanwhile
@@ -230,8 +231,10 @@ func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.Pa
 	done, err := r.Lifecycle.Complete(ctx, a)
 	if kiln.IsCode(err, kiln.EInvalidState) {
 		// It was ended meanwhile; that stands, and its artifact goes.
-		if err := r.Artifacts.Delete(ctx, a.Key); err != nil {
-			r.log().WarnContext(ctx, "discard artifact", slog.String("build_id", a.BuildID), slog.String("error", err.Error()))
+		for _, key := range []string{manifest.Key(a.Key), a.Key} {
+			if err := r.Artifacts.Delete(ctx, key); err != nil {
+				r.log().WarnContext(ctx, "discard artifact", slog.String("build_id", a.BuildID), slog.String("key", key), slog.String("error", err.Error()))
+			}
 		}
 		r.noteEndedElsewhere(ctx, b)
 		return nil
