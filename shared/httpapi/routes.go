@@ -120,6 +120,12 @@ func (s *Server) routes() {
 	s.handle("/builds/{id}/download", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getDownload),
 	})
+	s.handle("/builds/{id}/manifest", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getManifest),
+	})
+	s.handle("/builds/{id}/size-diff", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getSizeDiff),
+	})
 	s.handle("/downloads/{org}/{file}", methods{
 		http.MethodGet: http.HandlerFunc(s.serveDownload),
 	})
