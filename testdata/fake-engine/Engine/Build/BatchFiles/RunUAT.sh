@@ -169,6 +169,17 @@ IOS) echo "fake ipa" >"$staging/$target.ipa" ;;
 esac
 printf '#!/bin/sh\necho "fake %s (%s %s)"\n' "$target" "$platform" "$config" >"$binary"
 chmod 755 "$binary"
+# FAKE_UAT_FILES="<path>:<bytes> ...": extra staged files of those sizes (paths below the staged
+# build, no spaces, no ..).
+for spec in ${FAKE_UAT_FILES:-}; do
+	path=${spec%:*} bytes=${spec##*:}
+	if [[ -z $path || $path == /* || $path == *..* || ! $bytes =~ ^[0-9]+$ ]]; then
+		echo "ERROR: FAKE_UAT_FILES: '$spec' is not <relative path>:<bytes>"
+		uat_exit 1 Error_Unknown
+	fi
+	mkdir -p "$(dirname "$staging/$path")"
+	head -c "$bytes" /dev/zero >"$staging/$path"
+done
 echo "Creating pak using staging manifest (fake): $name-$platformdir.pak"
 echo "Stage command time: 0.01 s"
 echo "********** STAGE COMMAND COMPLETED **********"
