@@ -30,7 +30,8 @@ test-short:
 
 ## bench: benchmarks, each printing its figures beside a baseline measured in the same run:
 ## GET /builds vs a bare handler (1k and 100k builds), trigger → running, a 1 GB download vs a
-## disk read, packaging a 1.5 GB staged build vs tar -czf and pigz (needs ~3 GB of disk), and a
+## disk read, packaging a 1.5 GB staged build vs tar -czf and pigz (needs ~3 GB of disk), the
+## size manifest's cost to packaging (a ratio, on a smaller tree), and a
 ## 2 GiB upload to MinIO vs MinIO's client mc putting the same file (needs ~4 GB of disk)
 bench:
 	@scripts/install-minio.sh mc >/dev/null

@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench-packaging.sh measures packaging.TarGz against tar -czf and tar -I pigz on a generated
 # 1.5 GB staged Unreal build and prints a table (seconds, output size, ratios, peak RSS).
-# It needs ~3 GB of free disk under ${TMPDIR:-/tmp} and takes a few minutes.
+# It needs ~3 GB of free disk under ${TMPDIR:-/tmp} and takes a few minutes. It also runs
+# BenchmarkPackagingManifest (a few seconds): what recording the size manifest adds to packaging,
+# printed as a ratio against packaging without it.
 #
 # Run it with:  scripts/bench-packaging.sh
 # It installs pigz from Debian when it is missing (as root, or through sudo).

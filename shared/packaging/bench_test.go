@@ -30,7 +30,7 @@ func BenchmarkPackaging(b *testing.B) {
 	work := b.TempDir()
 	src := filepath.Join(work, benchTop)
 	start := time.Now()
-	generateStagedBuild(b, src)
+	generateStagedBuild(b, src, 1)
 	srcBytes, srcFiles := treeSize(b, src)
 	fmt.Printf("generated %s: %d files, %.2f GB in %.1fs\n", src, srcFiles, float64(srcBytes)/1e9, time.Since(start).Seconds())
 

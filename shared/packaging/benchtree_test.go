@@ -13,8 +13,9 @@ import (
 // generateStagedBuild writes a staged Unreal build of about 1.5 GB under dir, resembling a real
 // one: 1 GB of .pak/.ucas containers (random: their assets are compressed already), 300 MB of
 // executables and debug data (compressible, about as much as real ones), and 5,000 small config,
-// text and JSON files in nested directories. It is deterministic.
-func generateStagedBuild(b *testing.B, dir string) {
+// text and JSON files in nested directories. It is deterministic. div divides the sizes of the
+// containers and executables (1: the full 1.5 GB); the 5,000 small files stay.
+func generateStagedBuild(b *testing.B, dir string, div int64) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	paks := []struct {
@@ -27,7 +28,7 @@ func generateStagedBuild(b *testing.B, dir string) {
 		{"Game/Content/Paks/pakchunk2-Linux.pak", 64 << 20},
 	}
 	for i, p := range paks {
-		writeGenerated(b, dir, p.name, p.size, func(w *bufio.Writer, n int64) {
+		writeGenerated(b, dir, p.name, p.size/div, func(w *bufio.Writer, n int64) {
 			r := rand.NewChaCha8([32]byte{byte(i), 7})
 			buf := make([]byte, 1<<20)
 			for ; n > 0; n -= int64(len(buf)) {
@@ -47,7 +48,7 @@ func generateStagedBuild(b *testing.B, dir string) {
 		{"Engine/Binaries/ThirdParty/PhysX3/Linux/libPhysX3.so", 20 << 20},
 	}
 	for _, bin := range bins {
-		writeGenerated(b, dir, bin.name, bin.size, func(w *bufio.Writer, n int64) { machineCode(w, n, rng) })
+		writeGenerated(b, dir, bin.name, bin.size/div, func(w *bufio.Writer, n int64) { machineCode(w, n, rng) })
 	}
 	words := strings.Fields(`Engine Game Script Renderer Audio Niagara Material Texture Mesh Actor Component
 		World Level Streaming Shader Cache Enabled Disabled True False Default Quality Scalability Bloom
