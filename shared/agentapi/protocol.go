@@ -132,6 +132,19 @@ type LastLogLine struct {
 	Last int64 `json:"last"`
 }
 
+// CreateUploadRequest is the body of POST /host/v1/artifact/uploads: which of the build's objects
+// is uploaded, UploadArtifact (also when empty) or UploadManifest. The service chooses its key.
+// The later calls of the upload carry the same object as the query parameter "object".
+type CreateUploadRequest struct {
+	Object string `json:"object,omitempty"`
+}
+
+// The objects a host uploads for its build.
+const (
+	UploadArtifact = "artifact"
+	UploadManifest = "manifest" // the artifact's size manifest (package manifest)
+)
+
 // Upload is POST /host/v1/artifact/uploads: the upload the host sends its artifact to, under
 // the key the service chose, in parts of PartSize bytes (all but the last).
 type Upload struct {

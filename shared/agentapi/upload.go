@@ -33,16 +33,36 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 	if err != nil {
 		return err
 	}
-	if err := decode(r, &struct{}{}); err != nil {
+	var in CreateUploadRequest
+	if err := decode(r, &in); err != nil {
 		return err // the host names no key: the service chooses it
 	}
-	key := artifactKey(b)
+	key, err := uploadKey(b, in.Object)
+	if err != nil {
+		return err
+	}
 	id, err := up.CreateUpload(r.Context(), key)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, Upload{UploadID: id, Key: key, PartSize: cmp.Or(s.PartSize, DefaultPartSize)})
 	return nil
+}
+
+// uploadKey is the key of the build's object: its artifact, or the artifact's size manifest.
+func uploadKey(b *kiln.Build, object string) (string, error) {
+	switch object {
+	case "", UploadArtifact:
+		return artifactKey(b), nil
+	case UploadManifest:
+		return manifest.Key(artifactKey(b)), nil
+	}
+	return "", invalid("object", "artifact or manifest")
+}
+
+// queryKey is the key of the object an upload call names in its query ("object").
+func queryKey(r *http.Request, b *kiln.Build) (string, error) {
+	return uploadKey(b, r.URL.Query().Get("object"))
 }
 
 // uploadID reads the upload id of the path: S3's are URL-safe, opaque and short.
@@ -72,7 +92,11 @@ func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil || n < 1 || n > 10_000 {
 		return invalid("n", "part numbers are 1 to 10000")
 	}
-	url, err := up.PresignPart(r.Context(), artifactKey(b), id, int32(n), PartURLLifetime)
+	key, err := queryKey(r, b)
+	if err != nil {
+		return err
+	}
+	url, err := up.PresignPart(r.Context(), key, id, int32(n), PartURLLifetime)
 	if err != nil {
 		return err
 	}
@@ -104,7 +128,11 @@ func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.
 			return invalid("parts", "parts are numbered 1, 2, 3 ... in order, each with the ETag its PUT answered")
 		}
 	}
-	if err := up.CompleteUpload(r.Context(), artifactKey(b), id, in.Parts); err != nil {
+	key, err := queryKey(r, b)
+	if err != nil {
+		return err
+	}
+	if err := up.CompleteUpload(r.Context(), key, id, in.Parts); err != nil {
 		// S3's refusal of a wrong ETag or part is the host's mistake; log the cause.
 		s.log().WarnContext(r.Context(), "complete an artifact upload", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		return kiln.Errorf(kiln.EValidation, "the upload could not be completed with these parts")
@@ -125,7 +153,11 @@ func (s *Server) abortUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil {
 		return err
 	}
-	if err := up.AbortUpload(r.Context(), artifactKey(b), id); err != nil {
+	key, err := queryKey(r, b)
+	if err != nil {
+		return err
+	}
+	if err := up.AbortUpload(r.Context(), key, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

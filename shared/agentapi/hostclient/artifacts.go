@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 )
 
 // artifactStore is the artifact store of a build host (artifacts.Store): Put streams the
@@ -39,18 +41,27 @@ func NewArtifactStore(c *Client, concurrency int) artifacts.Store {
 	return &artifactStore{c: c, concurrency: cmp.Or(concurrency, DefaultConcurrency)}
 }
 
+// manifestSuffix ends the key of a size manifest (manifest.Key).
+var manifestSuffix = manifest.Key("")
+
 // DefaultConcurrency is how many parts a host sends at once.
 const DefaultConcurrency = 2
 
 // abortTimeout bounds the abort of a failed upload, which runs even when ctx is done.
 const abortTimeout = 30 * time.Second
 
+// Put uploads the build's artifact, or its size manifest when key is a manifest's key.
 func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Writer) error) error {
-	var up agentapi.Upload
-	if err := s.c.call(ctx, http.MethodPost, "artifact/uploads", struct{}{}, &up); err != nil {
-		return fmt.Errorf("start the artifact upload: %w", err)
+	var in agentapi.CreateUploadRequest // the artifact: {}, which services before manifests take too
+	what, query := "artifact", ""
+	if strings.HasSuffix(key, manifestSuffix) {
+		in.Object, what, query = agentapi.UploadManifest, "manifest", "?object="+agentapi.UploadManifest
 	}
-	p := &partWriter{ctx: ctx, s: s, up: up}
+	var up agentapi.Upload
+	if err := s.c.call(ctx, http.MethodPost, "artifact/uploads", in, &up); err != nil {
+		return fmt.Errorf("start the %s upload: %w", what, err)
+	}
+	p := &partWriter{ctx: ctx, s: s, up: up, query: query}
 	err := func() error {
 		if up.Key != key {
 			return fmt.Errorf("the service stores the artifact as %s, not %s", up.Key, key)
@@ -69,13 +80,13 @@ func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Wri
 		if werr != nil {
 			return werr
 		}
-		return s.c.call(ctx, http.MethodPost, "artifact/uploads/"+up.UploadID+"/complete",
+		return s.c.call(ctx, http.MethodPost, "artifact/uploads/"+up.UploadID+"/complete"+query,
 			agentapi.CompleteUploadRequest{Parts: p.parts}, nil)
 	}()
 	if err != nil {
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
-		_ = s.c.call(actx, http.MethodDelete, "artifact/uploads/"+up.UploadID, nil, nil)
+		_ = s.c.call(actx, http.MethodDelete, "artifact/uploads/"+up.UploadID+query, nil, nil)
 		if ctx.Err() != nil {
 			return fmt.Errorf("put artifact %s: %w", key, ctx.Err())
 		}
@@ -100,6 +111,7 @@ type partWriter struct {
 	ctx   context.Context
 	s     *artifactStore
 	up    agentapi.Upload
+	query string // names the object in the upload's calls ("": the artifact)
 	group *errgroup.Group
 	gctx  context.Context
 	free  chan []byte
@@ -178,7 +190,7 @@ func (p *partWriter) flush(last bool) error {
 // send asks for the part's URL and PUTs the part to it, returning the ETag storage answered.
 func (p *partWriter) send(ctx context.Context, number int32, body []byte) (string, error) {
 	var u agentapi.PartURL
-	path := "artifact/uploads/" + p.up.UploadID + "/parts/" + strconv.Itoa(int(number))
+	path := "artifact/uploads/" + p.up.UploadID + "/parts/" + strconv.Itoa(int(number)) + p.query
 	if err := p.s.c.call(ctx, http.MethodPost, path, struct{}{}, &u); err != nil {
 		return "", err
 	}

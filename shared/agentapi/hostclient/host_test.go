@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 )
 
 // TestRemoteHostRunsABuildToCompletion: the runner on a remote host, talking only to the host
@@ -49,6 +51,16 @@ func TestRemoteHostRunsABuildToCompletion(t *testing.T) {
 	if err != nil || n != a.SizeBytes || hex.EncodeToString(h.Sum(nil)) != a.ChecksumMD5 || n == 0 {
 		t.Errorf("object in MinIO: %d bytes, MD5 %x; record says %d bytes, MD5 %s (err %v)", n, h.Sum(nil), a.SizeBytes, a.ChecksumMD5, err)
 	}
+	// The size manifest went up through the same upload path, beside the artifact.
+	mobj, err := s.artifacts.Open(ctx, manifest.Key(a.Key))
+	if err != nil {
+		t.Fatalf("manifest in MinIO: %v", err)
+	}
+	files, err := manifest.Read(mobj)
+	mobj.Close()
+	if err != nil || !slices.ContainsFunc(files, func(e manifest.Entry) bool { return e.Path == "Shooter/Content/Paks/Shooter-Linux.pak" && e.Size == 1<<20 }) {
+		t.Errorf("manifest %v (%v) lacks the 1 MiB pak", files, err)
+	}
 	lines, err := s.logs.Read(ctx, s.orgID, b.ID, 1, 10_000)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +68,9 @@ func TestRemoteHostRunsABuildToCompletion(t *testing.T) {
 	var text strings.Builder
 	for _, l := range lines {
 		text.WriteString(l.Message + "\n")
+	}
+	if strings.Contains(text.String(), "no size report") {
+		t.Errorf("the manifest upload failed:\n%s", text.String())
 	}
 	for _, want := range []string{"==> kiln: stage sync", "==> kiln: stage compile", "==> kiln: stage upload", "Stored the artifact"} {
 		if !strings.Contains(text.String(), want) {
