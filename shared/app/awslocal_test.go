@@ -31,6 +31,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"SupersedeCancelAndIdempotency", TestSupersedeCancelAndIdempotency},
 		{"AutoDeployDeliversTheArtifact", TestAutoDeployDeliversTheArtifact},
 		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
+		{"BuildSizeReport", TestBuildSizeReport},
 	} {
 		t.Run(tt.name, tt.test)
 	}
