@@ -58,7 +58,9 @@ func TestRemoteHostRunsABuildToCompletion(t *testing.T) {
 	}
 	files, err := manifest.Read(mobj)
 	mobj.Close()
-	if err != nil || !slices.ContainsFunc(files, func(e manifest.Entry) bool { return e.Path == "Shooter/Content/Paks/Shooter-Linux.pak" && e.Size == 1<<20 }) {
+	if err != nil || !slices.ContainsFunc(files, func(e manifest.Entry) bool {
+		return e.Path == "Shooter/Content/Paks/Shooter-Linux.pak" && e.Size == 1<<20
+	}) {
 		t.Errorf("manifest %v (%v) lacks the 1 MiB pak", files, err)
 	}
 	lines, err := s.logs.Read(ctx, s.orgID, b.ID, 1, 10_000)
