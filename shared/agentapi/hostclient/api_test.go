@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/manifest"
 )
 
 // TestHostCredentialsAreRefused: only the build's own credential works, and only while the
@@ -187,6 +188,9 @@ func TestCompleteAfterCancelDiscardsTheArtifact(t *testing.T) {
 	if err := store.Put(ctx, key, func(w io.Writer) error { _, err := io.WriteString(w, "artifact"); return err }); err != nil {
 		t.Fatal(err)
 	}
+	if err := store.Put(ctx, manifest.Key(key), func(w io.Writer) error { return manifest.Write(w, nil) }); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := s.lifecycle.Cancel(ctx, s.orgID, b.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -197,5 +201,8 @@ func TestCompleteAfterCancelDiscardsTheArtifact(t *testing.T) {
 	}
 	if _, err := s.artifacts.Stat(ctx, key); !kiln.IsCode(err, kiln.ENotFound) {
 		t.Errorf("the cancelled build's artifact is still stored: %v", err)
+	}
+	if _, err := s.artifacts.Stat(ctx, manifest.Key(key)); !kiln.IsCode(err, kiln.ENotFound) {
+		t.Errorf("the cancelled build's manifest is still stored: %v", err)
 	}
 }
