@@ -60,8 +60,9 @@ func TestArtifactsInS3(t *testing.T) {
 		}
 		return keys
 	}
-	if keys := listed(); len(keys) != 1 || keys[0] != "kiln/"+w.orgID+"/"+id+".tar.gz" {
-		t.Fatalf("objects in the bucket: %v, want kiln/%s/%s.tar.gz", keys, w.orgID, id)
+	// The artifact and its size manifest (listed in key order).
+	if keys := listed(); len(keys) != 2 || keys[0] != "kiln/"+w.orgID+"/"+id+".manifest.json.gz" || keys[1] != "kiln/"+w.orgID+"/"+id+".tar.gz" {
+		t.Fatalf("objects in the bucket: %v, want kiln/%s/%s.tar.gz and its .manifest.json.gz", keys, w.orgID, id)
 	}
 	if files, _ := os.ReadDir(filepath.Join(w.cfg.Data, "artifacts")); len(files) != 0 {
 		t.Errorf("files under KILN_DATA/artifacts: %v", files)
