@@ -44,8 +44,14 @@ func (s *Server) installation(r *http.Request) *installation {
 	return s.insts[id]
 }
 
+// installationJSON is an installation as GitHub shows it; the caller holds s.mu.
 func (s *Server) installationJSON(in *installation) *github.Installation {
+	perms := &github.InstallationPermissions{Contents: github.String("read"), Metadata: github.String("read")}
+	if in.statuses {
+		perms.Statuses = github.String("write")
+	}
 	return &github.Installation{
+		Permissions:         perms,
 		ID:                  github.Int64(in.id),
 		AppID:               github.Int64(s.AppID),
 		AppSlug:             github.String(s.AppSlug),
@@ -65,7 +71,10 @@ func (s *Server) getInstallation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, s.installationJSON(in))
+	s.mu.Lock()
+	body := s.installationJSON(in)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
