@@ -48,7 +48,7 @@ type githubSource struct{ *github.Client }
 func (g githubSource) CloneURL(ctx context.Context, installationID int64, fullName string) (string, error) {
 	r, err := g.Repo(ctx, installationID, fullName)
 	if err != nil {
-		return "", err
+		return "", g.Diagnose(ctx, installationID, fullName, err)
 	}
 	return r.CloneURL, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -58,6 +59,7 @@ func (s *Server) installationJSON(in *installation) *github.Installation {
 		TargetType:          github.String("Organization"),
 		RepositorySelection: github.String("selected"),
 		Account:             &github.User{Login: github.String(in.account), Type: github.String("Organization")},
+		SuspendedAt:         suspendedAt(in),
 	}
 }
 
@@ -88,6 +90,11 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if in.suspended {
+		s.mu.Unlock()
+		writeError(w, http.StatusForbidden, "This installation has been suspended")
+		return
+	}
 	tok, exp := s.issueLocked(in.id)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, &github.InstallationToken{
@@ -197,4 +204,11 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+func suspendedAt(in *installation) *github.Timestamp {
+	if !in.suspended {
+		return nil
+	}
+	return &github.Timestamp{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }

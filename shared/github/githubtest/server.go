@@ -67,7 +67,8 @@ type installation struct {
 	id      int64
 	account string
 	// statuses is whether the installation granted statuses: write.
-	statuses bool
+	statuses  bool
+	suspended bool
 }
 
 type issuedToken struct {
