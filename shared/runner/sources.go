@@ -32,7 +32,7 @@ func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (
 		return nil, err
 	}
 	if r.GitHub == nil || org.Integrations.GitHubInstallationID == "" || org.Integrations.GitHubInstallationID != p.InstallationID {
-		return nil, fail("GitHub App was uninstalled or unlinked from the organization: link the GitHub App installation again, then trigger a new build")
+		return nil, fail("GitHub App was uninstalled or unlinked: GitHub is not connected to the organization; link the GitHub App installation again, then trigger a new build")
 	}
 	inst, err := strconv.ParseInt(p.InstallationID, 10, 64)
 	if err != nil {
