@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -116,7 +117,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 // gitJob mints the build's own GitHub token: limited to the project's repository, read only.
 func (s *Server) gitJob(ctx context.Context, org *kiln.Organization, p *kiln.Project) (*GitJob, string, error) {
 	if s.GitHub == nil || org.Integrations.GitHubInstallationID == "" || org.Integrations.GitHubInstallationID != p.InstallationID {
-		return nil, "GitHub is not connected to the organization: link the GitHub App installation again, then trigger a new build", nil
+		return nil, "GitHub App was uninstalled or unlinked: GitHub is not connected to the organization; link the GitHub App installation again, then trigger a new build", nil
 	}
 	inst, err := strconv.ParseInt(p.InstallationID, 10, 64)
 	if err != nil {
@@ -131,7 +132,10 @@ func (s *Server) gitJob(ctx context.Context, org *kiln.Organization, p *kiln.Pro
 			return &g, "", nil
 		}
 	}
-	if code := kiln.ErrorCode(err); code != kiln.EInternal {
+	var ke *kiln.Error
+	if code := kiln.ErrorCode(err); (code == kiln.EGitHubInstallationInvalid || code == kiln.ERepoNotAccessible) && errors.As(err, &ke) {
+		return nil, ke.Message, nil // uninstalled, suspended, repository removed: said plainly
+	} else if code != kiln.EInternal {
 		return nil, fmt.Sprintf("cannot reach the repository %s on GitHub (%s)", p.RepoLink, code), nil
 	}
 	return nil, "", err

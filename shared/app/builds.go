@@ -37,6 +37,7 @@ type buildMachine struct {
 	janitor   *builds.Janitor
 	artifacts artifacts.Store
 	logs      *buildlog.Files
+	statuses  *github.StatusPoster // nil without a GitHub App
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
 }
@@ -47,7 +48,7 @@ type githubSource struct{ *github.Client }
 func (g githubSource) CloneURL(ctx context.Context, installationID int64, fullName string) (string, error) {
 	r, err := g.Repo(ctx, installationID, fullName)
 	if err != nil {
-		return "", err
+		return "", g.Diagnose(ctx, installationID, fullName, err)
 	}
 	return r.CloneURL, nil
 }
@@ -89,6 +90,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Builds: st, Projects: st, Artifacts: st, Logger: logger,
 		Events: buildEvents(hooks, mailer, deliverer, logs, logger),
 	}
+	var statuses *github.StatusPoster
+	if gh != nil {
+		statuses = &github.StatusPoster{GitHub: gh, Projects: st, PublicURL: cfg.PublicURL, Logger: logger}
+		lifecycle.Events.(*builds.Fanout).Statuses = statuses
+	}
 	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
@@ -108,7 +114,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	wf.OrgLimit = func(string) int { return orgMax }
 	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: logger}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs,
+		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -135,6 +141,9 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	}
 	err := m.workflow.Shutdown(ctx)
 	m.loops.Wait()
+	if m.statuses != nil {
+		m.statuses.Wait() // each post is bounded by its timeout
+	}
 	return err
 }
 

@@ -22,6 +22,18 @@ func (f EventsFunc) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *
 	f(ctx, from, b)
 }
 
+// CommitEvents hears of the commit a running build learnt (a build of a branch learns it at
+// checkout). The lifecycle tells Events that also implement it.
+type CommitEvents interface {
+	CommitLearned(ctx context.Context, b *kiln.Build)
+}
+
+// CommitStatuses sets statuses on the commits builds build (GitHub commit statuses).
+type CommitStatuses interface {
+	Events
+	CommitEvents
+}
+
 // WebhookQueue records organization webhook deliveries of a build's event.
 type WebhookQueue interface {
 	BuildChanged(ctx context.Context, b *kiln.Build)
@@ -46,11 +58,23 @@ type Fanout struct {
 	Mail       Notifier
 	Deliveries Waker
 	// Logs gets the last line of builds that ended without a runner to write it (see EndLine).
-	Logs   LogWriter
-	Logger *slog.Logger
+	Logs LogWriter
+	// Statuses hears of every change and of the commit a build learnt.
+	Statuses CommitStatuses
+	Logger   *slog.Logger
 }
 
-var _ Events = (*Fanout)(nil)
+var (
+	_ Events       = (*Fanout)(nil)
+	_ CommitEvents = (*Fanout)(nil)
+)
+
+// CommitLearned tells Statuses of the commit a running build learnt.
+func (f *Fanout) CommitLearned(ctx context.Context, b *kiln.Build) {
+	if f.Statuses != nil {
+		f.Statuses.CommitLearned(ctx, b)
+	}
+}
 
 // BuildChanged fans a change out.
 func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kiln.Build) {
@@ -65,5 +89,8 @@ func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kil
 	}
 	if b.Status.Terminal() && f.Mail != nil {
 		f.Mail.BuildEnded(ctx, b)
+	}
+	if f.Statuses != nil {
+		f.Statuses.BuildChanged(ctx, from, b)
 	}
 }

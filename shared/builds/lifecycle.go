@@ -185,9 +185,19 @@ func (l *Lifecycle) Heartbeat(ctx context.Context, orgID, id, host string) error
 }
 
 // Progress records what a running build learnt on the way (the commit it checked out) with
-// edit. A build no longer running is invalid_state.
+// edit. A build no longer running is invalid_state. Events that are CommitEvents hear of a
+// commit the build did not have before.
 func (l *Lifecycle) Progress(ctx context.Context, orgID, id string, edit func(b *kiln.Build)) (*kiln.Build, error) {
-	b, _, _, err := l.apply(ctx, orgID, id, change{from: []kiln.BuildStatus{kiln.StatusRunning}, to: kiln.StatusRunning, edit: edit})
+	learnt := false
+	b, _, changed, err := l.apply(ctx, orgID, id, change{from: []kiln.BuildStatus{kiln.StatusRunning}, to: kiln.StatusRunning,
+		edit: func(b *kiln.Build) {
+			had := b.Commit
+			edit(b)
+			learnt = had == "" && b.Commit != ""
+		}})
+	if ce, ok := l.Events.(CommitEvents); ok && err == nil && changed && learnt {
+		ce.CommitLearned(context.WithoutCancel(ctx), b)
+	}
 	return b, err
 }
 

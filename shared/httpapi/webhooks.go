@@ -42,6 +42,12 @@ func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	event := r.Header.Get("X-GitHub-Event")
+	if event == "installation" || event == "installation_repositories" {
+		if body.decodeErr != nil {
+			return kiln.Errorf(kiln.EBadRequest, "the %s event is not valid JSON", event)
+		}
+		return s.githubInstallationEvent(w, r, event, body.install)
+	}
 	if event != "push" {
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})
 		return nil

@@ -24,6 +24,7 @@ const DefaultGitHubWebhookReads = 8
 // (or why they could not be read).
 type signedWebhook struct {
 	push      pushEvent
+	install   installationEvent
 	decodeErr error
 }
 
@@ -51,8 +52,11 @@ func (s *Server) readSignedWebhook(w http.ResponseWriter, r *http.Request) (*sig
 	mac := hmac.New(sha256.New, s.webhookSecret)
 	body := io.TeeReader(http.MaxBytesReader(w, r.Body, maxWebhookBytes), mac)
 	var got signedWebhook
-	if r.Header.Get("X-GitHub-Event") == "push" {
+	switch r.Header.Get("X-GitHub-Event") {
+	case "push":
 		got.push, got.decodeErr = decodePush(body)
+	case "installation", "installation_repositories":
+		got.install, got.decodeErr = decodeInstallation(body)
 	}
 	_, err := io.Copy(io.Discard, body) // the rest, hashed
 	<-s.webhookReads
@@ -94,44 +98,48 @@ func hubSignature(header string) ([]byte, bool) {
 // the rest (the commits, the sender, ...) is skipped without being held.
 func decodePush(r io.Reader) (pushEvent, error) {
 	var ev pushEvent
+	err := decodeFields(r, map[string]any{"ref": &ev.Ref, "after": &ev.After, "deleted": &ev.Deleted,
+		"repository": &ev.Repo, "installation": &ev.Installation})
+	return ev, err
+}
+
+// decodeInstallation reads an installation or installation_repositories event the same way.
+func decodeInstallation(r io.Reader) (installationEvent, error) {
+	var ev installationEvent
+	err := decodeFields(r, map[string]any{"action": &ev.Action, "installation": &ev.Installation,
+		"repositories_removed": &ev.RepositoriesRemoved})
+	return ev, err
+}
+
+// decodeFields reads one JSON object from r, token by token, decoding the members named in fields
+// into their destinations and skipping the rest without holding it.
+func decodeFields(r io.Reader, fields map[string]any) error {
 	dec := json.NewDecoder(r)
 	if err := wantDelim(dec, '{'); err != nil {
-		return ev, err
+		return err
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return ev, err
+			return err
 		}
-		var dst any
-		switch tok {
-		case "ref":
-			dst = &ev.Ref
-		case "after":
-			dst = &ev.After
-		case "deleted":
-			dst = &ev.Deleted
-		case "repository":
-			dst = &ev.Repo
-		case "installation":
-			dst = &ev.Installation
-		}
-		if dst == nil {
-			err = skipValue(dec)
-		} else {
+		name, _ := tok.(string)
+		if dst := fields[name]; dst != nil {
 			err = dec.Decode(dst)
+		} else {
+			err = skipValue(dec)
 		}
 		if err != nil {
-			return ev, err
+			return err
 		}
 	}
 	if err := wantDelim(dec, '}'); err != nil {
-		return ev, err
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return ev, errors.New("push event: data after the object")
+		return errors.New("webhook event: data after the object")
 	}
-	return ev, nil
+	return nil
 }
 
 func wantDelim(dec *json.Decoder, d json.Delim) error {
@@ -140,7 +148,7 @@ func wantDelim(dec *json.Decoder, d json.Delim) error {
 		return err
 	}
 	if tok != d {
-		return fmt.Errorf("push event: want %v, got %v", d, tok)
+		return fmt.Errorf("webhook event: want %v, got %v", d, tok)
 	}
 	return nil
 }

@@ -205,6 +205,10 @@ func TestDecodePush(t *testing.T) {
 		}{"studio/shooter"}, Installation: struct {
 			ID int64 `json:"id"`
 		}{42}}, false},
+		{"epoch-second repository dates", `{"ref":"refs/heads/x","repository":{"full_name":"a/b","created_at":1767225600,"pushed_at":1767312000,"updated_at":"2026-01-02T00:00:00Z"}}`,
+			pushEvent{Ref: "refs/heads/x", Repo: struct {
+				FullName string `json:"full_name"`
+			}{"a/b"}}, false},
 		{"deleted", `{"deleted":true,"ref":"refs/heads/x"}`, pushEvent{Ref: "refs/heads/x", Deleted: true}, false},
 		{"empty object", `{}`, pushEvent{}, false},
 		{"not an object", `["ref"]`, pushEvent{}, true},
@@ -223,6 +227,19 @@ func TestDecodePush(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestDecodeInstallation(t *testing.T) {
+	body := `{"action":"removed","installation":{"id":7,"account":{"login":"studio"},"permissions":{"statuses":"write"},"suspended_at":null},
+		"repository_selection":"selected","repositories_added":[],"repositories_removed":[{"id":1,"full_name":"studio/a"},{"id":2,"full_name":"studio/b"}],
+		"requester":null,"sender":{"login":"s"}}`
+	got, err := decodeInstallation(strings.NewReader(body))
+	if err != nil || got.Action != "removed" || got.Installation.ID != 7 || len(got.RepositoriesRemoved) != 2 || got.RepositoriesRemoved[1].FullName != "studio/b" {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if _, err := decodeInstallation(strings.NewReader(`{"installation":{"id":"7"}}`)); err == nil {
+		t.Fatal("a string id decoded")
 	}
 }
 

@@ -32,7 +32,7 @@ func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (
 		return nil, err
 	}
 	if r.GitHub == nil || org.Integrations.GitHubInstallationID == "" || org.Integrations.GitHubInstallationID != p.InstallationID {
-		return nil, fail("GitHub is not connected to the organization: link the GitHub App installation again, then trigger a new build")
+		return nil, fail("GitHub App was uninstalled or unlinked: GitHub is not connected to the organization; link the GitHub App installation again, then trigger a new build")
 	}
 	inst, err := strconv.ParseInt(p.InstallationID, 10, 64)
 	if err != nil {
@@ -40,7 +40,11 @@ func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (
 	}
 	cloneURL, err := r.GitHub.CloneURL(ctx, inst, p.RepoLink)
 	if err != nil {
-		if code := kiln.ErrorCode(err); code != kiln.EInternal {
+		if code := kiln.ErrorCode(err); code == kiln.EGitHubInstallationInvalid || code == kiln.ERepoNotAccessible {
+			var ke *kiln.Error
+			errors.As(err, &ke)
+			return nil, fail("%s", ke.Message)
+		} else if code != kiln.EInternal {
 			return nil, fail("cannot reach the repository %s on GitHub (%s)", p.RepoLink, code)
 		}
 		return nil, err

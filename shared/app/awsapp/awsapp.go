@@ -193,6 +193,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	if err != nil {
 		return nil, err
 	}
+	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
 	api := httpapi.New(withGitHub(httpapi.Config{
 		Builds:         &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
 		Webhooks:       hooks,

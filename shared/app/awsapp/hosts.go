@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/artifacts"
@@ -47,7 +48,17 @@ type hostGitHub struct{ *github.Client }
 func (g hostGitHub) CloneURL(ctx context.Context, installationID int64, fullName string) (string, error) {
 	r, err := g.Repo(ctx, installationID, fullName)
 	if err != nil {
-		return "", err
+		return "", g.Diagnose(ctx, installationID, fullName, err)
 	}
 	return r.CloneURL, nil
+}
+
+// HostToken mints the build's token; a failure says why (uninstalled, suspended, repository
+// removed) when GitHub tells.
+func (g hostGitHub) HostToken(ctx context.Context, installationID int64, fullName string) (string, time.Time, error) {
+	tok, exp, err := g.Client.HostToken(ctx, installationID, fullName)
+	if err != nil {
+		return "", time.Time{}, g.Diagnose(ctx, installationID, fullName, err)
+	}
+	return tok, exp, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -44,14 +45,21 @@ func (s *Server) installation(r *http.Request) *installation {
 	return s.insts[id]
 }
 
+// installationJSON is an installation as GitHub shows it; the caller holds s.mu.
 func (s *Server) installationJSON(in *installation) *github.Installation {
+	perms := &github.InstallationPermissions{Contents: github.String("read"), Metadata: github.String("read")}
+	if in.statuses {
+		perms.Statuses = github.String("write")
+	}
 	return &github.Installation{
+		Permissions:         perms,
 		ID:                  github.Int64(in.id),
 		AppID:               github.Int64(s.AppID),
 		AppSlug:             github.String(s.AppSlug),
 		TargetType:          github.String("Organization"),
 		RepositorySelection: github.String("selected"),
 		Account:             &github.User{Login: github.String(in.account), Type: github.String("Organization")},
+		SuspendedAt:         suspendedAt(in),
 	}
 }
 
@@ -65,7 +73,10 @@ func (s *Server) getInstallation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, s.installationJSON(in))
+	s.mu.Lock()
+	body := s.installationJSON(in)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +90,11 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if in.suspended {
+		s.mu.Unlock()
+		writeError(w, http.StatusForbidden, "This installation has been suspended")
+		return
+	}
 	tok, exp := s.issueLocked(in.id)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, &github.InstallationToken{
@@ -188,4 +204,11 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+func suspendedAt(in *installation) *github.Timestamp {
+	if !in.suspended {
+		return nil
+	}
+	return &github.Timestamp{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }

@@ -108,6 +108,13 @@ func (s *Server) authInstallation(w http.ResponseWriter, r *http.Request) (int64
 	tok, ok := bearer(r)
 	if ok {
 		if id, ok := s.tokenInstallation(tok); ok {
+			s.mu.Lock()
+			suspended := s.suspendedLocked(id)
+			s.mu.Unlock()
+			if suspended {
+				writeError(w, http.StatusForbidden, "This installation has been suspended")
+				return 0, false
+			}
 			return id, true
 		}
 	}

@@ -59,11 +59,16 @@ type Server struct {
 	counts map[string]int
 	fails  map[string]int
 	nextID int64
+	// statuses are the commit statuses received, oldest first.
+	statuses []Status
 }
 
 type installation struct {
 	id      int64
 	account string
+	// statuses is whether the installation granted statuses: write.
+	statuses  bool
+	suspended bool
 }
 
 type issuedToken struct {
@@ -116,6 +121,7 @@ func NewAt(t TB, addr string) *Server {
 	s.handle(api, RouteCommit, s.getCommit)
 	s.handle(api, RouteTree, s.getTree)
 	s.handle(api, RouteContents, s.getContents)
+	s.handle(api, RouteStatuses, s.createStatus)
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
 
 	root := http.NewServeMux()
@@ -239,6 +245,13 @@ func writeError(w http.ResponseWriter, status int, message string) {
 func (s *Server) fatalf(format string, args ...any) {
 	s.t.Helper()
 	s.t.Fatalf("githubtest: "+format, args...)
+}
+
+// newIDLocked is newID for a caller that does not hold s.mu.
+func (s *Server) newIDLocked() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newID()
 }
 
 func (s *Server) newID() int64 {
