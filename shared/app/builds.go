@@ -106,6 +106,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		orgMax = cfg.Workers
 	}
 	wf.OrgLimit = func(string) int { return orgMax }
+	wf.AgentWait = cfg.AgentWait
 	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: logger}
 	return &buildMachine{
 		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs,

@@ -28,6 +28,7 @@ type buildSettingFields struct {
 	UploadBuildURL        Optional[string] `json:"uploadBuildUrl"`
 	UploadBuildAuthHeader Optional[string] `json:"uploadBuildAuthHeader"`
 	TimeoutMinutes        Optional[int]    `json:"timeoutMinutes"`
+	AgentPool             Optional[string] `json:"agentPool"`
 }
 
 // apply merges the fields into s. Nulls of required fields are recorded as errors.
@@ -52,6 +53,7 @@ func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string
 	str("ueVersion", f.UEVersion, &s.UEVersion, false)
 	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
 	str("schedule", f.Schedule, &s.Schedule, true)
+	str("agentPool", f.AgentPool, &s.AgentPool, true)
 	uploadURL := s.UploadBuildURL
 	str("uploadBuildUrl", f.UploadBuildURL, &uploadURL, true)
 	// A new origin drops the stored header unless this request gives one (set below).
