@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -24,18 +25,40 @@ func (s *Server) uploads() (Uploads, error) {
 	return s.Uploads, nil
 }
 
+// objects is where the host's artifact is checked and discarded: the presigned uploads' store,
+// else the store of streamed uploads.
+func (s *Server) objects() (objects, error) {
+	if s.Uploads != nil {
+		return s.Uploads, nil
+	}
+	if s.Artifacts != nil {
+		return streamed{s.Artifacts}, nil
+	}
+	return nil, kiln.Errorf(kiln.EServiceUnavailable, "this service has no artifact storage for build hosts")
+}
+
+// objects checks and removes stored artifacts.
+type objects interface {
+	Stat(ctx context.Context, key string) (int64, error)
+	Delete(ctx context.Context, key string) error
+}
+
 func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	if err := running(b); err != nil {
-		return err
-	}
-	up, err := s.uploads()
-	if err != nil {
 		return err
 	}
 	if err := decode(r, &struct{}{}); err != nil {
 		return err // the host names no key: the service chooses it
 	}
 	key := artifactKey(b)
+	if s.Uploads == nil && s.Artifacts != nil {
+		writeJSON(w, http.StatusCreated, Upload{Key: key, Stream: true})
+		return nil
+	}
+	up, err := s.uploads()
+	if err != nil {
+		return err
+	}
 	id, err := up.CreateUpload(r.Context(), key)
 	if err != nil {
 		return err
@@ -137,7 +160,7 @@ var md5Pattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // completes the build with it. A repeat after it succeeded answers the same; a build that ended
 // otherwise is invalid_state and its uploaded artifact is removed.
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	up, err := s.uploads()
+	up, err := s.objects()
 	if err != nil {
 		return err
 	}
@@ -188,7 +211,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build)
 
 // discard removes the artifact of a build that will not complete.
 func (s *Server) discard(r *http.Request, b *kiln.Build, key string) {
-	if err := s.Uploads.Delete(r.Context(), key); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
+	up, err := s.objects()
+	if err != nil {
+		return
+	}
+	if err := up.Delete(r.Context(), key); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
 		s.log().WarnContext(r.Context(), "discard the artifact of a build that ended otherwise",
 			slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}

@@ -26,12 +26,12 @@ func openStore(t testing.TB) *sqlitestore.Store {
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // pendingBuild stores a pending build of org in pool, created at.
-func pendingBuild(t testing.TB, st *sqlitestore.Store, org, _ string, at time.Time) *kiln.Build {
+func pendingBuild(t testing.TB, st *sqlitestore.Store, org, pool string, at time.Time) *kiln.Build {
 	t.Helper()
 	var gen kiln.IDGenerator
 	b := &kiln.Build{ID: gen.New(at), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
 		Status: kiln.StatusPending, Platform: kiln.PlatformWin64, BuildType: kiln.BuildTypeShipping, Branch: "main",
-		UEVersion: "5.4", TriggeredBy: "cron", CreatedAt: at.UTC().Truncate(time.Millisecond)}
+		UEVersion: "5.4", AgentPool: pool, TriggeredBy: "cron", CreatedAt: at.UTC().Truncate(time.Millisecond)}
 	if err := st.CreateBuild(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}

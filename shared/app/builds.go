@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/kilnbuild/kiln/shared/agents"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -37,6 +38,7 @@ type buildMachine struct {
 	janitor   *builds.Janitor
 	artifacts artifacts.Store
 	logs      *buildlog.Files
+	agents    *agents.Dispatcher
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
 }
@@ -107,9 +109,10 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	}
 	wf.OrgLimit = func(string) int { return orgMax }
 	wf.AgentWait = cfg.AgentWait
-	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: logger}
+	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
+	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{wf, dispatcher}, Logger: logger}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs,
+		service: svc, agents: dispatcher, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil

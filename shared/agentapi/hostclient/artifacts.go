@@ -50,6 +50,15 @@ func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Wri
 	if err := s.c.call(ctx, http.MethodPost, "artifact/uploads", struct{}{}, &up); err != nil {
 		return fmt.Errorf("start the artifact upload: %w", err)
 	}
+	if up.Stream { // no presigned parts here: one streamed PUT
+		if up.Key != key {
+			return fmt.Errorf("the service stores the artifact as %s, not %s", up.Key, key)
+		}
+		if err := s.c.putStream(ctx, write); err != nil {
+			return fmt.Errorf("put artifact %s: %w", key, err)
+		}
+		return nil
+	}
 	p := &partWriter{ctx: ctx, s: s, up: up}
 	err := func() error {
 		if up.Key != key {
