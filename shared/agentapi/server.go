@@ -64,7 +64,7 @@ type Server struct {
 	// Artifacts takes a host's artifact in one streamed PUT when the service has no presigned
 	// parts (kiln serve's file store); nil with Uploads nil: uploads answer service_unavailable.
 	Artifacts artifacts.Store
-	GitHub    GitHub  // nil when no GitHub App is configured
+	GitHub    GitHub // nil when no GitHub App is configured
 	// TaskHeartbeats gets the task token of every heartbeat that carries one; nil: none (kiln
 	// serve, and deployments without Step Functions).
 	TaskHeartbeats TaskHeartbeats
