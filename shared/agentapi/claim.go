@@ -18,6 +18,9 @@ const ClaimPath = "/agent/v1/claim"
 // ClaimRequest is POST /agent/v1/claim: what the agent can build, and how long it waits for a
 // build (at most 30 seconds; 0: answer at once).
 type ClaimRequest struct {
+	// Pool, when set, is the pool the agent was configured with: a token of another pool is a
+	// mistake the agent should hear of (validation_failed), not a silent wait.
+	Pool           string   `json:"pool,omitempty"`
 	Platforms      []string `json:"platforms"`
 	EngineVersions []string `json:"engineVersions"`
 	WaitSeconds    int      `json:"waitSeconds"`
@@ -81,6 +84,9 @@ func (c *Claims) claim(w http.ResponseWriter, r *http.Request) error {
 	offer, err := in.offer()
 	if err != nil {
 		return err
+	}
+	if in.Pool != "" && in.Pool != a.Pool {
+		return invalid("pool", "this agent's token is for pool "+a.Pool)
 	}
 	claimed, err := c.Dispatcher.Claim(r.Context(), a, offer, time.Duration(in.WaitSeconds)*time.Second)
 	if err != nil {

@@ -19,7 +19,7 @@ func (f *fakeDispatcher) Authenticate(ctx context.Context, token string) (*kiln.
 	if token != "good" {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "no")
 	}
-	return &kiln.Agent{ID: "a"}, nil
+	return &kiln.Agent{ID: "a", Pool: "win"}, nil
 }
 
 func (f *fakeDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error) {
@@ -44,7 +44,9 @@ func TestClaimEndpoint(t *testing.T) {
 		{"an unknown platform", "POST", "good", `{"platforms":["Amiga"],"engineVersions":["5.4"]}`, 400, false},
 		{"a bad engine version", "POST", "good", `{"platforms":["Win64"],"engineVersions":["latest"]}`, 400, false},
 		{"too long a wait", "POST", "good", `{"platforms":["Win64"],"engineVersions":["5.4"],"waitSeconds":31}`, 400, false},
-		{"an unknown field", "POST", "good", `{"platforms":["Win64"],"engineVersions":["5.4"],"pool":"x"}`, 400, false},
+		{"its own pool", "POST", "good", `{"pool":"win","platforms":["Win64"],"engineVersions":["5.4"]}`, 200, true},
+		{"another pool", "POST", "good", `{"pool":"linux","platforms":["Win64"],"engineVersions":["5.4"]}`, 400, false},
+		{"an unknown field", "POST", "good", `{"platforms":["Win64"],"engineVersions":["5.4"],"size":1}`, 400, false},
 		{"GET", "GET", "good", ``, 404, false},
 	}
 	for _, tt := range tests {

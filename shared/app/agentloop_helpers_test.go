@@ -23,8 +23,10 @@ type testAgent struct {
 	cancel context.CancelFunc
 	done   chan error
 	dead   atomic.Bool
-	mu     sync.Mutex
-	builds []string // the builds it claimed, in order
+	// stopOnce waits for the loop's end once, by stop or by a test reading done.
+	stopOnce sync.Once
+	mu       sync.Mutex
+	builds   []string // the builds it claimed, in order
 }
 
 // killable fails every request once the agent is killed.
@@ -65,13 +67,15 @@ func startAgent(t *testing.T, w *world, token string, platforms ...string) *test
 	return a
 }
 
-// stop stops the agent and waits for it.
+// stop stops the agent and waits for it (once: the loop ends once).
 func (a *testAgent) stop() {
 	a.cancel()
-	select {
-	case <-a.done:
-	case <-time.After(30 * time.Second):
-	}
+	a.stopOnce.Do(func() {
+		select {
+		case <-a.done:
+		case <-time.After(30 * time.Second):
+		}
+	})
 }
 
 func (a *testAgent) kill() { a.dead.Store(true) }

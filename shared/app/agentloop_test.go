@@ -169,14 +169,14 @@ func TestAgentRevokedMidBuild(t *testing.T) {
 		t.Fatalf("build after the revocation: %v", b)
 	}
 	select {
-	case err := <-a.done:
+	case err := <-a.done: // a.stop is not called before this
 		if kiln.ErrorCode(errorsUnwrapAll(err)) != kiln.EInvalidToken {
 			t.Fatalf("agent loop ended with %v, want invalid_token", err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the revoked agent kept going")
 	}
-	a.done <- nil // for the cleanup's stop
+	a.stopOnce.Do(func() {}) // the loop ended: the cleanup's stop has nothing to wait for
 	if !strings.Contains(w.logText(t, build), agents.ReasonRevoked) {
 		t.Errorf("log does not end with the reason:\n%s", w.logText(t, build))
 	}
@@ -214,4 +214,18 @@ func TestKilledAgentsBuildFailsAsHostLost(t *testing.T) {
 	}
 }
 
-var _ = hostclient.ReasonAgentStopped
+// TestStoppedAgentFailsItsBuild: an agent stopped mid-build (SIGTERM) stops the engine and
+// fails its build as interrupted at once, rather than leaving it to the silent-host check.
+func TestStoppedAgentFailsItsBuild(t *testing.T) {
+	w := newWorld(t)
+	project := w.addShooter(t)
+	w.shooter.Commit("main", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
+	_, token := createAgent(t, w.testService, w.token, w.orgID, "box", "win")
+	a := startAgent(t, w, token)
+	build := triggerAs(t, w, w.token, project, poolSetting(t, w, w.token, project, "win", "Shipping"))
+	w.waitBuild(t, build, "checked out on the agent", func(b map[string]any) bool { return b["status"] == "running" && b["commit"] != nil })
+	a.stop()
+	if b := w.do(t, "GET", "/builds/"+build, w.token, nil).Body; b["status"] != "failed" || b["failureReason"] != hostclient.ReasonAgentStopped {
+		t.Fatalf("build of the stopped agent: %v", b)
+	}
+}

@@ -24,6 +24,9 @@ type AgentLoop struct {
 	// URL is the service's base URL; Token the agent's token (never log it).
 	URL   string
 	Token string
+	// Pool is the pool the agent believes its token is for ("": not checked); the service
+	// refuses a claim naming another.
+	Pool string
 	// Platforms and EngineVersions are what the agent offers to build.
 	Platforms      []string
 	EngineVersions []string
@@ -98,7 +101,7 @@ func (l *AgentLoop) Claim(ctx context.Context) (*agentapi.ClaimAnswer, error) {
 	if wait <= 0 || wait > 30*time.Second {
 		wait = 30 * time.Second
 	}
-	body, err := json.Marshal(agentapi.ClaimRequest{Platforms: l.Platforms, EngineVersions: l.EngineVersions, WaitSeconds: int(wait / time.Second)})
+	body, err := json.Marshal(agentapi.ClaimRequest{Pool: l.Pool, Platforms: l.Platforms, EngineVersions: l.EngineVersions, WaitSeconds: int(wait / time.Second)})
 	if err != nil {
 		return nil, err
 	}
