@@ -29,9 +29,23 @@ type Dispatcher struct {
 
 	mu       sync.Mutex
 	queued   chan struct{}        // closed by Notify, then replaced
-	claiming map[string]bool      // build id → a claim of it is under way here
+	gen      uint64               // Notify calls so far
+	scan     *scan                // the read of the pending queue under way, if any
+	claiming map[string]time.Time // build id → claimed here, or a claim under way (zero time)
 	touched  map[string]time.Time // agent id → the LastSeenAt last recorded
 }
+
+// scan is one read of the pending queue, shared by the claims that look at once.
+type scan struct {
+	gen    uint64 // Notify calls when it started: builds queued before then are in it
+	done   chan struct{}
+	builds []*kiln.Build
+	err    error
+}
+
+// forgetClaimed is how long a build claimed here is skipped without asking the store: longer
+// than a shared read of the queue that still lists it as pending can be in use.
+const forgetClaimed = time.Minute
 
 // DefaultStartGrace: an agent starts the build it claimed at once.
 const DefaultStartGrace = 10 * time.Second
@@ -62,20 +76,65 @@ type Claimed struct {
 func (d *Dispatcher) Notify() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.gen++
 	if d.queued != nil {
 		close(d.queued)
 		d.queued = nil
 	}
 }
 
-// waitQueued is the channel the next Notify closes.
-func (d *Dispatcher) waitQueued() <-chan struct{} {
+// waitQueued is the channel the next Notify closes, and the number of Notify calls so far.
+func (d *Dispatcher) waitQueued() (<-chan struct{}, uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.queued == nil {
 		d.queued = make(chan struct{})
 	}
-	return d.queued
+	return d.queued, d.gen
+}
+
+// pending reads the pending queue (up to maxPendingScan builds, oldest first). Claims that look
+// at once share one read, as long as it started after every build they were told of (gen), so
+// a hundred agents polling cost one read rather than a hundred.
+func (d *Dispatcher) pending(ctx context.Context, gen uint64) ([]*kiln.Build, error) {
+	d.mu.Lock()
+	if s := d.scan; s != nil && s.gen >= gen {
+		d.mu.Unlock()
+		select {
+		case <-s.done:
+			return s.builds, s.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	s := &scan{gen: d.gen, done: make(chan struct{})}
+	d.scan = s
+	d.mu.Unlock()
+	s.builds, s.err = d.readPending(context.WithoutCancel(ctx)) // others may wait for it
+	d.mu.Lock()
+	if d.scan == s {
+		d.scan = nil
+	}
+	d.mu.Unlock()
+	close(s.done)
+	return s.builds, s.err
+}
+
+func (d *Dispatcher) readPending(ctx context.Context) ([]*kiln.Build, error) {
+	var all []*kiln.Build
+	after := ""
+	for len(all) < maxPendingScan {
+		page, err := d.Store.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < store.MaxLimit {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	return all, nil
 }
 
 // Authenticate finds the agent of a token; a malformed, unknown or revoked token is
@@ -128,8 +187,8 @@ func (d *Dispatcher) Claim(ctx context.Context, a *kiln.Agent, offer Offer, wait
 	timer := time.NewTimer(min(max(wait, 0), MaxWait))
 	defer timer.Stop()
 	for {
-		queued := d.waitQueued() // before looking: a build queued meanwhile wakes the wait
-		c, err := d.tryClaim(ctx, a, offer)
+		queued, gen := d.waitQueued() // before looking: a build queued meanwhile wakes the wait
+		c, err := d.tryClaim(ctx, a, offer, gen)
 		if c != nil || err != nil {
 			return c, err
 		}
@@ -144,29 +203,21 @@ func (d *Dispatcher) Claim(ctx context.Context, a *kiln.Agent, offer Offer, wait
 }
 
 // tryClaim claims the oldest pending build the agent may take, if any.
-func (d *Dispatcher) tryClaim(ctx context.Context, a *kiln.Agent, offer Offer) (*Claimed, error) {
-	after := ""
-	for seen := 0; seen < maxPendingScan; {
-		page, err := d.Store.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
-		if err != nil {
-			return nil, err
+func (d *Dispatcher) tryClaim(ctx context.Context, a *kiln.Agent, offer Offer, gen uint64) (*Claimed, error) {
+	pending, err := d.pending(ctx, gen)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range pending {
+		if !fits(a, offer, b) || !d.reserve(b.ID) {
+			continue
 		}
-		for _, b := range page {
-			if !fits(a, offer, b) || !d.reserve(b.ID) {
-				continue
-			}
-			c, err := d.claim(ctx, a, b)
-			d.release(b.ID)
-			if kiln.IsCode(err, kiln.EInvalidState) {
-				continue // taken by another agent, cancelled or superseded meanwhile
-			}
-			return c, err
+		c, err := d.claim(ctx, a, b)
+		d.release(b.ID, err == nil)
+		if kiln.IsCode(err, kiln.EInvalidState) {
+			continue // taken by another process's agent, cancelled or superseded meanwhile
 		}
-		seen += len(page)
-		if len(page) < store.MaxLimit {
-			break
-		}
-		after = page[len(page)-1].ID
+		return c, err
 	}
 	return nil, nil
 }
@@ -207,24 +258,38 @@ func fits(a *kiln.Agent, offer Offer, b *kiln.Build) bool {
 }
 
 // reserve marks a build as being claimed here, so that concurrent claims of this process try
-// other builds rather than race for it; false when one already does.
+// other builds rather than race for it; false when one does, or one claimed it lately.
 func (d *Dispatcher) reserve(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.claiming[id] {
+	if _, ok := d.claiming[id]; ok {
 		return false
 	}
 	if d.claiming == nil {
-		d.claiming = map[string]bool{}
+		d.claiming = map[string]time.Time{}
 	}
-	d.claiming[id] = true
+	d.claiming[id] = time.Time{}
 	return true
 }
 
-func (d *Dispatcher) release(id string) {
+// release ends the claim of a build: one claimed is remembered for a while (a shared read of
+// the queue may still list it), one not claimed may be tried again at once.
+func (d *Dispatcher) release(id string, claimed bool) {
 	d.mu.Lock()
-	delete(d.claiming, id)
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	if !claimed {
+		delete(d.claiming, id)
+		return
+	}
+	now := time.Now()
+	d.claiming[id] = now
+	if len(d.claiming)%1024 == 0 { // now and then, forget the old ones
+		for k, at := range d.claiming {
+			if !at.IsZero() && now.Sub(at) > forgetClaimed {
+				delete(d.claiming, k)
+			}
+		}
+	}
 }
 
 func (d *Dispatcher) now() time.Time { return kiln.Now(d.Now) }

@@ -30,7 +30,7 @@ type AgentLoop struct {
 	// Platforms and EngineVersions are what the agent offers to build.
 	Platforms      []string
 	EngineVersions []string
-	// Wait is how long one claim waits for a build (0: agentapi's most, 30 s).
+	// Wait is how long one claim waits for a build (0: the most, 30 s; negative: not at all).
 	Wait time.Duration
 	// HTTP sends the claims; nil: the host client's default.
 	HTTP *http.Client
@@ -97,9 +97,12 @@ func (l *AgentLoop) runOne(ctx context.Context, c *agentapi.ClaimAnswer) {
 
 // Claim asks for one build, waiting up to Wait; nil when none came.
 func (l *AgentLoop) Claim(ctx context.Context) (*agentapi.ClaimAnswer, error) {
-	wait := l.Wait
-	if wait <= 0 || wait > 30*time.Second {
+	wait := min(l.Wait, 30*time.Second)
+	switch {
+	case l.Wait == 0:
 		wait = 30 * time.Second
+	case l.Wait < 0:
+		wait = 0
 	}
 	body, err := json.Marshal(agentapi.ClaimRequest{Pool: l.Pool, Platforms: l.Platforms, EngineVersions: l.EngineVersions, WaitSeconds: int(wait / time.Second)})
 	if err != nil {
