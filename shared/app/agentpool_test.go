@@ -18,6 +18,13 @@ func TestAgentPoolSettingWaitsForAnAgent(t *testing.T) {
 			"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main", "agentPool": bad})
 		wantError(t, r, 400, "validation_failed")
 	}
+	// The agents offer their own engines: this service need not have 5.5 for a pool's setting.
+	r := w.do(t, "POST", "/projects/"+project+"/build-settings", w.token, map[string]any{
+		"platform": "Win64", "buildType": "Shipping", "ueVersion": "5.5", "trigger": "manual", "branch": "main", "agentPool": "win"})
+	if r.Status != 201 {
+		t.Fatalf("a pool's setting of an engine this service lacks: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "PATCH", "/projects/"+project+"/build-settings/"+field(t, r.Body, "id"), w.token, map[string]any{"agentPool": nil}), 400, "engine_not_found")
 	pooled := w.addSetting(t, project, map[string]any{"agentPool": "linux-big"})
 	if pooled["agentPool"] != "linux-big" {
 		t.Fatalf("setting: %v", pooled)
@@ -43,7 +50,7 @@ func TestAgentPoolSettingWaitsForAnAgent(t *testing.T) {
 	}
 
 	// Clearing the pool brings the setting's builds back to this machine.
-	r := w.do(t, "PATCH", "/projects/"+project+"/build-settings/"+pooled["id"].(string), w.token, map[string]any{"agentPool": nil})
+	r = w.do(t, "PATCH", "/projects/"+project+"/build-settings/"+pooled["id"].(string), w.token, map[string]any{"agentPool": nil})
 	if r.Status != 200 || r.Body["agentPool"] != nil {
 		t.Fatalf("clear agentPool: %d %s", r.Status, r.Raw)
 	}

@@ -215,8 +215,10 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 	if err := st.CheckTimeLimit(s.buildTimeLimit); err != nil {
 		return err
 	}
-	if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
-		return err
+	if st.AgentPool == "" { // an agent offers its own engines when it claims
+		if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
+			return err
+		}
 	}
 	if err := s.checkUploadURL(r.Context(), st.UploadBuildURL); err != nil {
 		return err
@@ -274,7 +276,7 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 			return err
 		}
 	}
-	if f.UEVersion.Set {
+	if (f.UEVersion.Set || f.AgentPool.Set) && updated.AgentPool == "" { // agents offer their own engines
 		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {
 			return err
 		}

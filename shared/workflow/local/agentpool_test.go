@@ -59,3 +59,25 @@ func TestBuildsForAnAgentPoolWaitForAnAgent(t *testing.T) {
 		t.Fatalf("the workers ran %v, want only %s", r.order, local.ID)
 	}
 }
+
+// TestRestartLeavesRemoteHostsBuildsRunning: at start, the builds a previous run left running
+// here fail as interrupted, but a build an agent holds (with a host credential) runs on.
+func TestRestartLeavesRemoteHostsBuildsRunning(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	local := newBuild(t, st, kiln.NewID(), kiln.StatusRunning, time.Now().Add(-time.Minute))
+	remote := poolBuild(t, st, "win", time.Now().Add(-time.Minute))
+	lc := &builds.Lifecycle{Builds: st, Projects: st}
+	if _, err := lc.ClaimHost(ctx, remote.OrganizationID, remote.ID, kiln.AgentHost("a1"), "hash", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	w := New(st, lc, &fakeRunner{st: st}, 1, nil)
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Shutdown(ctx)
+	waitStatus(t, st, local, kiln.StatusFailed)
+	if b, _ := st.GetBuild(ctx, remote.OrganizationID, remote.ID); b.Status != kiln.StatusRunning {
+		t.Fatalf("the agent's build is %s after a restart, want running", b.Status)
+	}
+}

@@ -12,7 +12,9 @@ import (
 
 // failInterrupted fails the builds a previous run of this machine left running: their engine
 // process died with it, so they cannot finish. (Re-running them would repeat work the customer
-// may no longer want; a failed build with a clear reason can be triggered again.)
+// may no longer want; a failed build with a clear reason can be triggered again.) A build held
+// by a remote host (an agent, with a host credential) runs on: its host reports through the host
+// API, and the silent-host check fails it if it stopped.
 func (w *Workflow) failInterrupted(ctx context.Context) error {
 	seen := map[string]bool{}
 	for {
@@ -27,7 +29,9 @@ func (w *Workflow) failInterrupted(ctx context.Context) error {
 			}
 			seen[b.ID] = true
 			progress = true
-			w.interrupted(ctx, b)
+			if b.HostCredentialHash == "" {
+				w.interrupted(ctx, b)
+			}
 		}
 		if !progress {
 			return nil
