@@ -41,6 +41,7 @@ func TestAgentsAPI(t *testing.T) {
 		t.Fatalf("agents: %s", list.Raw)
 	}
 
+	wantError(t, w.do(t, "GET", "/auth/me", secret, nil), 401, "invalid_token") // an agent token is no API token
 	other := bootstrapOrg(t, w.testService, "Other Studio")
 	wantError(t, w.do(t, "DELETE", "/organizations/"+other.orgID+"/agents/"+id, other.token, nil), 404, "not_found")
 	wantError(t, w.do(t, "DELETE", path+"/"+id, other.token, nil), 404, "not_found")
