@@ -26,8 +26,9 @@ type ClaimRequest struct {
 	WaitSeconds    int      `json:"waitSeconds"`
 }
 
-// ClaimAnswer is a build handed to the agent: it runs it through the host API at HostURL with
-// the build's host credential, as a build host launched for it would.
+// ClaimAnswer is a build handed to the agent: it runs it through the host API with the build's
+// host credential, as a build host launched for it would. HostURL is the service's public URL;
+// `kiln agent` uses the URL it claimed with, which the host API is served beside.
 type ClaimAnswer struct {
 	BuildID        string `json:"buildId"`
 	HostCredential string `json:"hostCredential"`

@@ -76,7 +76,9 @@ func (l *AgentLoop) Run(ctx context.Context) error {
 // runOne runs a claimed build; if the agent is stopped meanwhile it fails the build at once
 // rather than leaving it to the service's silent-host check.
 func (l *AgentLoop) runOne(ctx context.Context, c *agentapi.ClaimAnswer) {
-	client := &Client{BaseURL: cmp.Or(c.HostURL, l.URL), Credential: c.HostCredential, HTTP: l.HTTP}
+	// The host API is served beside the claim: the URL the agent reached the service at works
+	// for it, where the service's idea of its own URL (hostUrl) may not (a LAN name, a proxy).
+	client := &Client{BaseURL: l.URL, Credential: c.HostCredential, HTTP: l.HTTP}
 	logger := l.log().With(slog.String("build_id", c.BuildID))
 	logger.InfoContext(ctx, "claimed a build")
 	status, err := l.NewHost(client).Run(ctx)
