@@ -229,3 +229,16 @@ func TestStoppedAgentFailsItsBuild(t *testing.T) {
 		t.Fatalf("build of the stopped agent: %v", b)
 	}
 }
+
+// TestAgentUsesTheURLItClaimedWith: the service's public URL may not be reachable from the
+// agent's machine (a proxy, a LAN name): the agent runs the build at the URL it claims with.
+func TestAgentUsesTheURLItClaimedWith(t *testing.T) {
+	w := newWorld(t, func(c *Config) { c.PublicURL, c.publicURLFromAddr = "http://127.0.0.1:9", false })
+	project := w.addShooter(t)
+	_, token := createAgent(t, w.testService, w.token, w.orgID, "box", "win")
+	a := startAgent(t, w, token)
+	build := triggerAs(t, w, w.token, project, poolSetting(t, w, w.token, project, "win", "Shipping"))
+	if b := waitAs(t, w, w.token, build, ended); b["status"] != "complete" || !a.ran(build) {
+		t.Fatalf("build: %v", b)
+	}
+}
