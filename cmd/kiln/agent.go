@@ -40,7 +40,10 @@ var errBuildFailed = errors.New("the build did not complete")
 // engine gets no KILN_* variables (the credential). bwrap still confines the build from the
 // host's own files where the container allows user namespaces.
 func agentCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	if len(args) != 1 || args[0] != "run" {
+	if len(args) == 0 || args[0] != "run" {
+		return agentLoopCmd(ctx, args, getenv, stderr)
+	}
+	if len(args) != 1 {
 		return errors.New("usage: kiln agent run (settings come from the environment; see docs/hosts.md)")
 	}
 	url, cred := getenv(agentapi.EnvHostURL), getenv(agentapi.EnvHostCredential)

@@ -151,6 +151,17 @@ type Upload struct {
 	UploadID string `json:"uploadId"`
 	Key      string `json:"key"`
 	PartSize int64  `json:"partSize"`
+	// Stream, when true, says that this service has no presigned parts (kiln serve's file
+	// store): the host sends the whole artifact in one streamed PUT /host/v1/artifact instead,
+	// and UploadID and PartSize are empty.
+	Stream bool `json:"stream,omitempty"`
+}
+
+// StreamedArtifact answers PUT /host/v1/artifact: what the service stored, measured while it
+// streamed through.
+type StreamedArtifact struct {
+	Size int64  `json:"size"`
+	MD5  string `json:"md5"`
 }
 
 // PartURL is POST /host/v1/artifact/uploads/{id}/parts/{n}: a URL that takes one PUT of the part.

@@ -60,8 +60,11 @@ type Server struct {
 	Store     Store
 	Lifecycle Lifecycle
 	Logs      builds.LogWriter
-	Uploads   Uploads // nil: no artifact storage, uploads answer service_unavailable
-	GitHub    GitHub  // nil when no GitHub App is configured
+	Uploads   Uploads // nil: no presigned parts; Artifacts takes streamed uploads, if set
+	// Artifacts takes a host's artifact in one streamed PUT when the service has no presigned
+	// parts (kiln serve's file store); nil with Uploads nil: uploads answer service_unavailable.
+	Artifacts artifacts.Store
+	GitHub    GitHub // nil when no GitHub App is configured
 	// TaskHeartbeats gets the task token of every heartbeat that carries one; nil: none (kiln
 	// serve, and deployments without Step Functions).
 	TaskHeartbeats TaskHeartbeats
@@ -110,6 +113,7 @@ func (s *Server) Handler() http.Handler {
 		"POST /host/v1/artifact/uploads/{id}/parts/{n}": s.presignPart,
 		"POST /host/v1/artifact/uploads/{id}/complete":  s.completeUpload,
 		"DELETE /host/v1/artifact/uploads/{id}":         s.abortUpload,
+		"PUT /host/v1/artifact":                         s.putArtifact,
 		"POST /host/v1/complete":                        s.complete,
 		"POST /host/v1/fail":                            s.fail,
 	}
@@ -131,10 +135,15 @@ func (s *Server) authenticated(h hostHandler) http.Handler {
 		b, err := s.authenticate(r)
 		if err == nil {
 			limit := int64(maxBody)
-			if strings.HasPrefix(r.URL.Path, PathPrefix+"logs") {
+			switch {
+			case strings.HasPrefix(r.URL.Path, PathPrefix+"logs"):
 				limit = maxLogBody
+			case r.URL.Path == PathPrefix+"artifact":
+				limit = s.ArtifactMax // the artifact itself, streamed (0: no limit)
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			if limit > 0 {
+				r.Body = http.MaxBytesReader(w, r.Body, limit)
+			}
 			err = h(w, r, b)
 		}
 		if err != nil {

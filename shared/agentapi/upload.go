@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -25,12 +26,26 @@ func (s *Server) uploads() (Uploads, error) {
 	return s.Uploads, nil
 }
 
+// objects is where the host's artifact is checked and discarded: the presigned uploads' store,
+// else the store of streamed uploads.
+func (s *Server) objects() (objects, error) {
+	if s.Uploads != nil {
+		return s.Uploads, nil
+	}
+	if s.Artifacts != nil {
+		return streamed{s.Artifacts}, nil
+	}
+	return nil, kiln.Errorf(kiln.EServiceUnavailable, "this service has no artifact storage for build hosts")
+}
+
+// objects checks and removes stored artifacts.
+type objects interface {
+	Stat(ctx context.Context, key string) (int64, error)
+	Delete(ctx context.Context, key string) error
+}
+
 func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	if err := running(b); err != nil {
-		return err
-	}
-	up, err := s.uploads()
-	if err != nil {
 		return err
 	}
 	var in CreateUploadRequest
@@ -38,6 +53,14 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 		return err // the host names no key: the service chooses it
 	}
 	key, err := uploadKey(b, in.Object)
+	if err != nil {
+		return err
+	}
+	if s.Uploads == nil && s.Artifacts != nil {
+		writeJSON(w, http.StatusCreated, Upload{Key: key, Stream: true})
+		return nil
+	}
+	up, err := s.uploads()
 	if err != nil {
 		return err
 	}
@@ -170,7 +193,7 @@ var md5Pattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // completes the build with it. A repeat after it succeeded answers the same; a build that ended
 // otherwise is invalid_state and its uploaded artifact is removed.
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	up, err := s.uploads()
+	up, err := s.objects()
 	if err != nil {
 		return err
 	}
@@ -221,8 +244,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build)
 
 // discard removes the artifact of a build that will not complete, and its manifest.
 func (s *Server) discard(r *http.Request, b *kiln.Build, key string) {
+	up, err := s.objects()
+	if err != nil {
+		return
+	}
 	for _, k := range []string{manifest.Key(key), key} {
-		if err := s.Uploads.Delete(r.Context(), k); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
+		if err := up.Delete(r.Context(), k); err != nil && !errors.Is(err, artifacts.ErrInvalidKey) {
 			s.log().WarnContext(r.Context(), "discard the artifact of a build that ended otherwise",
 				slog.String("build_id", b.ID), slog.String("key", k), slog.String("error", err.Error()))
 		}

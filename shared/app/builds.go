@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/kilnbuild/kiln/shared/agents"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -38,6 +39,7 @@ type buildMachine struct {
 	artifacts artifacts.Store
 	logs      *buildlog.Files
 	statuses  *github.StatusPoster // nil without a GitHub App
+	agents    *agents.Dispatcher
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
 }
@@ -112,9 +114,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		orgMax = cfg.Workers
 	}
 	wf.OrgLimit = func(string) int { return orgMax }
-	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: wf, Logger: logger}
+	wf.AgentWait = cfg.AgentWait
+	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
+	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{wf, dispatcher}, Logger: logger}
 	return &buildMachine{
-		service: svc, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
+		service: svc, agents: dispatcher, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil

@@ -61,6 +61,8 @@ type Config struct {
 	BuildTimeout time.Duration
 	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
 	OrgMaxRunning int
+	// AgentWait is how long a build for an agent pool waits for an agent (KILN_AGENT_WAIT).
+	AgentWait time.Duration
 	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
 	LogMaxLines int
 	ArtifactMax int64
@@ -103,6 +105,14 @@ var settings = []setting{
 			return nil
 		}
 		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
+	}},
+	{"KILN_AGENT_WAIT", "30m", "how long a build for an agent pool (agentPool) waits for an agent of its organization in that pool before it fails", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 30m")
+		}
+		c.AgentWait = d
+		return nil
 	}},
 	{"KILN_LOG_MAX_LINES", "200000", "lines kept of one build's log; past them a marker line and the rest is dropped", positiveInt(func(c *Config) *int { return &c.LogMaxLines })},
 	{"KILN_ARTIFACT_MAX", "50GiB", "largest artifact (50GiB, 500MiB or bytes); a build whose package is larger fails", func(c *Config, v string) error {

@@ -150,7 +150,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	if gh != nil {
 		apiCfg.GitHub = gh
 	}
-	api := httpapi.New(apiCfg)
+	api := withAgentAPIs(httpapi.New(apiCfg), cfg, local.Store, machine, local.Keys, gh, logger)
 	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Service{
 		cancelRequests: cancelRequests,

@@ -106,3 +106,23 @@ func wellFormedRandom(rest string) bool {
 	}
 	return true
 }
+
+// AgentTokenPrefix starts every agent token (`kiln agent`), apart from API and trigger tokens.
+const AgentTokenPrefix = "kagent_"
+
+// NewAgent makes an organization's agent in pool: the token to show once, and the record to
+// store, which holds only the token's hash.
+func NewAgent(orgID, name, pool string, now time.Time) (secret string, a *kiln.Agent) {
+	secret = AgentTokenPrefix + randomString(tokenRandomLength)
+	return secret, &kiln.Agent{
+		ID: kiln.NewID(), OrganizationID: orgID, Name: name, Pool: pool,
+		Hash: HashToken(secret), Hint: secret[:len(AgentTokenPrefix)+4],
+		CreatedAt: now.UTC().Truncate(time.Millisecond),
+	}
+}
+
+// WellFormedAgent reports whether s has the shape of an agent token.
+func WellFormedAgent(s string) bool {
+	rest, ok := strings.CutPrefix(s, AgentTokenPrefix)
+	return ok && wellFormedRandom(rest)
+}

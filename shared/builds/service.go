@@ -61,7 +61,7 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
 		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,
 		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
-		Commit: req.Commit, Changelist: req.Changelist,
+		Commit: req.Commit, Changelist: req.Changelist, AgentPool: st.AgentPool,
 	}
 	if pr.SourceControl == kiln.SourcePerforce {
 		b.Branch = st.StreamPath

@@ -28,6 +28,7 @@ type buildSettingFields struct {
 	UploadBuildURL        Optional[string] `json:"uploadBuildUrl"`
 	UploadBuildAuthHeader Optional[string] `json:"uploadBuildAuthHeader"`
 	TimeoutMinutes        Optional[int]    `json:"timeoutMinutes"`
+	AgentPool             Optional[string] `json:"agentPool"`
 }
 
 // apply merges the fields into s. Nulls of required fields are recorded as errors.
@@ -52,6 +53,7 @@ func (f buildSettingFields) apply(s *kiln.BuildSetting, sealer func(plain string
 	str("ueVersion", f.UEVersion, &s.UEVersion, false)
 	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
 	str("schedule", f.Schedule, &s.Schedule, true)
+	str("agentPool", f.AgentPool, &s.AgentPool, true)
 	uploadURL := s.UploadBuildURL
 	str("uploadBuildUrl", f.UploadBuildURL, &uploadURL, true)
 	// A new origin drops the stored header unless this request gives one (set below).
@@ -213,8 +215,10 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 	if err := st.CheckTimeLimit(s.buildTimeLimit); err != nil {
 		return err
 	}
-	if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
-		return err
+	if st.AgentPool == "" { // an agent offers its own engines when it claims
+		if err := s.checkEngine(r.Context(), st.UEVersion); err != nil {
+			return err
+		}
 	}
 	if err := s.checkUploadURL(r.Context(), st.UploadBuildURL); err != nil {
 		return err
@@ -272,7 +276,7 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 			return err
 		}
 	}
-	if f.UEVersion.Set {
+	if (f.UEVersion.Set || f.AgentPool.Set) && updated.AgentPool == "" { // agents offer their own engines
 		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {
 			return err
 		}

@@ -103,6 +103,7 @@ type buildSettingBody struct {
 	UploadBuildURL           *string `json:"uploadBuildUrl"`
 	UploadBuildAuthHeaderSet bool    `json:"uploadBuildAuthHeaderSet"`
 	TimeoutMinutes           *int    `json:"timeoutMinutes"`
+	AgentPool                *string `json:"agentPool"`
 	CreatedAt                string  `json:"createdAt"`
 	UpdatedAt                string  `json:"updatedAt"`
 }
@@ -113,7 +114,7 @@ func renderBuildSetting(s *kiln.BuildSetting) buildSettingBody {
 		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: s.UEVersion,
 		UprojectPath: s.UprojectPath, Trigger: string(s.Trigger), Schedule: nullable(s.Schedule),
 		NotifyOnComplete: s.NotifyOnComplete, AutoDeploy: s.AutoDeploy, UploadBuildURL: nullable(s.UploadBuildURL),
-		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0, TimeoutMinutes: nullable(s.TimeoutMinutes),
+		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0, TimeoutMinutes: nullable(s.TimeoutMinutes), AgentPool: nullable(s.AgentPool),
 		CreatedAt: timestamp(s.CreatedAt), UpdatedAt: timestamp(s.UpdatedAt),
 	}
 }
@@ -139,7 +140,9 @@ type buildBody struct {
 	AutoDeployStatus *string `json:"autoDeployStatus"`
 	AutoDeployError  *string `json:"autoDeployError"`
 	// AutoDeployAttempts counts delivery attempts so far.
-	AutoDeployAttempts int `json:"autoDeployAttempts"`
+	AutoDeployAttempts int     `json:"autoDeployAttempts"`
+	AgentPool          *string `json:"agentPool"`
+	WaitingFor         *string `json:"waitingFor"`
 }
 
 func renderBuild(b *kiln.Build) buildBody {
@@ -151,7 +154,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		StartedAt: optionalTimestamp(b.StartedAt), FinishedAt: optionalTimestamp(b.FinishedAt),
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
 		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),
-		AutoDeployAttempts: b.AutoDeployAttempts,
+		AutoDeployAttempts: b.AutoDeployAttempts, AgentPool: nullable(b.AgentPool), WaitingFor: nullable(b.WaitingFor()),
 	}
 }
 

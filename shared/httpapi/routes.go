@@ -37,6 +37,13 @@ func (s *Server) routes() {
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listTriggerTokens),
 		http.MethodPost: s.authed(kiln.ActAdmin, s.createTriggerToken),
 	})
+	s.handle("/organizations/{id}/agents", methods{
+		http.MethodGet:  s.authed(kiln.ActAdmin, s.listAgents),
+		http.MethodPost: s.authed(kiln.ActAdmin, s.createAgent),
+	})
+	s.handle("/organizations/{id}/agents/{agentId}", methods{
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.revokeAgent),
+	})
 	s.handle("/organizations/{id}/perforce/trigger-tokens/{tokenId}", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.deleteTriggerToken),
 	})

@@ -73,6 +73,17 @@ type Build struct {
 	// HostCredentialHash is the SHA-256 (hex) of the per-build credential a remote build host
 	// reports with (see package hostcred); "" for a build run in-process. Never shown in the API.
 	HostCredentialHash string
+	// AgentPool is the pool of the organization's agents the build waits for, copied from its
+	// setting when it was triggered; "" for the service's own hosts.
+	AgentPool string
+}
+
+// WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".
+func (b *Build) WaitingFor() string {
+	if b.Status != StatusPending || b.AgentPool == "" {
+		return ""
+	}
+	return "an agent in pool " + b.AgentPool
 }
 
 // HeartbeatTimeout is how long a running build's host may stay silent before the build fails.

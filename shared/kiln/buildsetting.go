@@ -32,8 +32,11 @@ type BuildSetting struct {
 	// TimeoutMinutes lowers the service's build time limit for this setting's builds; 0 keeps
 	// the service's.
 	TimeoutMinutes int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// AgentPool names the pool of the organization's agents that runs this setting's builds
+	// (`kiln agent --pool`); "" for the service's own hosts.
+	AgentPool string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // SetUploadBuildURL points auto deploy at u. The stored auth header was written for the old
@@ -92,6 +95,9 @@ func (s *BuildSetting) Validate(source SourceControl) error {
 	}
 	if !ValidUEVersion(s.UEVersion) {
 		errs.Add("ueVersion", "must be a dotted engine version such as 5.3 or 5.3.2")
+	}
+	if s.AgentPool != "" {
+		ValidatePool("agentPool", s.AgentPool, errs)
 	}
 	if !s.Trigger.Valid() {
 		errs.Add("trigger", "must be one of "+strings.Join(enumNames(Triggers), ", "))

@@ -39,6 +39,7 @@ type Store interface {
 	Members
 	Tokens
 	TriggerTokens
+	Agents
 	Projects
 	BuildSettings
 	Builds
@@ -113,6 +114,26 @@ type TriggerTokens interface {
 	// TouchTriggerToken records that the token was used at time at (its LastUsedAt); not_found
 	// when the organization has no such token (any more).
 	TouchTriggerToken(ctx context.Context, orgID, id string, at time.Time) error
+}
+
+// Agents keeps organizations' build agents (`kiln agent`) and their tokens' hashes.
+type Agents interface {
+	// CreateAgent adds an agent to an organization; a taken id or hash is conflict. Like
+	// CreateToken, it is for an organization the caller has just read.
+	CreateAgent(ctx context.Context, a *kiln.Agent) error
+	// GetAgentByHash finds an agent, revoked or not, by the SHA-256 of its token (not_found when
+	// none): not scoped to an organization, because the token is what tells the organization.
+	GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error)
+	// GetAgent reads one of the organization's agents; another organization's is not_found.
+	GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, error)
+	// ListAgents lists an organization's agents, revoked ones included, newest first.
+	ListAgents(ctx context.Context, orgID string, p Page) ([]*kiln.Agent, string, error)
+	// RevokeAgent records that the agent's token was revoked at time at and returns the agent; a
+	// revoked agent keeps its first RevokedAt. not_found when the organization has no such agent.
+	RevokeAgent(ctx context.Context, orgID, id string, at time.Time) (*kiln.Agent, error)
+	// TouchAgent records that the agent called at time at (its LastSeenAt); not_found when the
+	// organization has no such agent.
+	TouchAgent(ctx context.Context, orgID, id string, at time.Time) error
 }
 
 // ProjectFilter narrows a project list.

@@ -61,6 +61,15 @@ func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Wri
 	if err := s.c.call(ctx, http.MethodPost, "artifact/uploads", in, &up); err != nil {
 		return fmt.Errorf("start the %s upload: %w", what, err)
 	}
+	if up.Stream { // no presigned parts here: one streamed PUT
+		if up.Key != key {
+			return fmt.Errorf("the service stores the %s as %s, not %s", what, up.Key, key)
+		}
+		if err := s.c.putStream(ctx, query, write); err != nil {
+			return fmt.Errorf("put %s %s: %w", what, key, err)
+		}
+		return nil
+	}
 	p := &partWriter{ctx: ctx, s: s, up: up, query: query}
 	err := func() error {
 		if up.Key != key {

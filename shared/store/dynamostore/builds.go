@@ -49,6 +49,8 @@ type buildItem struct {
 	Host string `dynamo:"host,omitempty"`
 	// HostCredentialHash is left out while "" (a build run in-process, or not claimed).
 	HostCredentialHash string `dynamo:"hostCredentialHash,omitempty"`
+	// AgentPool is left out while "" (the service's own hosts).
+	AgentPool string `dynamo:"agentPool,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -77,7 +79,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
-		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash,
+		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
 	}
 }
 
@@ -90,7 +92,7 @@ func (it *buildItem) build() *kiln.Build {
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
-		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash,
+		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
 	}
 }
 

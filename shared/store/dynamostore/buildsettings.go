@@ -29,6 +29,7 @@ type settingItem struct {
 	UploadBuildURL        string `dynamo:"uploadBuildUrl,omitempty"`
 	UploadBuildAuthHeader []byte `dynamo:"uploadBuildAuthHeader,omitempty"`
 	TimeoutMinutes        int    `dynamo:"timeoutMinutes,omitempty"`
+	AgentPool             string `dynamo:"agentPool,omitempty"`
 	CreatedAt             int64  `dynamo:"createdAt"`
 	UpdatedAt             int64  `dynamo:"updatedAt"`
 }
@@ -37,7 +38,7 @@ type settingItem struct {
 // createdAt. The GSI4 keys follow the trigger: set when it is scheduled, removed otherwise.
 var settingMutable = []string{
 	"platform", "buildType", "branch", "streamPath", "ueVersion", "uprojectPath", "trigger",
-	"schedule", "notifyOnComplete", "autoDeploy", "uploadBuildUrl", "uploadBuildAuthHeader", "timeoutMinutes",
+	"schedule", "notifyOnComplete", "autoDeploy", "uploadBuildUrl", "uploadBuildAuthHeader", "timeoutMinutes", "agentPool",
 	"updatedAt", attrGSI4PK, attrGSI4SK,
 }
 
@@ -53,7 +54,7 @@ func newSettingItem(s *kiln.BuildSetting) *settingItem {
 		StreamPath: s.StreamPath, UEVersion: s.UEVersion, UprojectPath: s.UprojectPath,
 		Trigger: string(s.Trigger), Schedule: s.Schedule, NotifyOnComplete: s.NotifyOnComplete,
 		AutoDeploy: s.AutoDeploy, UploadBuildURL: s.UploadBuildURL, UploadBuildAuthHeader: s.UploadBuildAuthHeader,
-		TimeoutMinutes: s.TimeoutMinutes, CreatedAt: toMS(s.CreatedAt), UpdatedAt: toMS(s.UpdatedAt),
+		TimeoutMinutes: s.TimeoutMinutes, AgentPool: s.AgentPool, CreatedAt: toMS(s.CreatedAt), UpdatedAt: toMS(s.UpdatedAt),
 	}
 }
 
@@ -64,7 +65,7 @@ func (it *settingItem) setting() *kiln.BuildSetting {
 		StreamPath: it.StreamPath, UEVersion: it.UEVersion, UprojectPath: it.UprojectPath,
 		Trigger: kiln.Trigger(it.Trigger), Schedule: it.Schedule, NotifyOnComplete: it.NotifyOnComplete,
 		AutoDeploy: it.AutoDeploy, UploadBuildURL: it.UploadBuildURL, UploadBuildAuthHeader: it.UploadBuildAuthHeader,
-		TimeoutMinutes: it.TimeoutMinutes, CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
+		TimeoutMinutes: it.TimeoutMinutes, AgentPool: it.AgentPool, CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
 	}
 }
 

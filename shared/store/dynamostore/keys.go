@@ -47,6 +47,8 @@ const (
 	typeTokenHash    = "tokenhash"
 	typeTrigger      = "triggertoken"
 	typeTriggerHash  = "triggertokenhash"
+	typeAgent        = "agent"
+	typeAgentHash    = "agenthash"
 	typeProject      = "project"
 	typeBuildSetting = "buildsetting"
 	typeBuild        = "build"
@@ -64,6 +66,7 @@ const (
 	prefixEmail    = "EMAIL#"
 	prefixToken    = "TOKEN#"
 	prefixTrigger  = "TRIGGERTOKEN#"
+	prefixAgent    = "AGENT#"
 	prefixProject  = "PROJECT#"
 	prefixSetting  = "SETTING#"
 	prefixBuild    = "BUILD#"
@@ -85,6 +88,8 @@ func tokenSK(userID, tokenID string) string        { return tokenPrefix(userID) 
 func tokenHashKey(hash string) string              { return "TOKENHASH#" + hash }
 func triggerTokenSK(id string) string              { return prefixTrigger + id }
 func triggerTokenHashKey(hash string) string       { return "TRIGGERTOKENHASH#" + hash }
+func agentSK(id string) string                     { return prefixAgent + id }
+func agentHashKey(hash string) string              { return "AGENTHASH#" + hash }
 func projectSK(projectID string) string            { return prefixProject + projectID }
 func settingPrefix(projectID string) string        { return prefixSetting + projectID + "#" }
 func settingSK(projectID, settingID string) string { return settingPrefix(projectID) + settingID }

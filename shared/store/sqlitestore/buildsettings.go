@@ -10,14 +10,14 @@ import (
 
 const settingCols = `org_id, project_id, id, platform, build_type, branch, stream_path, ue_version, uproject_path,
 	trigger, schedule, notify_on_complete, auto_deploy, upload_build_url, upload_build_auth_header, created_at, updated_at,
-	timeout_minutes`
+	timeout_minutes, agent_pool`
 
 func scanSetting(r scanner) (*kiln.BuildSetting, error) {
 	var b kiln.BuildSetting
 	var created, updated int64
 	if err := r.Scan(&b.OrganizationID, &b.ProjectID, &b.ID, &b.Platform, &b.BuildType, &b.Branch, &b.StreamPath,
 		&b.UEVersion, &b.UprojectPath, &b.Trigger, &b.Schedule, &b.NotifyOnComplete, &b.AutoDeploy,
-		&b.UploadBuildURL, &b.UploadBuildAuthHeader, &created, &updated, &b.TimeoutMinutes); err != nil {
+		&b.UploadBuildURL, &b.UploadBuildAuthHeader, &created, &updated, &b.TimeoutMinutes, &b.AgentPool); err != nil {
 		return nil, err
 	}
 	b.CreatedAt, b.UpdatedAt = fromMS(created), fromMS(updated)
@@ -33,10 +33,10 @@ func (s *Store) CreateBuildSetting(ctx context.Context, b *kiln.BuildSetting) er
 			return readErr("create build setting", err, "project")
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO build_settings (`+settingCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			b.OrganizationID, b.ProjectID, b.ID, b.Platform, b.BuildType, b.Branch, b.StreamPath, b.UEVersion,
 			b.UprojectPath, b.Trigger, b.Schedule, b.NotifyOnComplete, b.AutoDeploy, b.UploadBuildURL,
-			b.UploadBuildAuthHeader, ms(b.CreatedAt), ms(b.UpdatedAt), b.TimeoutMinutes)
+			b.UploadBuildAuthHeader, ms(b.CreatedAt), ms(b.UpdatedAt), b.TimeoutMinutes, b.AgentPool)
 		if err != nil {
 			return writeErr("create build setting", err, "the build setting already exists")
 		}
@@ -79,10 +79,10 @@ func (s *Store) UpdateBuildSetting(ctx context.Context, b *kiln.BuildSetting) er
 	res, err := s.db.ExecContext(ctx, `UPDATE build_settings
 		SET platform = ?, build_type = ?, branch = ?, stream_path = ?, ue_version = ?, uproject_path = ?,
 			trigger = ?, schedule = ?, notify_on_complete = ?, auto_deploy = ?, upload_build_url = ?,
-			upload_build_auth_header = ?, updated_at = ?, timeout_minutes = ?
+			upload_build_auth_header = ?, updated_at = ?, timeout_minutes = ?, agent_pool = ?
 		WHERE org_id = ? AND project_id = ? AND id = ?`,
 		b.Platform, b.BuildType, b.Branch, b.StreamPath, b.UEVersion, b.UprojectPath, b.Trigger, b.Schedule,
-		b.NotifyOnComplete, b.AutoDeploy, b.UploadBuildURL, b.UploadBuildAuthHeader, ms(b.UpdatedAt), b.TimeoutMinutes,
+		b.NotifyOnComplete, b.AutoDeploy, b.UploadBuildURL, b.UploadBuildAuthHeader, ms(b.UpdatedAt), b.TimeoutMinutes, b.AgentPool,
 		b.OrganizationID, b.ProjectID, b.ID)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update build setting: %w", err)

@@ -46,7 +46,7 @@ func testBuildSettings(t *testing.T, open func(t *testing.T) store.Store) {
 		set.Trigger, set.Schedule = kiln.TriggerScheduled, "0 3 * * *"
 		set.NotifyOnComplete, set.AutoDeploy = true, true
 		set.UploadBuildURL, set.UploadBuildAuthHeader = "https://deploy.example.com/up", []byte{0, 1, 2, 0xff, 'x'}
-		set.UprojectPath, set.TimeoutMinutes = "Game/Shooter.uproject", 90
+		set.UprojectPath, set.TimeoutMinutes, set.AgentPool = "Game/Shooter.uproject", 90, "win64-ue5.4"
 		wantOK(t, s.CreateBuildSetting(ctx, set), "CreateBuildSetting")
 		got, err := s.GetBuildSetting(ctx, f.org.ID, p.ID, set.ID)
 		wantOK(t, err, "GetBuildSetting")
@@ -123,7 +123,7 @@ func testBuildSettings(t *testing.T, open func(t *testing.T) store.Store) {
 				b.UprojectPath, b.Trigger, b.Schedule = "Other/Other.uproject", kiln.TriggerScheduled, "*/5 * * * *"
 				b.NotifyOnComplete, b.AutoDeploy = true, true
 				b.UploadBuildURL, b.UploadBuildAuthHeader = "https://ci.example.com/upload?x=1", []byte("sealed\x00header")
-				b.TimeoutMinutes = 30
+				b.TimeoutMinutes, b.AgentPool = 30, "win64-ue5.4"
 				b.UpdatedAt = b.UpdatedAt.Add(time.Minute)
 			},
 			func(b *kiln.BuildSetting) {
@@ -131,7 +131,7 @@ func testBuildSettings(t *testing.T, open func(t *testing.T) store.Store) {
 				b.Trigger, b.Schedule, b.UprojectPath = kiln.TriggerPush, "", ""
 				b.NotifyOnComplete, b.AutoDeploy = false, false
 				b.UploadBuildURL, b.UploadBuildAuthHeader = "", nil
-				b.TimeoutMinutes = 0
+				b.TimeoutMinutes, b.AgentPool = 0, ""
 				b.UpdatedAt = b.UpdatedAt.Add(time.Minute)
 			},
 		}

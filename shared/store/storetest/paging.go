@@ -132,6 +132,7 @@ var pagedLists = []pagedList{
 	artifactList("ArtifactsByBranchAndCommit", store.ArtifactFilter{Branch: "release/2.0", Commit: "feed42"}),
 	webhookDeliveryList,
 	triggerTokenList,
+	agentList,
 }
 
 func testPaging(t *testing.T, open func(t *testing.T) store.Store) {

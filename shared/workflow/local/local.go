@@ -57,7 +57,14 @@ type Workflow struct {
 	// OrgLimit caps the builds of one organization running at once (KILN_ORG_MAX_RUNNING; a
 	// plan's limit may take its place). nil means the number of workers.
 	OrgLimit OrgLimit
+	// AgentWait is how long a build for an agent pool may wait for an agent before it fails
+	// (KILN_AGENT_WAIT; 0: DefaultAgentWait).
+	AgentWait time.Duration
 }
+
+// DefaultAgentWait is how long a build waits for an agent of its pool unless AgentWait says
+// otherwise.
+const DefaultAgentWait = 30 * time.Minute
 
 var _ builds.Workflow = (*Workflow)(nil)
 
@@ -188,6 +195,9 @@ func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) 
 	if err != nil {
 		return nil, err
 	}
+	// A build for an agent pool waits for an agent of its organization in that pool: this
+	// machine's workers never take it.
+	pending = slices.DeleteFunc(pending, func(b *kiln.Build) bool { return b.AgentPool != "" })
 	running := w.runningPerOrganization()
 	for {
 		next := pick(pending, running, w.turns, w.orgLimit, 1)

@@ -1,7 +1,9 @@
 package local
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -10,7 +12,9 @@ import (
 
 // failInterrupted fails the builds a previous run of this machine left running: their engine
 // process died with it, so they cannot finish. (Re-running them would repeat work the customer
-// may no longer want; a failed build with a clear reason can be triggered again.)
+// may no longer want; a failed build with a clear reason can be triggered again.) A build held
+// by a remote host (an agent, with a host credential) runs on: its host reports through the host
+// API, and the silent-host check fails it if it stopped.
 func (w *Workflow) failInterrupted(ctx context.Context) error {
 	seen := map[string]bool{}
 	for {
@@ -25,7 +29,9 @@ func (w *Workflow) failInterrupted(ctx context.Context) error {
 			}
 			seen[b.ID] = true
 			progress = true
-			w.interrupted(ctx, b)
+			if b.HostCredentialHash == "" {
+				w.interrupted(ctx, b)
+			}
 		}
 		if !progress {
 			return nil
@@ -51,7 +57,31 @@ func (w *Workflow) watch(ctx context.Context) {
 		for _, b := range failed {
 			_ = w.Stop(ctx, b)
 		}
+		if err := w.failUnclaimed(ctx); err != nil {
+			w.logger.ErrorContext(ctx, "look for builds no agent claimed", slog.String("error", err.Error()))
+		}
 	}
+}
+
+// failUnclaimed fails the pending builds for an agent pool that no agent claimed within
+// AgentWait, with a reason that names the pool and the wait.
+func (w *Workflow) failUnclaimed(ctx context.Context) error {
+	pending, err := w.pending(ctx)
+	if err != nil {
+		return err
+	}
+	wait := cmp.Or(w.AgentWait, DefaultAgentWait)
+	now := time.Now()
+	for _, b := range pending {
+		if b.AgentPool == "" || now.Sub(b.CreatedAt) < wait {
+			continue
+		}
+		reason := fmt.Sprintf("no agent in pool %s claimed the build within %s", b.AgentPool, wait)
+		if _, err := w.builds.Fail(ctx, b.OrganizationID, b.ID, reason); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+			w.logger.ErrorContext(ctx, "fail a build no agent claimed", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		}
+	}
+	return nil
 }
 
 // interrupted fails a build that is still running as interrupted.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/perforce"
+)
+
+// agentLoopCmd runs `kiln agent`: a studio's machine that claims its organization's builds of
+// its pool and runs them one at a time, until SIGTERM or SIGINT (the build running then is
+// failed as interrupted). Flags override the environment:
+//
+//	--url KILN_AGENT_URL              the service's base URL (required)
+//	--token KILN_AGENT_TOKEN          the agent's token (required; never printed)
+//	--pool KILN_AGENT_POOL            the pool the token was made for (checked by the service)
+//	--engines KILN_AGENT_ENGINES      the engines directory (default ./engines): one engine per version
+//	--platforms KILN_AGENT_PLATFORMS  comma-separated platforms (default: this machine's)
+//	--workdir KILN_AGENT_WORKDIR      workspaces and staging (default: a new temporary directory)
+//
+// KILN_SANDBOX, KILN_BWRAP and KILN_P4 are read as for `kiln agent run`.
+func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", getenv("KILN_AGENT_URL"), "the service's base URL")
+	token := fs.String("token", getenv("KILN_AGENT_TOKEN"), "the agent's token (prefer KILN_AGENT_TOKEN: flags show in process lists)")
+	pool := fs.String("pool", getenv("KILN_AGENT_POOL"), "the agent's pool, as created")
+	enginesDir := fs.String("engines", cmp.Or(getenv("KILN_AGENT_ENGINES"), "./engines"), "the engines directory")
+	platforms := fs.String("platforms", cmp.Or(getenv("KILN_AGENT_PLATFORMS"), defaultPlatform()), "comma-separated platforms this machine builds")
+	workdir := fs.String("workdir", getenv("KILN_AGENT_WORKDIR"), "workspaces and staging (default: a temporary directory)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("kiln agent takes flags only, not %q", fs.Arg(0))
+	}
+	if *url == "" || *token == "" {
+		return errors.New("kiln agent: --url and --token (or KILN_AGENT_URL and KILN_AGENT_TOKEN) are required")
+	}
+	dir := engines.Dir{Path: *enginesDir}
+	versions, err := dir.Versions(ctx)
+	if err != nil {
+		return fmt.Errorf("read the engines in %s: %w", *enginesDir, err)
+	}
+	if len(versions) == 0 {
+		return fmt.Errorf("no engine in %s: install one per version (%s/5.4/%s)", *enginesDir, *enginesDir, engines.RunUATPath)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	work := *workdir
+	if work == "" {
+		d, err := os.MkdirTemp("", "kiln-agent-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	confiner, err := hostSandbox(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	loop := &hostclient.AgentLoop{
+		URL: *url, Token: *token, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,
+		NewHost: func(c *hostclient.Client) *hostclient.Host {
+			return &hostclient.Host{
+				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
+				P4:      &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second},
+				WorkDir: work, Logger: logger,
+			}
+		},
+	}
+	logger.Info("kiln agent claiming builds", slog.String("url", *url), slog.String("pool", *pool),
+		slog.String("platforms", *platforms), slog.String("engines", strings.Join(versions, ",")))
+	return loop.Run(ctx)
+}
+
+// defaultPlatform is the platform of this machine's own operating system.
+func defaultPlatform() string {
+	switch runtime.GOOS {
+	case "windows":
+		return "Win64"
+	case "darwin":
+		return "Mac"
+	default:
+		return "Linux"
+	}
+}
+
+func commaSplit(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

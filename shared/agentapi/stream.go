@@ -1,0 +1,63 @@
+package agentapi
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// putArtifact takes the build's artifact in one streamed PUT (a service without presigned parts,
+// such as kiln serve with its file store): the body goes straight into the artifact store under
+// the build's one key, its size and MD5 measured on the way; nothing is held in memory. The host
+// then completes the build with that size and MD5 as after a multipart upload.
+func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
+	if err := running(b); err != nil {
+		return err
+	}
+	if s.Artifacts == nil || s.Uploads != nil {
+		return kiln.Errorf(kiln.EServiceUnavailable, "this service takes artifacts in presigned parts only")
+	}
+	key, err := queryKey(r, b) // the artifact, or with ?object=manifest its size manifest
+	if err != nil {
+		return err
+	}
+	// The artifact may take longer than the server's read timeout for a whole request.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	sum := md5.New()
+	var size int64
+	err = s.Artifacts.Put(r.Context(), key, func(w io.Writer) error {
+		n, err := io.Copy(io.MultiWriter(w, sum), r.Body)
+		size = n
+		return err
+	})
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return kiln.Errorf(kiln.EPayloadTooLarge, "the artifact is larger than the service's limit")
+	case err != nil && r.Context().Err() != nil:
+		return kiln.Errorf(kiln.EBadRequest, "the upload was cut off")
+	case err != nil:
+		return err
+	}
+	writeJSON(w, http.StatusOK, StreamedArtifact{Size: size, MD5: hex.EncodeToString(sum.Sum(nil))})
+	return nil
+}
+
+// streamed checks and removes the artifacts of streamed uploads.
+type streamed struct{ artifacts.Store }
+
+func (s streamed) Stat(ctx context.Context, key string) (int64, error) {
+	obj, err := s.Open(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	defer obj.Close()
+	return obj.Size(), nil
+}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/hostcred"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// testAgent is `kiln agent` run in-process against a test service: an AgentLoop whose hosts
+// build with the world's engines. kill cuts its network, as if the machine died.
+type testAgent struct {
+	cancel context.CancelFunc
+	done   chan error
+	dead   atomic.Bool
+	// stopOnce waits for the loop's end once, by stop or by a test reading done.
+	stopOnce sync.Once
+	mu       sync.Mutex
+	builds   []string // the builds it claimed, in order
+}
+
+// killable fails every request once the agent is killed.
+type killable struct{ a *testAgent }
+
+func (k killable) RoundTrip(r *http.Request) (*http.Response, error) {
+	if k.a.dead.Load() {
+		return nil, errors.New("the agent's machine is gone")
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func startAgent(t *testing.T, w *world, token string, platforms ...string) *testAgent {
+	t.Helper()
+	if len(platforms) == 0 {
+		platforms = []string{"Win64", "Linux"}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &testAgent{cancel: cancel, done: make(chan error, 1)}
+	client := &http.Client{Transport: killable{a}, Timeout: 2 * time.Minute}
+	loop := &hostclient.AgentLoop{
+		URL: w.URL(), Token: token, Platforms: platforms, EngineVersions: []string{"5.3", "5.4"},
+		Wait: time.Second, HTTP: client, RetryEvery: 50 * time.Millisecond, Logger: discardLogger(),
+		NewHost: func(c *hostclient.Client) *hostclient.Host {
+			if _, id, err := hostcred.Parse(c.Credential); err == nil {
+				a.mu.Lock()
+				a.builds = append(a.builds, id)
+				a.mu.Unlock()
+			}
+			return &hostclient.Host{
+				Client: c, Engines: engines.Dir{Path: w.cfg.Engines}, Agent: &agent.Agent{Logger: discardLogger()},
+				WorkDir: t.TempDir(), HeartbeatEvery: 200 * time.Millisecond, Logger: discardLogger(),
+			}
+		},
+	}
+	go func() { a.done <- loop.Run(ctx) }()
+	t.Cleanup(a.stop)
+	return a
+}
+
+// stop stops the agent and waits for it (once: the loop ends once).
+func (a *testAgent) stop() {
+	a.cancel()
+	a.stopOnce.Do(func() {
+		select {
+		case <-a.done:
+		case <-time.After(30 * time.Second):
+		}
+	})
+}
+
+func (a *testAgent) kill() { a.dead.Store(true) }
+
+func (a *testAgent) claimed() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.builds)
+}
+
+func (a *testAgent) ran(id string) bool { return slices.Contains(a.claimed(), id) }
+
+// errorsUnwrapAll finds the *kiln.Error in err's chain, or returns err.
+func errorsUnwrapAll(err error) error {
+	var ke *kiln.Error
+	if errors.As(err, &ke) {
+		return ke
+	}
+	return err
+}

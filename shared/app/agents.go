@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/github"
+	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// agentWaking is the workflow of kiln serve as the build service sees it: the local workers,
+// and the agents' waiting claims, woken whenever a build for an agent pool is queued.
+type agentWaking struct {
+	builds.Workflow
+	agents *agents.Dispatcher
+}
+
+func (w agentWaking) Start(ctx context.Context, b *kiln.Build) error {
+	if b.AgentPool != "" {
+		w.agents.Notify()
+	}
+	return w.Workflow.Start(ctx, b)
+}
+
+// withAgentAPIs serves, beside the API, the host API under /host/v1/ (an agent runs the build
+// it claimed through it, as a build host does) and the agents' claim endpoint under /agent/v1/.
+// Artifacts come through presigned parts when the artifact store makes them (S3), else in one
+// streamed PUT into the store.
+func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine, keys *keyring.Keyring, gh *github.Client, logger *slog.Logger) http.Handler {
+	hosts := &agentapi.Server{
+		Store: st, Lifecycle: m.service.Lifecycle, Logs: m.logs, OpenSealed: keys.Sealer().Open, Logger: logger,
+		TimeLimit: cfg.BuildTimeout, MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
+	}
+	if up, ok := m.artifacts.(agentapi.Uploads); ok {
+		hosts.Uploads = up
+	} else {
+		hosts.Artifacts = m.artifacts
+	}
+	if gh != nil {
+		hosts.GitHub = githubSource{gh}
+	}
+	claims := &agentapi.Claims{Dispatcher: m.agents, HostURL: cfg.PublicURL, Logger: logger}
+	mux := http.NewServeMux()
+	mux.Handle(agentapi.PathPrefix, hosts.Handler())
+	mux.Handle("/agent/v1/", claims.Handler())
+	mux.Handle("/", api)
+	return mux
+}

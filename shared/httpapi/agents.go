@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// agentBody describes a build agent; its token appears only in the response that creates it.
+type agentBody struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	Pool       string  `json:"pool"`
+	Hint       string  `json:"hint"`
+	Token      string  `json:"token,omitempty"`
+	CreatedAt  string  `json:"createdAt"`
+	RevokedAt  *string `json:"revokedAt"`
+	LastSeenAt *string `json:"lastSeenAt"`
+}
+
+func renderAgent(a *kiln.Agent) agentBody {
+	return agentBody{ID: a.ID, Name: a.Name, Pool: a.Pool, Hint: a.Hint, CreatedAt: timestamp(a.CreatedAt),
+		RevokedAt: optionalTimestamp(a.RevokedAt), LastSeenAt: optionalTimestamp(a.LastSeenAt)}
+}
+
+type createAgentRequest struct {
+	Name *string `json:"name"`
+	Pool *string `json:"pool"`
+}
+
+// createAgent answers POST /organizations/:id/agents: an agent of the organization in a pool,
+// with its token, shown once.
+func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	var req createAgentRequest
+	if err := decodeBody(w, r, &req, true); err != nil {
+		return err
+	}
+	errs := kiln.FieldErrors{}
+	var name, pool string
+	if req.Name == nil {
+		errs.Add("name", "required")
+	} else {
+		name = strings.TrimSpace(*req.Name)
+		kiln.ValidateName("name", name, errs)
+	}
+	if req.Pool == nil {
+		errs.Add("pool", "required")
+	} else {
+		pool = *req.Pool
+		kiln.ValidatePool("pool", pool, errs)
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	secret, a := auth.NewAgent(org.ID, name, pool, s.now())
+	if err := s.store.CreateAgent(r.Context(), a); err != nil {
+		return err
+	}
+	body := renderAgent(a)
+	body.Token = secret
+	writeJSON(w, http.StatusCreated, body)
+	return nil
+}
+
+// listAgents answers GET /organizations/:id/agents, revoked ones included, without tokens.
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	const query = "agents"
+	page, err := s.parsePage(r, org.ID, query)
+	if err != nil {
+		return err
+	}
+	list, next, err := s.store.ListAgents(r.Context(), org.ID, page)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderList(list, s.cursors.encode(org.ID, query, next), renderAgent))
+	return nil
+}
+
+// revokeAgent answers DELETE /organizations/:id/agents/:agentId: the token stops working at
+// once and the builds the agent holds fail.
+func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	org, err := ownOrganization(r, p)
+	if err != nil {
+		return err
+	}
+	if _, err := agents.Revoke(r.Context(), s.store, s.builds.Lifecycle, org.ID, r.PathValue("agentId"), s.now(), s.logger); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

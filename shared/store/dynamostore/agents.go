@@ -1,0 +1,159 @@
+package dynamostore
+
+import (
+	"context"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+// agentItem is a build agent, stored twice with the same attributes, as trigger tokens are: in
+// the organization's partition (PK "ORG#<org>", SK "AGENT#<id>") and in its own partition for the
+// lookup by its token's hash (PK = SK = "AGENTHASH#<sha256>"). Both are updated together.
+type agentItem struct {
+	itemKeys
+	ID             string `dynamo:"id"`
+	OrganizationID string `dynamo:"organizationId"`
+	Name           string `dynamo:"name"`
+	Pool           string `dynamo:"pool"`
+	Hash           string `dynamo:"hash"`
+	Hint           string `dynamo:"hint"`
+	CreatedAt      int64  `dynamo:"createdAt"`
+	RevokedAt      *int64 `dynamo:"revokedAt,omitempty"`
+	LastSeenAt     *int64 `dynamo:"lastSeenAt,omitempty"`
+}
+
+func newAgentItem(a *kiln.Agent, keys itemKeys) *agentItem {
+	return &agentItem{
+		itemKeys: keys,
+		ID:       a.ID, OrganizationID: a.OrganizationID, Name: a.Name, Pool: a.Pool, Hash: a.Hash, Hint: a.Hint,
+		CreatedAt: toMS(a.CreatedAt), RevokedAt: toMSPtr(a.RevokedAt), LastSeenAt: toMSPtr(a.LastSeenAt),
+	}
+}
+
+func (it *agentItem) agent() *kiln.Agent {
+	return &kiln.Agent{
+		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Pool: it.Pool, Hash: it.Hash, Hint: it.Hint,
+		CreatedAt: fromMS(it.CreatedAt), RevokedAt: fromMSPtr(it.RevokedAt), LastSeenAt: fromMSPtr(it.LastSeenAt),
+	}
+}
+
+// CreateAgent writes, in one transaction: a check that the organization exists, then the agent
+// and its hash item, each only if absent.
+func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
+	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Check(s.table.Check(attrPK, orgPK(a.OrganizationID)).Range(attrSK, orgSK).IfExists())
+		tx.Put(s.table.Put(newAgentItem(a, itemKeys{PK: orgPK(a.OrganizationID), SK: agentSK(a.ID), Type: typeAgent})).If(notExists, attrPK))
+		tx.Put(s.table.Put(newAgentItem(a, itemKeys{PK: agentHashKey(a.Hash), SK: agentHashKey(a.Hash), Type: typeAgentHash})).If(notExists, attrPK))
+	})
+	if at := txFailedAt(err); at != nil {
+		if at[0] == 0 {
+			return kiln.NotFound("organization")
+		}
+		return kiln.Errorf(kiln.EConflict, "the agent already exists")
+	}
+	return wrap("create agent", err)
+}
+
+// GetAgentByHash is one consistent GetItem on "AGENTHASH#<hash>".
+func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {
+	var it agentItem
+	key := agentHashKey(hash)
+	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("agent")
+	}
+	if err != nil {
+		return nil, wrap("get agent by hash", err)
+	}
+	return it.agent(), nil
+}
+
+// GetAgent is one consistent GetItem on "ORG#<org>" / "AGENT#<id>".
+func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, error) {
+	it, err := s.getAgent(ctx, "get agent", orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	return it.agent(), nil
+}
+
+func (s *Store) getAgent(ctx context.Context, op, orgID, id string) (*agentItem, error) {
+	var it agentItem
+	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, agentSK(id)).Consistent(true).One(ctx, &it)
+	if isNotFound(err) {
+		return nil, kiln.NotFound("agent")
+	}
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return &it, nil
+}
+
+// ListAgents queries the organization's partition for SK begins_with "AGENT#", newest first.
+func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
+	q := listQuery{
+		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixAgent,
+		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, agentSK(p.After)),
+	}
+	items, next, err := queryPage(ctx, s, q, limit(p), func(it *agentItem) string { return it.ID })
+	if err != nil {
+		return nil, "", wrap("list agents", err)
+	}
+	out := make([]*kiln.Agent, len(items))
+	for i, it := range items {
+		out[i] = it.agent()
+	}
+	return out, next, nil
+}
+
+// RevokeAgent reads the agent (for its hash), then sets revokedAt on both items in one
+// transaction, each only if it exists and is not revoked yet; an agent already revoked is read
+// back as it is.
+func (s *Store) RevokeAgent(ctx context.Context, orgID, id string, at time.Time) (*kiln.Agent, error) {
+	it, err := s.getAgent(ctx, "revoke agent", orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if it.RevokedAt != nil {
+		return it.agent(), nil
+	}
+	hashKey := agentHashKey(it.Hash)
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("revokedAt", toMS(at)).
+			If("attribute_exists($) AND attribute_not_exists($)", attrPK, "revokedAt"))
+		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("revokedAt", toMS(at)).
+			If("attribute_exists($) AND attribute_not_exists($)", attrPK, "revokedAt"))
+	})
+	if txFailedAt(err) != nil {
+		return s.GetAgent(ctx, orgID, id) // revoked meanwhile (keeps that time)
+	}
+	if err != nil {
+		return nil, wrap("revoke agent", err)
+	}
+	a := it.agent()
+	t := fromMS(toMS(at))
+	a.RevokedAt = &t
+	return a, nil
+}
+
+// TouchAgent reads the agent (for its hash), then sets lastSeenAt on both items in one
+// transaction, each only if it still exists.
+func (s *Store) TouchAgent(ctx context.Context, orgID, id string, at time.Time) error {
+	it, err := s.getAgent(ctx, "touch agent", orgID, id)
+	if err != nil {
+		return err
+	}
+	hashKey := agentHashKey(it.Hash)
+	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
+		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("lastSeenAt", toMS(at)).If(exists, attrPK))
+		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("lastSeenAt", toMS(at)).If(exists, attrPK))
+	})
+	if txFailedAt(err) != nil {
+		return kiln.NotFound("agent")
+	}
+	return wrap("touch agent", err)
+}

@@ -1,0 +1,74 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+const agentCols = `org_id, id, name, pool, hash, hint, created_at, revoked_at, last_seen_at`
+
+func scanAgent(r scanner) (*kiln.Agent, error) {
+	var a kiln.Agent
+	var created int64
+	var revoked, seen sql.NullInt64
+	if err := r.Scan(&a.OrganizationID, &a.ID, &a.Name, &a.Pool, &a.Hash, &a.Hint, &created, &revoked, &seen); err != nil {
+		return nil, err
+	}
+	a.CreatedAt, a.RevokedAt, a.LastSeenAt = fromMS(created), fromOptMS(revoked), fromOptMS(seen)
+	return &a, nil
+}
+
+// CreateAgent inserts the agent; like CreateToken it does not check the organization.
+func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.OrganizationID, a.ID, a.Name, a.Pool, a.Hash, a.Hint, ms(a.CreatedAt), optMS(a.RevokedAt), optMS(a.LastSeenAt))
+	if err != nil {
+		return writeErr("create agent", err, "the agent already exists")
+	}
+	return nil
+}
+
+func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {
+	a, err := scanAgent(s.queryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE hash = ?`, hash))
+	if err != nil {
+		return nil, readErr("get agent", err, "agent")
+	}
+	return a, nil
+}
+
+func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, error) {
+	a, err := scanAgent(s.queryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE org_id = ? AND id = ?`, orgID, id))
+	if err != nil {
+		return nil, readErr("get agent", err, "agent")
+	}
+	return a, nil
+}
+
+func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
+	var q query
+	q.where("org_id = ?", orgID)
+	return list(ctx, s, "list agents", agentCols, "agents", "id", q, p, scanAgent,
+		func(a *kiln.Agent) string { return a.ID })
+}
+
+func (s *Store) RevokeAgent(ctx context.Context, orgID, id string, at time.Time) (*kiln.Agent, error) {
+	a, err := scanAgent(s.db.QueryRowContext(ctx, `UPDATE agents SET revoked_at = coalesce(revoked_at, ?)
+		WHERE org_id = ? AND id = ? RETURNING `+agentCols, ms(at), orgID, id))
+	if err != nil {
+		return nil, readErr("revoke agent", err, "agent")
+	}
+	return a, nil
+}
+
+func (s *Store) TouchAgent(ctx context.Context, orgID, id string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE agents SET last_seen_at = ? WHERE org_id = ? AND id = ?`, ms(at), orgID, id)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: touch agent: %w", err)
+	}
+	return mustChange("touch agent", res, "agent")
+}
