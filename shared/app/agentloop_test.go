@@ -114,6 +114,8 @@ func TestAgentsOfTwoOrganizationsNeverCrossOver(t *testing.T) {
 	d := w.do(t, "GET", "/builds/"+ourBuild+"/download", w.token, nil)
 	if data := fetchArtifact(t, field(t, d.Body, "url")); md5hex(data) != art["checksumMd5"] || float64(len(data)) != art["sizeBytes"] {
 		t.Fatalf("the streamed artifact: %d bytes, MD5 %s; recorded %v", len(data), md5hex(data), art)
+	} else if files := items(t, w.do(t, "GET", "/builds/"+ourBuild+"/manifest?limit=100", w.token, nil)); len(files) == 0 || len(files) != len(tarFiles(t, data)) {
+		t.Fatalf("the agent's size manifest lists %d files, the artifact holds %d", len(files), len(tarFiles(t, data)))
 	}
 	list := items(t, w.do(t, "GET", "/organizations/"+w.orgID+"/agents", w.token, nil))
 	if len(list) != 1 || list[0]["lastSeenAt"] == nil {
