@@ -76,6 +76,10 @@ type Build struct {
 	// AgentPool is the pool of the organization's agents the build waits for, copied from its
 	// setting when it was triggered; "" for the service's own hosts.
 	AgentPool string
+	// TaskToken is the task token of the Step Functions state waiting for the build's agent (AWS
+	// deployment, builds of an agent pool): the API passes the agent's heartbeats and the build's
+	// end on with it. "" elsewhere. A secret of the workflow: never shown in the API.
+	TaskToken string
 }
 
 // WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".

@@ -51,6 +51,8 @@ type buildItem struct {
 	HostCredentialHash string `dynamo:"hostCredentialHash,omitempty"`
 	// AgentPool is left out while "" (the service's own hosts).
 	AgentPool string `dynamo:"agentPool,omitempty"`
+	// TaskToken is left out while "" (a build no Step Functions state waits for by token).
+	TaskToken string `dynamo:"taskToken,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -80,6 +82,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
+		TaskToken: b.TaskToken,
 	}
 }
 
@@ -93,6 +96,7 @@ func (it *buildItem) build() *kiln.Build {
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
+		TaskToken: it.TaskToken,
 	}
 }
 

@@ -57,6 +57,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		full.Host = "local/build-07.studio.example/worker-2"
 		full.HostCredentialHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 		full.AgentPool = "win64-ue5.4"
+		full.TaskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAT4pYqf0example"
 		for _, b := range []*kiln.Build{newBuild(set, kiln.StatusPending), full} {
 			wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 			got, err := s.GetBuild(ctx, f.org.ID, b.ID)
@@ -80,7 +81,8 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		wantOK(t, b.Transition(kiln.StatusRunning, now(), ""), "Transition")
 		b.Host = "local/build-07/worker-1" // the claim records who took it in the same write
 		b.HostCredentialHash = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
-		b.AgentPool = "linux.big_1" // written with the rest, though nothing changes it after the trigger
+		b.AgentPool = "linux.big_1"                             // written with the rest, though nothing changes it after the trigger
+		b.TaskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAT4pYqf0example" // the workflow's await task sets it
 		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending), "UpdateBuild pending→running")
 		got, err := s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")

@@ -23,6 +23,7 @@ const (
 	StateClaim       = "Claim"
 	StateRoute       = "Route"
 	StateStartHost   = "RunOnCodeBuild"
+	StateAwaitAgent  = "WaitForAgent"
 	StateFinish      = "Finish"
 	StateHostEnded   = "HostEnded"
 	StateUnsupported = "Unsupported"
@@ -32,7 +33,9 @@ const (
 
 // Host kinds the claim answers with: where the build runs.
 const (
-	HostCodeBuild   = "codebuild"
+	HostCodeBuild = "codebuild"
+	// HostAgent: the build waits for an agent of its pool, which claims it itself.
+	HostAgent       = "agent"
 	HostUnsupported = "unsupported"
 	// HostBuildEnded: the build ended before its claim (cancelled, superseded); nothing runs.
 	HostBuildEnded = "ended"
@@ -49,6 +52,15 @@ const MaxExecutionSeconds = 25 * 3600
 // host silent for that long has its CodeBuild build stopped and the build fails as host lost.
 const HostHeartbeatSeconds = 1200
 
+// AgentHeartbeatSeconds is the WaitForAgent state's HeartbeatSeconds. Until an agent claims the
+// build nothing heartbeats, so it is first the time an agent of the pool has to claim it: an
+// hour, as long as the local workflow of kiln serve lets a build for a pool wait (an agent busy
+// with another build, or being restarted, claims it once free). Once claimed, the agent's
+// heartbeats (every 10 s, relayed by the API with the build's stored task token) reset it; a
+// claimed build whose agent falls silent fails sooner anyway, by the API's own heartbeat
+// timeout (30 s) — the state then ends with the build (SendTaskFailure).
+const AgentHeartbeatSeconds = 3600
+
 // taskTimeoutSeconds bounds one call of the task Lambda.
 const taskTimeoutSeconds = 60
 
@@ -58,6 +70,8 @@ type obj = map[string]any
 // ${HostProjectName} left for the deployment to fill:
 //
 //	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync) ─> Finish ─> Done
+//	                │                      └─ any error ─> HostEnded ─> Done
+//	                ├─ agent ─> WaitForAgent (.waitForTaskToken) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
 //	                ├─ ended (before its claim) ─> Done
 //	                └─ otherwise ─> Unsupported ─> Done
@@ -106,6 +120,7 @@ func Definition() string {
 				"Type": "Choice",
 				"Choices": []obj{
 					{"Variable": "$.host.kind", "StringEquals": HostCodeBuild, "Next": StateStartHost},
+					{"Variable": "$.host.kind", "StringEquals": HostAgent, "Next": StateAwaitAgent},
 					{"Variable": "$.host.kind", "StringEquals": HostBuildEnded, "Next": StateDone},
 				},
 				"Default": StateUnsupported,
@@ -135,6 +150,26 @@ func Definition() string {
 				// SendTaskHeartbeat came for this long; Catch → HostEnded fails the build.
 				"HeartbeatSeconds": HostHeartbeatSeconds,
 				"ResultPath":       nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":            []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":             StateFinish,
+			},
+			// The await task stores the state's task token on the build and returns; the state
+			// then waits until the API, hearing the build end, sends SendTaskSuccess (complete)
+			// or SendTaskFailure (failed, cancelled, superseded). The agent's heartbeats reach it
+			// as SendTaskHeartbeat with the stored token.
+			StateAwaitAgent: obj{
+				"Type":     "Task",
+				"Resource": "arn:aws:states:::lambda:invoke.waitForTaskToken",
+				"Parameters": obj{
+					"FunctionName": "${" + PlaceholderTaskFunction + "}",
+					"Payload": obj{
+						"task": TaskAwait, "organizationId.$": "$.organizationId", "buildId.$": "$.buildId",
+						"execution.$": "$$.Execution.Name", "taskToken.$": "$$.Task.Token",
+					},
+				},
+				"TimeoutSeconds":   MaxExecutionSeconds,
+				"HeartbeatSeconds": AgentHeartbeatSeconds,
+				"ResultPath":       nil,
 				"Catch":            []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
 				"Next":             StateFinish,
 			},

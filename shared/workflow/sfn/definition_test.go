@@ -11,7 +11,7 @@ import (
 // TestDefinitionIsPlainASL: the definition is JSON, every state is reachable and leads somewhere
 // that exists, every task has a timeout and a Catch, and it uses nothing aws-local-stepfunctions
 // cannot run (JSONata, Assign); the CodeBuild host's task has a HeartbeatSeconds below its
-// TimeoutSeconds and passes the host its task token.
+// TimeoutSeconds and passes the host its task token; the agent's waits with its task token.
 func TestDefinitionIsPlainASL(t *testing.T) {
 	var def struct {
 		StartAt        string
@@ -31,7 +31,7 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 		t.Error("no execution timeout")
 	}
 	reached := map[string]bool{}
-	hosts := 0
+	hosts, agents := 0, 0
 	var walk func(name string)
 	walk = func(name string) {
 		if reached[name] {
@@ -81,6 +81,19 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 				t.Errorf("host task %s: environment %v, want the claim's fields and the task token", name, env)
 			}
 		}
+		if s["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken" {
+			agents++
+			beat, _ := s["HeartbeatSeconds"].(float64)
+			limit, _ := s["TimeoutSeconds"].(float64)
+			if beat <= 0 || beat >= limit {
+				t.Errorf("agent task %s: HeartbeatSeconds %v, want more than 0 and less than its TimeoutSeconds %v", name, s["HeartbeatSeconds"], s["TimeoutSeconds"])
+			}
+			params, _ := s["Parameters"].(map[string]any)
+			payload, _ := params["Payload"].(map[string]any)
+			if payload["task"] != TaskAwait || payload["taskToken.$"] != "$$.Task.Token" || params["FunctionName"] != "${"+PlaceholderTaskFunction+"}" {
+				t.Errorf("agent task %s: parameters %v, want the await task with the task token", name, params)
+			}
+		}
 		for _, n := range next {
 			walk(n)
 		}
@@ -88,6 +101,9 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 	walk(def.StartAt)
 	if hosts == 0 {
 		t.Error("no state runs a CodeBuild host")
+	}
+	if agents == 0 {
+		t.Error("no state waits for an agent")
 	}
 	for name := range def.States {
 		if !reached[name] {

@@ -9,6 +9,8 @@ const (
 	TaskFinish = "finish"
 	// TaskUnsupported fails a build no host of this deployment can run, with Reason.
 	TaskUnsupported = "unsupported"
+	// TaskAwait stores TaskToken on a build an agent runs (WaitForAgent) and returns.
+	TaskAwait = "await"
 )
 
 // TaskInput is the task Lambda's input, as the definition's Parameters build it.
@@ -22,6 +24,8 @@ type TaskInput struct {
 	Error *TaskError `json:"error,omitempty"`
 	// Reason is why no host runs the build (TaskUnsupported).
 	Reason string `json:"reason,omitempty"`
+	// TaskToken is the WaitForAgent state's task token (TaskAwait).
+	TaskToken string `json:"taskToken,omitempty"`
 }
 
 // TaskError is a caught error, as Step Functions puts it in ResultPath.
@@ -32,7 +36,7 @@ type TaskError struct {
 
 // ClaimOutput is what the claim answers: where and how the build's host runs.
 type ClaimOutput struct {
-	// Kind is HostCodeBuild or HostUnsupported.
+	// Kind is HostCodeBuild, HostAgent, HostBuildEnded or HostUnsupported.
 	Kind string `json:"kind"`
 	// Reason says why the build cannot run here (HostUnsupported).
 	Reason string `json:"reason,omitempty"`

@@ -25,19 +25,24 @@ const (
 
 // Failure reasons the tasks set.
 const (
-	ReasonWin64       = "Win64 builds need Windows build hosts, which this deployment does not run yet"
+	// ReasonWin64: this deployment runs no Windows hosts of its own; an organization's agents do.
+	ReasonWin64       = "Win64 builds need an agent pool: set agentPool on the build setting and run a kiln agent on Windows"
 	ReasonHostNoReply = "the build host ended without reporting a result"
 	ReasonHostLost    = "host lost: "
 	// ReasonHostSilent is the reason of a build whose host stopped heartbeating for longer than
 	// the RunOnCodeBuild state's HeartbeatSeconds.
 	ReasonHostSilent = ReasonHostLost + "the build host stopped reporting"
+	// ReasonNoAgent is the reason of a build for an agent pool no agent claimed within the
+	// WaitForAgent state's HeartbeatSeconds (followed by the pool's name).
+	ReasonNoAgent = ReasonHostLost + "no agent claimed the build in pool "
 	// ReasonTimeLimit is the reason of a build that ran past its time limit, as on one machine.
 	ReasonTimeLimit = "time limit"
 )
 
-// TaskStore is what the tasks read.
+// TaskStore is what the tasks read (and the await task writes: the build's task token).
 type TaskStore interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
 	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
 }
 
@@ -64,6 +69,8 @@ func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) 
 		return t.claim(ctx, in)
 	case TaskFinish:
 		return nil, t.finish(ctx, in)
+	case TaskAwait:
+		return nil, t.await(ctx, in)
 	case TaskUnsupported:
 		if in.Reason == "" {
 			return nil, fmt.Errorf("task unsupported of build %s: no reason given", in.BuildID)
@@ -82,6 +89,9 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	}
 	if b.Status.Terminal() {
 		return &ClaimOutput{Kind: HostBuildEnded}, nil // cancelled or superseded before its claim
+	}
+	if b.AgentPool != "" {
+		return &ClaimOutput{Kind: HostAgent}, nil // an agent of the pool claims it through the API
 	}
 	if b.Platform == kiln.PlatformWin64 {
 		return &ClaimOutput{Kind: HostUnsupported, Reason: ReasonWin64}, nil
@@ -141,6 +151,11 @@ func (t *Tasks) finish(ctx context.Context, in TaskInput) error {
 	reason := ReasonHostNoReply
 	if in.Error != nil {
 		reason = hostEndedReason(*in.Error)
+		if in.Error.Error == "States.HeartbeatTimeout" {
+			if b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID); err == nil && b.Status == kiln.StatusPending && b.AgentPool != "" {
+				reason = ReasonNoAgent + b.AgentPool
+			}
+		}
 	}
 	return t.fail(ctx, in, reason)
 }
@@ -194,4 +209,43 @@ func (t *Tasks) log() *slog.Logger {
 		return t.Logger
 	}
 	return slog.Default()
+}
+
+// BuildEndedError is what the await task returns for a build that ended before its token was
+// stored: nothing would answer the token, so the state fails at once (its Catch goes to
+// HostEnded, which finds the build ended).
+type BuildEndedError struct{ BuildID string }
+
+func (e *BuildEndedError) Error() string {
+	return fmt.Sprintf("build %s ended before its agent's task token was stored", e.BuildID)
+}
+
+// awaitWrites bounds the await task's writes: each retry follows a write that raced another
+// (a claim, a heartbeat), which happen seconds apart.
+const awaitWrites = 10
+
+// await stores the WaitForAgent state's task token on the build. A write that races the
+// lifecycle's own (an agent's claim or heartbeat, from a read without the token) may be
+// overwritten, so it reads back until the stored build carries the token.
+func (t *Tasks) await(ctx context.Context, in TaskInput) error {
+	if in.TaskToken == "" {
+		return fmt.Errorf("task await of build %s: no task token given", in.BuildID)
+	}
+	for range awaitWrites {
+		b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
+		if err != nil {
+			return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
+		}
+		if b.TaskToken == in.TaskToken {
+			return nil // stored: the write that ends the build carries it to the API's listener
+		}
+		if b.Status.Terminal() {
+			return &BuildEndedError{BuildID: b.ID}
+		}
+		b.TaskToken = in.TaskToken
+		if err := t.Store.UpdateBuild(ctx, b, b.Status); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+			return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
+		}
+	}
+	return fmt.Errorf("task await of build %s: its token was overwritten %d times", in.BuildID, awaitWrites)
 }
