@@ -22,7 +22,8 @@ func (s *KilnStack) createHTTPAPI() {
 //
 // It may: read and write the table; read the master key and the GitHub App secret; start the
 // build's execution and stop it (cancel, supersede), pass its host's heartbeats on
-// (SendTaskHeartbeat) and stop its CodeBuild build; presign the
+// (SendTaskHeartbeat), answer an agent's build's task token when it ends (SendTaskSuccess,
+// SendTaskFailure) and stop its CodeBuild build; presign the
 // artifact's upload (multipart parts) and download URLs, and delete artifacts, under the
 // artifacts prefix — a presigned URL acts with the signer's rights, so the KMS rights the upload
 // and download need are the API's, never the host's; enqueue deliveries.
@@ -37,10 +38,11 @@ func (s *KilnStack) createAPIFunction() {
 	s.githubApp.GrantRead(f.role, nil)
 	f.allow([]string{"states:StartExecution"}, s.workflow.StateMachineArn())
 	f.allow([]string{"states:StopExecution"}, s.executionsArn())
-	// The hosts' heartbeats, passed on with the RunOnCodeBuild state's task token. The token
-	// names the task, not the request: IAM has no resource type for SendTaskHeartbeat, so the
-	// only form is "*" (TestNoWildcards allowlists it).
-	f.allow([]string{"states:SendTaskHeartbeat"}, jsii.String("*"))
+	// The hosts' heartbeats, passed on with the RunOnCodeBuild (or WaitForAgent) state's task
+	// token, and an agent's build's end, answering WaitForAgent's token. The token names the
+	// task, not the request: IAM has no resource type for SendTaskHeartbeat, SendTaskSuccess or
+	// SendTaskFailure, so the only form is "*" (TestNoWildcards allowlists them).
+	f.allow([]string{"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure"}, jsii.String("*"))
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())

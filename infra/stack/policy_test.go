@@ -56,7 +56,7 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["api"], secretRead, master, github)
 	on(want["api"], []string{"states:StartExecution"}, ref(machine))
 	on(want["api"], []string{"states:StopExecution"}, executions)
-	on(want["api"], []string{"states:SendTaskHeartbeat"}, "*")
+	on(want["api"], []string{"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure"}, "*")
 	on(want["api"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["api"], artifactsRW, artifacts)
 	on(want["api"], []string{"kms:Decrypt", "kms:GenerateDataKey"}, key)
@@ -150,10 +150,11 @@ var wildcardAllowlist = map[string][]string{
 		// support no resource-level permissions (AWS documents Resource "*" for them).
 		"logs:CreateLogDelivery", "logs:DeleteLogDelivery", "logs:DescribeLogGroups", "logs:DescribeResourcePolicies",
 		"logs:GetLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:UpdateLogDelivery",
-		// The API passing the hosts' heartbeats on: SendTaskHeartbeat acts on the task its token
-		// names and has no resource type in IAM (the Service Authorization Reference lists none
-		// for it), so a statement can only name "*".
-		"states:SendTaskHeartbeat",
+		// The API passing the hosts' heartbeats on, and answering an agent's build's task token:
+		// SendTaskHeartbeat, SendTaskSuccess and SendTaskFailure act on the task their token
+		// names and have no resource type in IAM (the Service Authorization Reference lists none
+		// for them), so a statement can only name "*".
+		"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure",
 		// The schedule function publishing kiln/WaitingWin64Builds, which the Windows hosts scale
 		// on: PutMetricData has no resource type in IAM; its cloudwatch:namespace condition
 		// limits it to kiln's namespace (TestFunctionPolicies pins the condition).

@@ -11,7 +11,9 @@ import (
 )
 
 // heartbeat keeps the build running; once it ended the answer is invalid_state and the host stops.
-// A heartbeat with a task token is passed on to Step Functions (TaskHeartbeats) once recorded;
+// A heartbeat with a task token, or of a build that has one stored (an agent's build in AWS,
+// whose workflow waits with a token the agent never sees), is passed on to Step Functions
+// (TaskHeartbeats) once recorded;
 // that failing is logged (without the token), never the host's failure: the build's own
 // heartbeat was recorded, and Step Functions' heartbeat timeout is the backstop.
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
@@ -28,10 +30,11 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, b *kiln.Build
 	if err := s.Lifecycle.Heartbeat(r.Context(), b.OrganizationID, b.ID, b.Host); err != nil {
 		return err
 	}
-	if in.TaskToken != "" && s.TaskHeartbeats != nil {
-		if err := s.TaskHeartbeats.SendTaskHeartbeat(r.Context(), in.TaskToken); err != nil {
+	token := cmp.Or(in.TaskToken, b.TaskToken)
+	if token != "" && s.TaskHeartbeats != nil {
+		if err := s.TaskHeartbeats.SendTaskHeartbeat(r.Context(), token); err != nil {
 			s.log().WarnContext(r.Context(), "pass a host's heartbeat on to Step Functions", slog.String("build_id", b.ID),
-				slog.String("org_id", b.OrganizationID), slog.String("error", strings.ReplaceAll(err.Error(), in.TaskToken, "[task token]")))
+				slog.String("org_id", b.OrganizationID), slog.String("error", strings.ReplaceAll(err.Error(), token, "[task token]")))
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)

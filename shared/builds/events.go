@@ -61,7 +61,15 @@ type Fanout struct {
 	Logs LogWriter
 	// Statuses hears of every change and of the commit a build learnt.
 	Statuses CommitStatuses
+	// Workflow hears of every build that ended (in AWS: answers the task token of the state
+	// waiting for an agent's build).
+	Workflow Ended
 	Logger   *slog.Logger
+}
+
+// Ended hears of a build that ended.
+type Ended interface {
+	BuildEnded(ctx context.Context, b *kiln.Build)
 }
 
 var (
@@ -92,5 +100,8 @@ func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kil
 	}
 	if f.Statuses != nil {
 		f.Statuses.BuildChanged(ctx, from, b)
+	}
+	if b.Status.Terminal() && !from.Terminal() && f.Workflow != nil {
+		f.Workflow.BuildEnded(ctx, b)
 	}
 }

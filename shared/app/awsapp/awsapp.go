@@ -143,7 +143,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
 	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
-		newTaskHeartbeats(awsCfg, cfg.Workflow), logger)
+		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -186,7 +186,8 @@ type buildLogs interface {
 // webhook deliveries are recorded in the store (their sending is the delivery worker's), and
 // the user who triggered an ended build gets mail when a mail server is configured.
 //
-// A host's heartbeat carrying a task token is passed on to beats (nil: none).
+// A host's heartbeat carrying a task token is passed on to beats (nil: none); when beats also
+// hears of ended builds (SFNHeartbeats), a build with a task token that ends answers it.
 func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue,
 	beats agentapi.TaskHeartbeats, logger *slog.Logger) (http.Handler, error) {
 	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, queue, logger)
@@ -194,6 +195,10 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		return nil, err
 	}
 	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
+	if ends, ok := beats.(builds.Ended); ok {
+		// A build that ends here (an agent's report, a cancel) answers its task token.
+		lifecycle.Events.(*builds.Fanout).Workflow = ends
+	}
 	api := httpapi.New(withGitHub(httpapi.Config{
 		Builds:         &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
 		Webhooks:       hooks,
@@ -211,7 +216,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},
 	}, gh))
-	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, logger), nil
+	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, cfg.PublicURL, logger), nil
 }
 
 // newLifecycle is the build lifecycle of every AWS function, with the same events as on one

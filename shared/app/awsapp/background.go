@@ -128,7 +128,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, masterKey bool, logger
 	return Parts{
 		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
-		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow), Logger: logger,
+		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), Logger: logger,
 	}, nil
 }
 

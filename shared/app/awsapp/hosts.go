@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/agents"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
@@ -24,11 +25,12 @@ func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
 }
 
 // withHostAPI serves the host API (build hosts, with their per-build credentials) under
-// /host/v1/ beside the API. Artifacts are uploaded through presigned part URLs when the store
+// /host/v1/ beside the API, and the agents' claim endpoint under /agent/v1/ (claims poll the
+// store, see claimPollEvery). Artifacts are uploaded through presigned part URLs when the store
 // can make them (S3); otherwise the host API refuses uploads. Heartbeats with a task token are
 // passed on to beats (Step Functions; nil: none).
 func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, logs builds.LogWriter, arts artifacts.Store,
-	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, logger *slog.Logger) http.Handler {
+	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, publicURL string, logger *slog.Logger) http.Handler {
 	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
@@ -36,8 +38,11 @@ func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, 
 	if gh != nil {
 		hosts.GitHub = hostGitHub{gh.Client}
 	}
+	dispatcher := newClaimDispatcher(&agents.Dispatcher{Store: st, Lifecycle: lifecycle}, logger)
+	claims := &agentapi.Claims{Dispatcher: dispatcher, HostURL: publicURL, Logger: logger}
 	mux := http.NewServeMux()
 	mux.Handle(agentapi.PathPrefix, hosts.Handler())
+	mux.Handle("/agent/v1/", claims.Handler())
 	mux.Handle("/", api)
 	return mux
 }
