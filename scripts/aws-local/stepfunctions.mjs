@@ -1,6 +1,7 @@
 // stepfunctions.mjs stands in for AWS Step Functions on this machine (kiln aws-local): an HTTP
 // server on 127.0.0.1 speaking the Step Functions JSON 1.0 protocol (StartExecution,
-// StopExecution, DescribeExecution, SendTaskHeartbeat) for one state machine, whose ASL it runs with
+// StopExecution, DescribeExecution, SendTaskHeartbeat, SendTaskSuccess, SendTaskFailure) for one
+// state machine, whose ASL it runs with
 // aws-local-stepfunctions. Its task states are served locally: Lambda tasks through the Lambda
 // stand-in's Invoke API, codebuild:startBuild.sync through the CodeBuild stand-in (StartBuild,
 // then BatchGetBuilds until the build ends). An execution that ends FAILED, TIMED_OUT or ABORTED
@@ -10,7 +11,10 @@
 // what Step Functions does for the CodeBuild task: each execution gets a task token of its own
 // (random, unguessable) as $$.Task.Token, SendTaskHeartbeat with it resets the task's heartbeat
 // clock, and a task with HeartbeatSeconds that hears nothing for that long stops its CodeBuild
-// build and fails with States.HeartbeatTimeout.
+// build and fails with States.HeartbeatTimeout. lambda:invoke.waitForTaskToken (WaitForAgent)
+// invokes its function with the payload (the token filled in) and then waits, as Step Functions
+// does, until SendTaskSuccess or SendTaskFailure with the token arrives, its HeartbeatSeconds
+// pass without a SendTaskHeartbeat (States.HeartbeatTimeout), or the execution is stopped.
 //
 // Settings (environment): KILN_SFN_MODULE (path of aws-local-stepfunctions' main.node.esm.js),
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
@@ -139,6 +143,30 @@ async function waitForCodeBuild(execution, params, heartbeatMs, task) {
   }
 }
 
+// waitForTaskToken is lambda:invoke.waitForTaskToken: invoke the function, then wait for the
+// token's answer (SendTaskSuccess resolves, SendTaskFailure rejects task.answer). The answer may
+// come while the function still runs: it is kept until the wait reads it.
+async function waitForTaskToken(execution, params, heartbeatMs) {
+  const task = { lastBeat: Date.now() };
+  const answered = new Promise((resolve, reject) => { task.answer = { resolve, reject }; });
+  answered.catch(() => {}); // read below; a wait that ended first leaves it unread
+  execution.task = task;
+  try {
+    await invoke(String(params.FunctionName).split(':function:').pop(), params.Payload);
+    for (;;) {
+      if (execution.status !== 'RUNNING') throw named('States.Runtime', 'the execution ended');
+      if (heartbeatMs > 0 && Date.now() - task.lastBeat > heartbeatMs) {
+        throw named('States.HeartbeatTimeout', `no heartbeat for ${heartbeatMs / 1000} seconds`);
+      }
+      const tick = sleep(Math.min(pollMs, heartbeatMs > 0 ? heartbeatMs : pollMs)).then(() => undefined);
+      const got = await Promise.race([answered.then((output) => ({ output })), tick]);
+      if (got) return got.output;
+    }
+  } finally {
+    if (execution.task === task) execution.task = undefined;
+  }
+}
+
 // handlers overrides every task state by name: Lambda tasks invoke their function, the CodeBuild
 // task runs on the CodeBuild stand-in.
 function handlers(execution) {
@@ -148,6 +176,9 @@ function handlers(execution) {
     if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
       const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
       out[name] = (input) => runOnCodeBuild(execution, input, heartbeatMs);
+    } else if (state.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken') {
+      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
+      out[name] = (input) => waitForTaskToken(execution, input, heartbeatMs);
     } else {
       const fn = state.Resource.split(':function:').pop();
       out[name] = (input) => invoke(fn, input);
@@ -245,7 +276,34 @@ function sendTaskHeartbeat({ taskToken }) {
   return {};
 }
 
-const operations = { StartExecution: start, StopExecution: stop, DescribeExecution: describe, SendTaskHeartbeat: sendTaskHeartbeat };
+// waitingTask is the task waiting for the token's answer (SendTaskSuccess, SendTaskFailure),
+// which closes it: a second answer, or one for a task that waits for no answer, is TaskTimedOut.
+function waitingTask(taskToken) {
+  const execution = typeof taskToken === 'string' ? byToken.get(taskToken) : undefined;
+  if (!execution) throw new AWSError('InvalidToken', 'Invalid Token: the task token is not one this state machine issued');
+  const task = execution.task;
+  if (execution.status !== 'RUNNING' || !task || !task.answer) throw new AWSError('TaskTimedOut', 'Task Timed Out: the task does not exist anymore');
+  const { answer } = task;
+  task.answer = undefined;
+  return answer;
+}
+
+function sendTaskSuccess({ taskToken, output }) {
+  let parsed;
+  try { parsed = JSON.parse(output ?? ''); } catch { throw new AWSError('InvalidOutput', 'Invalid Output: the output is not JSON'); }
+  waitingTask(taskToken).resolve(parsed);
+  return {};
+}
+
+function sendTaskFailure({ taskToken, error, cause }) {
+  waitingTask(taskToken).reject(named(error || 'States.TaskFailed', cause || ''));
+  return {};
+}
+
+const operations = {
+  StartExecution: start, StopExecution: stop, DescribeExecution: describe,
+  SendTaskHeartbeat: sendTaskHeartbeat, SendTaskSuccess: sendTaskSuccess, SendTaskFailure: sendTaskFailure,
+};
 
 // A task's call that outlives its state (the state timed out, the execution was stopped) ends
 // with nobody waiting for it: note it, never die of it.

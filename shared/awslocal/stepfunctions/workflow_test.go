@@ -46,16 +46,17 @@ const (
 // behind the Lambda stand-in, the CodeBuild stand-in running the test host, the Step Functions
 // stand-in running the real definition, and the workflow talking to it through the AWS SDK.
 type world struct {
-	st       *sqlitestore.Store
-	service  *builds.Service
-	workflow *sfn.Workflow
-	sfn      *awssfn.Client
-	hosts    *codebuild.Server
-	builds   *awscodebuild.Client // the CodeBuild stand-in's API
-	modes    string
-	hostDir  string
-	org      string
-	project  *kiln.Project
+	st        *sqlitestore.Store
+	service   *builds.Service
+	lifecycle *builds.Lifecycle
+	workflow  *sfn.Workflow
+	sfn       *awssfn.Client
+	hosts     *codebuild.Server
+	builds    *awscodebuild.Client // the CodeBuild stand-in's API
+	modes     string
+	hostDir   string
+	org       string
+	project   *kiln.Project
 }
 
 type worldOptions struct {
@@ -86,10 +87,13 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	if err := st.CreateProject(ctx, w.project); err != nil {
 		t.Fatal(err)
 	}
-	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
-	// The host API, passing the hosts' heartbeats on to the Step Functions stand-in (started below).
+	// The host API, passing the hosts' heartbeats on to the Step Functions stand-in (started
+	// below); a build that ends answers its task token (an agent's build), as in the API.
 	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
-	beats := &awsapp.SFNHeartbeats{}
+	beats := &awsapp.SFNHeartbeats{Logger: logger}
+	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger,
+		Events: &builds.Fanout{Workflow: beats, Logger: logger}}
+	w.lifecycle = lifecycle
 	api := httptest.NewServer((&agentapi.Server{Store: st, Lifecycle: lifecycle, TaskHeartbeats: beats, Logger: logger}).Handler())
 	t.Cleanup(api.Close)
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
@@ -154,10 +158,16 @@ func (l testLog) Write(p []byte) (int, error) {
 // setting stores a build setting of the project.
 func (w *world) setting(t *testing.T, platform kiln.Platform, version string, timeoutMinutes int) *kiln.BuildSetting {
 	t.Helper()
+	return w.poolSetting(t, platform, version, timeoutMinutes, "")
+}
+
+// poolSetting stores a build setting of the project whose builds run on the agents of pool.
+func (w *world) poolSetting(t *testing.T, platform kiln.Platform, version string, timeoutMinutes int, pool string) *kiln.BuildSetting {
+	t.Helper()
 	now := time.Now().UTC()
 	s := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: w.org, ProjectID: w.project.ID, Platform: platform, BuildType: kiln.BuildTypeShipping,
 		Branch: "main", UEVersion: version, UprojectPath: "Game.uproject", Trigger: kiln.TriggerManual, TimeoutMinutes: timeoutMinutes,
-		CreatedAt: now, UpdatedAt: now}
+		AgentPool: pool, CreatedAt: now, UpdatedAt: now}
 	if err := w.st.CreateBuildSetting(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,87 @@
+package stepfunctions
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
+)
+
+// TestAgentPathsOfTheStateMachine: a build for an agent pool waits in WaitForAgent with its
+// task token stored on the build; an agent claims it (the agents' dispatcher, as the API runs
+// it) and ends it through the lifecycle, whose end answers the token (SendTaskSuccess or
+// SendTaskFailure); nothing claiming it within HeartbeatSeconds fails it as host lost; a cancel
+// while it waits ends the wait. Each path ends the build and the execution.
+func TestAgentPathsOfTheStateMachine(t *testing.T) {
+	const pool = "win-big"
+	tests := []struct {
+		name   string
+		opts   worldOptions
+		agent  func(t *testing.T, w *world, b *kiln.Build) // what happens once the token is stored
+		status kiln.BuildStatus
+		reason string
+	}{
+		{name: "the agent completes", status: kiln.StatusComplete, agent: func(t *testing.T, w *world, b *kiln.Build) {
+			claimed := w.claimAsAgent(t, pool)
+			a := &kiln.Artifact{BuildID: claimed.ID, OrganizationID: claimed.OrganizationID, ProjectID: claimed.ProjectID,
+				BuildSettingID: claimed.BuildSettingID, Platform: claimed.Platform, BuildType: claimed.BuildType, UEVersion: claimed.UEVersion,
+				Branch: claimed.Branch, Key: claimed.OrganizationID + "/" + claimed.ID + ".tar.gz", SizeBytes: 1, CreatedAt: time.Now().UTC()}
+			if _, err := w.lifecycle.Complete(context.Background(), a); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "the agent fails", status: kiln.StatusFailed, reason: "compile error", agent: func(t *testing.T, w *world, b *kiln.Build) {
+			claimed := w.claimAsAgent(t, pool)
+			if _, err := w.lifecycle.Fail(context.Background(), claimed.OrganizationID, claimed.ID, "compile error"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		// HeartbeatSeconds, scaled down to a second.
+		{name: "no agent claims it", opts: worldOptions{heartbeat: time.Second}, status: kiln.StatusFailed, reason: sfn.ReasonNoAgent + pool},
+		{name: "cancel while it waits", status: kiln.StatusFailed, reason: "cancelled", agent: func(t *testing.T, w *world, b *kiln.Build) {
+			if _, err := w.service.Cancel(context.Background(), w.org, b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, tt.opts)
+			b := w.trigger(t, w.poolSetting(t, kiln.PlatformWin64, "5.4", 0, pool), hostComplete)
+			stored := w.waitFor(t, b.ID, "its task token", func(b *kiln.Build) bool { return b.TaskToken != "" || b.Status.Terminal() })
+			if stored.TaskToken == "" {
+				t.Fatalf("build ended %s (%q) before its task token was stored", stored.Status, stored.FailureReason)
+			}
+			if tt.agent != nil {
+				tt.agent(t, w, b)
+			}
+			if exec := w.execution(t, b.ID); exec != "SUCCEEDED" {
+				t.Errorf("execution ended %s, want SUCCEEDED", exec)
+			}
+			got := w.waitFor(t, b.ID, "its end", func(b *kiln.Build) bool { return b.Status.Terminal() })
+			if got.Status != tt.status || !strings.HasPrefix(got.FailureReason, tt.reason) || (tt.reason == "" && got.FailureReason != "") {
+				t.Errorf("build ended %s (%q), want %s (%q)", got.Status, got.FailureReason, tt.status, tt.reason)
+			}
+			if started, _ := filepath.Glob(filepath.Join(w.hostDir, "*")); len(started) != 0 {
+				t.Errorf("CodeBuild builds started for an agent's build: %v", started)
+			}
+		})
+	}
+}
+
+// claimAsAgent claims the pending build of the pool as an agent of the organization does.
+func (w *world) claimAsAgent(t *testing.T, pool string) *kiln.Build {
+	t.Helper()
+	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle}
+	a := &kiln.Agent{ID: kiln.NewID(), OrganizationID: w.org, Name: "box", Pool: pool}
+	c, err := d.Claim(context.Background(), a, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
+	if err != nil || c == nil {
+		t.Fatalf("claim: %v, %v", c, err)
+	}
+	return c.Build
+}
