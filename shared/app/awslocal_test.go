@@ -32,6 +32,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"AutoDeployDeliversTheArtifact", TestAutoDeployDeliversTheArtifact},
 		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
 		{"BuildSizeReport", TestBuildSizeReport},
+		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},
 	} {
 		t.Run(tt.name, tt.test)
 	}

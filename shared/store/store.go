@@ -207,7 +207,8 @@ type Builds interface {
 	ListBuilds(ctx context.Context, orgID string, f BuildFilter, p Page) ([]*kiln.Build, string, error)
 	// UpdateBuild writes b only if the stored build's status is still expected; otherwise it
 	// returns invalid_state and writes nothing. Of many concurrent updates from the same status,
-	// exactly one succeeds.
+	// exactly one succeeds. A b without a TaskToken keeps the stored one, which it then carries
+	// (the workflow stores the token beside the lifecycle's writes, which read the build first).
 	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
 	// CreateBuildOnce creates b under an idempotency key of its organization, atomically: if the
 	// key is new, b is created and recorded with the key and fingerprint (a digest of the

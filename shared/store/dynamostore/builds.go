@@ -177,13 +177,19 @@ func buildsQuery(orgID string, f store.BuildFilter, after string) listQuery {
 // put replaces the item, so a build leaving a GSI4 queue loses its GSI4 attributes), on the
 // condition that the item exists and its status is still expected. When the condition fails, the
 // old item returned with the failure tells invalid_state (it exists) from not_found.
+// A b without a task token is written only over an item without one; over one with a token, the
+// write is made again carrying it.
 func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
-	err := s.table.Put(newBuildItem(b)).
-		If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected)).
-		IncludeItemInCondCheckFail(true).
-		Run(ctx)
-	var ce *types.ConditionalCheckFailedException
-	if errors.As(err, &ce) {
+	for {
+		put := s.table.Put(newBuildItem(b)).If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected))
+		if b.TaskToken == "" {
+			put = put.If("attribute_not_exists($)", "taskToken")
+		}
+		err := put.IncludeItemInCondCheckFail(true).Run(ctx)
+		var ce *types.ConditionalCheckFailedException
+		if !errors.As(err, &ce) {
+			return wrap("update build", err)
+		}
 		if len(ce.Item) == 0 {
 			return kiln.NotFound("build")
 		}
@@ -191,7 +197,12 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 		if err := dynamo.UnmarshalItem(ce.Item, &old); err != nil {
 			return wrap("update build", err)
 		}
-		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, old.Status, expected)
+		if old.Status != string(expected) {
+			return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, old.Status, expected)
+		}
+		if b.TaskToken != "" || old.TaskToken == "" {
+			return wrap("update build", err) // cannot happen: the status matched and no token was in the way
+		}
+		b.TaskToken = old.TaskToken // a token is never removed: the next try is conditional on it
 	}
-	return wrap("update build", err)
 }

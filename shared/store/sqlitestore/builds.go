@@ -73,11 +73,11 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 			SET status = ?, platform = ?, build_type = ?, branch = ?, commit_sha = ?, commit_message = ?,
 				changelist = ?, ue_version = ?, triggered_by = ?, failure_reason = ?, auto_deploy_status = ?,
 				auto_deploy_error = ?, auto_deploy_attempts = ?, started_at = ?, finished_at = ?, heartbeat_at = ?,
-				auto_deploy_next_at = ?, host = ?, host_credential_hash = ?, agent_pool = ?, task_token = ?
+				auto_deploy_next_at = ?, host = ?, host_credential_hash = ?, agent_pool = ?, task_token = CASE WHEN ? = '' THEN task_token ELSE ? END
 			WHERE org_id = ? AND id = ? AND status = ?`,
 			b.Status, b.Platform, b.BuildType, b.Branch, b.Commit, b.CommitMessage, b.Changelist, b.UEVersion,
 			b.TriggeredBy, b.FailureReason, b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts,
-			optMS(b.StartedAt), optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken,
+			optMS(b.StartedAt), optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.TaskToken,
 			b.OrganizationID, b.ID, expected)
 		if err != nil {
 			return fmt.Errorf("sqlitestore: update build: %w", err)
@@ -87,6 +87,12 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 			return fmt.Errorf("sqlitestore: update build: %w", err)
 		}
 		if n == 1 {
+			if b.TaskToken == "" { // it kept the stored one
+				err := tx.QueryRowContext(ctx, `SELECT task_token FROM builds WHERE org_id = ? AND id = ?`, b.OrganizationID, b.ID).Scan(&b.TaskToken)
+				if err != nil {
+					return readErr("update build", err, "build")
+				}
+			}
 			return nil
 		}
 		var status kiln.BuildStatus

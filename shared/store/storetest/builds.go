@@ -90,6 +90,19 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		wantIDs(t, "pending builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{Status: kiln.StatusPending}, 10), nil)
 		wantIDs(t, "running builds", listBuildIDs(t, s, f.org.ID, store.BuildFilter{Status: kiln.StatusRunning}, 10), []string{b.ID})
 
+		// A write from a copy read before the task token was stored keeps the token, and carries it.
+		stale := *b
+		stale.TaskToken = ""
+		stale.HeartbeatAt = ptr(now())
+		wantOK(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning), "UpdateBuild without the task token")
+		if stale.TaskToken != b.TaskToken {
+			t.Errorf("UpdateBuild without the task token: the build carries %q, want the stored %q", stale.TaskToken, b.TaskToken)
+		}
+		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
+		wantOK(t, err, "GetBuild")
+		wantEqual(t, "build written without its task token", got, &stale)
+		b = &stale
+
 		// Heartbeats are updates that keep the status.
 		for i := range 2 {
 			b.HeartbeatAt = ptr(now().Add(time.Duration(i) * time.Second))
