@@ -53,13 +53,13 @@ const MaxExecutionSeconds = 25 * 3600
 const HostHeartbeatSeconds = 1200
 
 // AgentHeartbeatSeconds is the WaitForAgent state's HeartbeatSeconds. Until an agent claims the
-// build nothing heartbeats, so it is first the time an agent of the pool has to claim it: an
-// hour, as long as the local workflow of kiln serve lets a build for a pool wait (an agent busy
-// with another build, or being restarted, claims it once free). Once claimed, the agent's
-// heartbeats (every 10 s, relayed by the API with the build's stored task token) reset it; a
-// claimed build whose agent falls silent fails sooner anyway, by the API's own heartbeat
-// timeout (30 s) — the state then ends with the build (SendTaskFailure).
-const AgentHeartbeatSeconds = 3600
+// build nothing heartbeats, so it is first the time an agent of the pool has to claim it: 30
+// minutes, kiln serve's default wait for an agent (KILN_AGENT_WAIT) — an agent busy with another
+// build, or being restarted, claims it once free. Once claimed, the agent's heartbeats (every
+// 10 s, relayed by the API with the build's stored task token) reset it; a claimed build whose
+// agent falls silent fails sooner anyway, by the schedule tick's heartbeat check (30 s), which
+// then stops the execution.
+const AgentHeartbeatSeconds = 1800
 
 // taskTimeoutSeconds bounds one call of the task Lambda.
 const taskTimeoutSeconds = 60
