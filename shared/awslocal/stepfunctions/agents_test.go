@@ -2,6 +2,7 @@ package stepfunctions
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,16 +28,30 @@ func TestAgentPathsOfTheStateMachine(t *testing.T) {
 		reason string
 	}{
 		{name: "the agent completes", status: kiln.StatusComplete, agent: func(t *testing.T, w *world, b *kiln.Build) {
-			claimed := w.claimAsAgent(t, pool)
-			a := &kiln.Artifact{BuildID: claimed.ID, OrganizationID: claimed.OrganizationID, ProjectID: claimed.ProjectID,
-				BuildSettingID: claimed.BuildSettingID, Platform: claimed.Platform, BuildType: claimed.BuildType, UEVersion: claimed.UEVersion,
-				Branch: claimed.Branch, Key: claimed.OrganizationID + "/" + claimed.ID + ".tar.gz", SizeBytes: 1, CreatedAt: time.Now().UTC()}
-			if _, err := w.lifecycle.Complete(context.Background(), a); err != nil {
-				t.Fatal(err)
-			}
+			claimed, _ := w.claimAsAgent(t, pool)
+			w.completeAsAgent(t, claimed)
 		}},
+		// HeartbeatSeconds, scaled down to a second: the agent's heartbeats, which carry no
+		// token, reach Step Functions with the build's stored one for three times as long.
+		{name: "the agent's heartbeats keep it waiting", opts: worldOptions{heartbeat: time.Second}, status: kiln.StatusComplete,
+			agent: func(t *testing.T, w *world, b *kiln.Build) {
+				claimed, cred := w.claimAsAgent(t, pool)
+				for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+					req, _ := http.NewRequest("POST", w.hostAPI+"/host/v1/heartbeat", nil)
+					req.Header.Set("Authorization", "Bearer "+cred)
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Body.Close()
+					if res.StatusCode != http.StatusNoContent {
+						t.Fatalf("heartbeat: %s", res.Status)
+					}
+				}
+				w.completeAsAgent(t, claimed)
+			}},
 		{name: "the agent fails", status: kiln.StatusFailed, reason: "compile error", agent: func(t *testing.T, w *world, b *kiln.Build) {
-			claimed := w.claimAsAgent(t, pool)
+			claimed, _ := w.claimAsAgent(t, pool)
 			if _, err := w.lifecycle.Fail(context.Background(), claimed.OrganizationID, claimed.ID, "compile error"); err != nil {
 				t.Fatal(err)
 			}
@@ -74,8 +89,20 @@ func TestAgentPathsOfTheStateMachine(t *testing.T) {
 	}
 }
 
-// claimAsAgent claims the pending build of the pool as an agent of the organization does.
-func (w *world) claimAsAgent(t *testing.T, pool string) *kiln.Build {
+// completeAsAgent completes the claimed build as its agent's upload does.
+func (w *world) completeAsAgent(t *testing.T, claimed *kiln.Build) {
+	t.Helper()
+	a := &kiln.Artifact{BuildID: claimed.ID, OrganizationID: claimed.OrganizationID, ProjectID: claimed.ProjectID,
+		BuildSettingID: claimed.BuildSettingID, Platform: claimed.Platform, BuildType: claimed.BuildType, UEVersion: claimed.UEVersion,
+		Branch: claimed.Branch, Key: claimed.OrganizationID + "/" + claimed.ID + ".tar.gz", SizeBytes: 1, CreatedAt: time.Now().UTC()}
+	if _, err := w.lifecycle.Complete(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// claimAsAgent claims the pending build of the pool as an agent of the organization does, and
+// answers it with its host credential.
+func (w *world) claimAsAgent(t *testing.T, pool string) (*kiln.Build, string) {
 	t.Helper()
 	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle}
 	a := &kiln.Agent{ID: kiln.NewID(), OrganizationID: w.org, Name: "box", Pool: pool}
@@ -83,5 +110,5 @@ func (w *world) claimAsAgent(t *testing.T, pool string) *kiln.Build {
 	if err != nil || c == nil {
 		t.Fatalf("claim: %v, %v", c, err)
 	}
-	return c.Build
+	return c.Build, c.Credential
 }

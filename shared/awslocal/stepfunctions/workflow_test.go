@@ -49,6 +49,7 @@ type world struct {
 	st        *sqlitestore.Store
 	service   *builds.Service
 	lifecycle *builds.Lifecycle
+	hostAPI   string // the host API's base URL
 	workflow  *sfn.Workflow
 	sfn       *awssfn.Client
 	hosts     *codebuild.Server
@@ -96,6 +97,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	w.lifecycle = lifecycle
 	api := httptest.NewServer((&agentapi.Server{Store: st, Lifecycle: lifecycle, TaskHeartbeats: beats, Logger: logger}).Handler())
 	t.Cleanup(api.Close)
+	w.hostAPI = api.URL
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
 		HostURL: api.URL, TimeLimit: 4 * time.Hour, Logger: logger}
 	task := tasks.Handle
