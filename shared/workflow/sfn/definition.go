@@ -80,6 +80,11 @@ type obj = map[string]any
 // the execution; the execution-ended rule then fails the build (see EndedEvent), so a build never
 // stays running after its execution ended. It uses no JSONata and no Assign.
 func Definition() string {
+	// Lambda's transient errors, which every Lambda task retries.
+	lambdaRetry := []obj{{
+		"ErrorEquals":     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
+		"IntervalSeconds": 2, "MaxAttempts": 4, "BackoffRate": 2,
+	}}
 	lambdaTask := func(task, next string, extra obj) obj {
 		params := obj{"task": task, "organizationId.$": "$.organizationId", "buildId.$": "$.buildId", "execution.$": "$$.Execution.Name"}
 		for k, v := range extra {
@@ -88,10 +93,7 @@ func Definition() string {
 		s := obj{
 			"Type": "Task", "Resource": "${" + PlaceholderTaskFunction + "}", "Parameters": params,
 			"TimeoutSeconds": taskTimeoutSeconds,
-			"Retry": []obj{{
-				"ErrorEquals":     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
-				"IntervalSeconds": 2, "MaxAttempts": 4, "BackoffRate": 2,
-			}},
+			"Retry":          lambdaRetry,
 			"Catch": []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateGiveUp}},
 		}
 		if next == "" {
@@ -169,6 +171,7 @@ func Definition() string {
 				},
 				"TimeoutSeconds":   MaxExecutionSeconds,
 				"HeartbeatSeconds": AgentHeartbeatSeconds,
+				"Retry":            lambdaRetry, // the await task's invocation (storing the same token again is harmless)
 				"ResultPath":       nil,
 				"Catch":            []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
 				"Next":             StateFinish,
