@@ -94,7 +94,7 @@ func Definition() string {
 			"Type": "Task", "Resource": "${" + PlaceholderTaskFunction + "}", "Parameters": params,
 			"TimeoutSeconds": taskTimeoutSeconds,
 			"Retry":          lambdaRetry,
-			"Catch": []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateGiveUp}},
+			"Catch":          []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateGiveUp}},
 		}
 		if next == "" {
 			s["End"] = true
