@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -14,7 +15,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -347,29 +347,7 @@ func TestLargeArtifactStreams(t *testing.T) {
 	obj, _ := (&genStore{size: size}).Open(context.Background(), "")
 	_, _ = io.Copy(want, obj)
 
-	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f.invoke(t, f.sample(t, "deliver-deploy.json"))
-	close(stop)
-	wg.Wait()
+	peak := deploytest.PeakHeap(func() { f.invoke(t, f.sample(t, "deliver-deploy.json")) })
 	b, _ := f.st.GetBuild(context.Background(), f.org, f.build.ID)
 	if b.AutoDeployStatus != kiln.AutoDeploySucceeded {
 		t.Fatalf("auto deploy %s: %s", b.AutoDeployStatus, b.AutoDeployError)
@@ -377,8 +355,8 @@ func TestLargeArtifactStreams(t *testing.T) {
 	if got.Load() != size || arts.read.Load() != size || sum.Load() != hex.EncodeToString(want.Sum(nil)) {
 		t.Fatalf("the receiver got %d bytes (md5 %v) of %d read from the store, want %d", got.Load(), sum.Load(), arts.read.Load(), size)
 	}
-	t.Logf("peak HeapInuse %.1f MiB while delivering %d MiB", float64(peak.Load())/(1<<20), size>>20)
-	if peak.Load() >= 48<<20 {
-		t.Errorf("peak HeapInuse %d bytes, want < 48 MiB", peak.Load())
+	t.Logf("peak HeapInuse %.1f MiB while delivering %d MiB", float64(peak)/(1<<20), size>>20)
+	if peak >= 48<<20 {
+		t.Errorf("peak HeapInuse %d bytes, want < 48 MiB", peak)
 	}
 }

@@ -2,14 +2,12 @@ package deploy
 
 import (
 	"context"
+	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // genReader yields left bytes of pseudo-random data without holding them: a 64 KiB random block
@@ -71,38 +69,19 @@ func TestDeliverMemory(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 
-	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
+	var res Result
+	peak := deploytest.PeakHeap(func() {
+		res = Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, BuildID: "b123", Attempts: 1,
+			Artifact: func() (io.ReadCloser, int64, error) { return io.NopCloser(newGenReader(size)), size, nil }})
 	})
-	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, BuildID: "b123", Attempts: 1,
-		Artifact: func() (io.ReadCloser, int64, error) { return io.NopCloser(newGenReader(size)), size, nil }})
-	close(stop)
-	wg.Wait()
 	if want := (Result{Succeeded: true, Attempts: 1, Status: 204}); res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
 	if artBytes.Load() != size {
 		t.Errorf("the receiver got %d artifact bytes, want %d", artBytes.Load(), size)
 	}
-	t.Logf("peak HeapInuse %.1f MiB while delivering %d MiB", float64(peak.Load())/(1<<20), size>>20)
-	if peak.Load() >= 32<<20 {
-		t.Errorf("peak HeapInuse %d bytes, want < 32 MiB", peak.Load())
+	t.Logf("peak HeapInuse %.1f MiB while delivering %d MiB", float64(peak)/(1<<20), size>>20)
+	if peak >= 32<<20 {
+		t.Errorf("peak HeapInuse %d bytes, want < 32 MiB", peak)
 	}
 }
