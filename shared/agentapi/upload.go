@@ -97,27 +97,34 @@ func uploadID(r *http.Request) (string, error) {
 	return id, nil
 }
 
+// upload reads what every call on a multipart upload names: the upload id of the path and the
+// object (?object=) of a build that still runs, on a service that takes presigned parts.
+func (s *Server) upload(r *http.Request, b *kiln.Build) (up Uploads, key, id string, err error) {
+	if err := running(b); err != nil {
+		return nil, "", "", err
+	}
+	if up, err = s.uploads(); err != nil {
+		return nil, "", "", err
+	}
+	if id, err = uploadID(r); err != nil {
+		return nil, "", "", err
+	}
+	if key, err = queryKey(r, b); err != nil {
+		return nil, "", "", err
+	}
+	return up, key, id, nil
+}
+
 var uploadIDPattern = regexp.MustCompile(`^[A-Za-z0-9._~+=-]+$`)
 
 func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	if err := running(b); err != nil {
-		return err
-	}
-	up, err := s.uploads()
-	if err != nil {
-		return err
-	}
-	id, err := uploadID(r)
+	up, key, id, err := s.upload(r, b)
 	if err != nil {
 		return err
 	}
 	n, err := strconv.ParseInt(r.PathValue("n"), 10, 32)
 	if err != nil || n < 1 || n > 10_000 {
 		return invalid("n", "part numbers are 1 to 10000")
-	}
-	key, err := queryKey(r, b)
-	if err != nil {
-		return err
 	}
 	url, err := up.PresignPart(r.Context(), key, id, int32(n), PartURLLifetime)
 	if err != nil {
@@ -128,14 +135,7 @@ func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 }
 
 func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	if err := running(b); err != nil {
-		return err
-	}
-	up, err := s.uploads()
-	if err != nil {
-		return err
-	}
-	id, err := uploadID(r)
+	up, key, id, err := s.upload(r, b)
 	if err != nil {
 		return err
 	}
@@ -151,10 +151,6 @@ func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.
 			return invalid("parts", "parts are numbered 1, 2, 3 ... in order, each with the ETag its PUT answered")
 		}
 	}
-	key, err := queryKey(r, b)
-	if err != nil {
-		return err
-	}
 	if err := up.CompleteUpload(r.Context(), key, id, in.Parts); err != nil {
 		// S3's refusal of a wrong ETag or part is the host's mistake; log the cause.
 		s.log().WarnContext(r.Context(), "complete an artifact upload", slog.String("build_id", b.ID), slog.String("error", err.Error()))
@@ -165,18 +161,7 @@ func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.
 }
 
 func (s *Server) abortUpload(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	if err := running(b); err != nil {
-		return err
-	}
-	up, err := s.uploads()
-	if err != nil {
-		return err
-	}
-	id, err := uploadID(r)
-	if err != nil {
-		return err
-	}
-	key, err := queryKey(r, b)
+	up, key, id, err := s.upload(r, b)
 	if err != nil {
 		return err
 	}
