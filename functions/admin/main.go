@@ -6,19 +6,17 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	a, err := awsapp.NewDynamoAdmin(context.Background(), os.Getenv("KILN_DYNAMODB_TABLE"))
-	if err != nil {
-		logger.Error("start", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(a.Handle)
+	table := func(getenv func(string) string) (string, error) { return getenv("KILN_DYNAMODB_TABLE"), nil }
+	awsapp.StartLambda(table, func(ctx context.Context, table string, _ *slog.Logger) (any, error) {
+		a, err := awsapp.NewDynamoAdmin(ctx, table)
+		if err != nil {
+			return nil, err
+		}
+		return a.Handle, nil
+	})
 }

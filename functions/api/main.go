@@ -5,28 +5,21 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"os"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := awsapp.LoadAWSConfig(os.Getenv)
-	if err != nil {
-		logger.Error("configuration", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	api, err := awsapp.NewAWSAPI(context.Background(), cfg, logger)
-	if err != nil {
-		logger.Error("start", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(newHandler(api))
+	awsapp.StartLambda(awsapp.LoadAWSConfig, func(ctx context.Context, cfg awsapp.AWSConfig, logger *slog.Logger) (any, error) {
+		api, err := awsapp.NewAWSAPI(ctx, cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return newHandler(api), nil
+	})
 }
 
 // newHandler adapts the API router to API Gateway HTTP API events.

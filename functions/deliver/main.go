@@ -5,24 +5,16 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := awsapp.LoadBackgroundConfig(os.Getenv)
-	if err != nil {
-		logger.Error("configuration", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	d, err := awsapp.NewAWSDeliver(context.Background(), cfg, logger)
-	if err != nil {
-		logger.Error("start", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(d.Handle)
+	awsapp.StartLambda(awsapp.LoadBackgroundConfig, func(ctx context.Context, cfg awsapp.BackgroundConfig, logger *slog.Logger) (any, error) {
+		d, err := awsapp.NewAWSDeliver(ctx, cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return d.Handle, nil
+	})
 }

@@ -5,24 +5,16 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := awsapp.LoadAWSConfig(os.Getenv)
-	if err != nil {
-		logger.Error("configuration", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	fns, err := awsapp.NewFunctions(context.Background(), cfg, logger)
-	if err != nil {
-		logger.Error("start", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	lambda.Start(fns.Task.Handle)
+	awsapp.StartLambda(awsapp.LoadAWSConfig, func(ctx context.Context, cfg awsapp.AWSConfig, logger *slog.Logger) (any, error) {
+		fns, err := awsapp.NewFunctions(ctx, cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return fns.Task.Handle, nil
+	})
 }
