@@ -121,20 +121,7 @@ func (d *Dispatcher) pending(ctx context.Context, gen uint64) ([]*kiln.Build, er
 }
 
 func (d *Dispatcher) readPending(ctx context.Context) ([]*kiln.Build, error) {
-	var all []*kiln.Build
-	after := ""
-	for len(all) < maxPendingScan {
-		page, err := d.Store.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page...)
-		if len(page) < store.MaxLimit {
-			break
-		}
-		after = page[len(page)-1].ID
-	}
-	return all, nil
+	return store.ReadQueue(ctx, d.Store, kiln.StatusPending, maxPendingScan)
 }
 
 // Authenticate finds the agent of a token; a malformed, unknown or revoked token is

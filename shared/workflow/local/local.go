@@ -223,20 +223,7 @@ func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) 
 
 // pending reads the pending queue, oldest first, page by page (up to maxPendingScan builds).
 func (w *Workflow) pending(ctx context.Context) ([]*kiln.Build, error) {
-	var all []*kiln.Build
-	after := ""
-	for len(all) < maxPendingScan {
-		page, err := w.queue.QueuedBuildsAfter(ctx, kiln.StatusPending, after, store.MaxLimit)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page...)
-		if len(page) < store.MaxLimit {
-			break
-		}
-		after = page[len(page)-1].ID
-	}
-	return all, nil
+	return store.ReadQueue(ctx, w.queue, kiln.StatusPending, maxPendingScan)
 }
 
 // recordTurn notes that org had the latest turn. The record of turns forgets organizations only
