@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/agents"
@@ -39,28 +37,9 @@ func (noWorkflow) Start(context.Context, *kiln.Build) error { return nil }
 func (noWorkflow) Stop(context.Context, *kiln.Build) error  { return nil }
 
 func newAgentBench(b *testing.B) *agentBench {
-	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "kiln.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Bench", OwnerEmail: "b@bench.example", OwnerName: "B"}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: created.Organization.ID, Name: "P", SourceControl: kiln.SourceGitHub,
-		RepoLink: "a/b", InstallationID: "1", CreatedAt: now, UpdatedAt: now}
-	s := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: p.OrganizationID, ProjectID: p.ID, Platform: kiln.PlatformWin64,
-		BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.4", Trigger: kiln.TriggerManual, AgentPool: "win",
-		CreatedAt: now, UpdatedAt: now}
-	if err := st.CreateProject(ctx, p); err != nil {
-		b.Fatal(err)
-	}
-	if err := st.CreateBuildSetting(ctx, s); err != nil {
-		b.Fatal(err)
-	}
+	st, p, s := benchProject(b, func(s *kiln.BuildSetting) {
+		s.Platform, s.UEVersion, s.AgentPool = kiln.PlatformWin64, "5.4", "win"
+	})
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: discardLogger()}
 	d := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: discardLogger()}
 	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{noWorkflow{}, d}, Logger: discardLogger()}
