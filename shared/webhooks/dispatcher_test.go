@@ -356,23 +356,14 @@ func TestOrganizationsTakeTurns(t *testing.T) {
 	go func() { d.Run(ctx); close(stopped) }()
 	defer func() { cancel(); <-stopped }()
 
-	deadline := time.After(30 * time.Second) // a hang guard, not a speed goal
-	for {
-		delivered := 0
+	deploytest.WaitDone(t, len(bs), "b's deliveries done while a's receiver hangs", func() (delivered int) {
 		for _, b := range bs {
 			if w.get(t, b).Status == kiln.DeliverySucceeded {
 				delivered++
 			}
 		}
-		if delivered == len(bs) {
-			break
-		}
-		select {
-		case <-deadline:
-			t.Fatalf("%d of b's %d deliveries done while a's receiver hangs", delivered, len(bs))
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		return delivered
+	})
 	now, most := hang.Hanging()
 	if now < 1 || most > deploy.PerOrganization {
 		t.Fatalf("a's receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, deploy.PerOrganization)

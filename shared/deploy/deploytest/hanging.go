@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // HangingReceiver blocks every request until the test ends (or the client gives up), counting
@@ -40,4 +41,22 @@ func (h *HangingReceiver) Hanging() (now, most int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.now, h.most
+}
+
+// WaitDone polls count every 5 ms until it reports all of want done, and fails the test after
+// 30 s — a guard against a hang, not a speed goal — saying how many of what were done.
+func WaitDone(t testing.TB, want int, what string, count func() int) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		got := count()
+		if got == want {
+			return
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("%d of %d %s", got, want, what)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
