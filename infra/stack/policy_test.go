@@ -54,6 +54,11 @@ func TestFunctionPolicies(t *testing.T) {
 		want[name] = base(name)
 	}
 	on(want["api"], secretRead, master, github)
+	// The functions that end builds post their final commit status with the GitHub App; none of
+	// them may open sealed secrets (no master key).
+	for _, name := range []string{"task", "ended", "schedule"} {
+		on(want[name], secretRead, github)
+	}
 	on(want["api"], []string{"states:StartExecution"}, ref(machine))
 	on(want["api"], []string{"states:StopExecution"}, executions)
 	on(want["api"], []string{"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure"}, "*")
@@ -110,8 +115,8 @@ func TestFunctionPolicies(t *testing.T) {
 }
 
 // TestSecretsKeyPolicy: the roles reading a secret may decrypt with the key through Secrets
-// Manager only, and they are those of the functions reading a secret (not task, ended, schedule,
-// and never the hosts).
+// Manager only, and they are those of the functions reading a secret (the master key or the
+// GitHub App's; never the hosts).
 func TestSecretsKeyPolicy(t *testing.T) {
 	key := props(t, "AWS::KMS::Key")
 	var principals []string
@@ -128,7 +133,7 @@ func TestSecretsKeyPolicy(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, name := range []string{"api", "deliver", "admin"} {
+	for _, name := range []string{"api", "task", "ended", "schedule", "deliver", "admin"} {
 		want = append(want, jsonString(arnOf(roleOf(t, name))))
 	}
 	sort.Strings(principals)

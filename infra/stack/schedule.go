@@ -18,6 +18,7 @@ func (s *KilnStack) createScheduleFunction() {
 		timeout: awscdk.Duration_Seconds(jsii.Number(55)),
 	})
 	s.table.GrantReadWriteData(f.role)
+	s.githubApp.GrantRead(f.role, nil) // the final commit status of a silent build it fails
 	f.allow([]string{"s3:DeleteObject"}, s.artifactObjectsArn())
 	f.allow([]string{"states:StopExecution"}, s.executionsArn())
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.

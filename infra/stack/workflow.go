@@ -31,6 +31,7 @@ func (s *KilnStack) createWorkflow() {
 		noStateMachine: true,
 	})
 	s.table.GrantReadWriteData(task.role)
+	s.githubApp.GrantRead(task.role, nil) // the final commit status of a build it ends
 
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String("BuildWorkflowLogs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
@@ -89,6 +90,7 @@ func (s *KilnStack) createEndedFunction() {
 		timeout: awscdk.Duration_Seconds(jsii.Number(60)),
 	})
 	s.table.GrantReadWriteData(f.role)
+	s.githubApp.GrantRead(f.role, nil) // the final commit status of a build it ends
 	awsevents.NewRule(s.Stack, jsii.String("ExecutionEndedRule"), &awsevents.RuleProps{
 		Description: jsii.String("kiln: a build's execution ended without finishing the build"),
 		EventPattern: &awsevents.EventPattern{

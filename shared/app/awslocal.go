@@ -192,7 +192,9 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}
 	bgCfg := awsapp.BackgroundConfig{AWSConfig: apiCfg, ArtifactRetention: cfg.ArtifactRetention,
 		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff}
-	deliver, err := awsapp.NewDeliver(bgCfg, parts)
+	deliverParts := parts
+	deliverParts.GitHub = nil // as in AWS: the deliver function cannot read the GitHub App's key
+	deliver, err := awsapp.NewDeliver(bgCfg, deliverParts)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/guregu/dynamo/v2"
 
@@ -95,7 +96,8 @@ type Parts struct {
 	Logs      BuildLogs // build logs: read by the API, ended by the lifecycle's events
 	Artifacts artifacts.Store
 	Keys      *keyring.Keyring
-	// GitHub is the GitHub App (nil: none); only the API uses it.
+	// GitHub is the GitHub App (nil: none): the API's, and the one the functions that end builds
+	// (task, ended, schedule) post final commit statuses with. The deliver function has none.
 	GitHub *GitHubApp
 	// Workflow starts scheduled builds and stops the builds a tick failed.
 	Workflow builds.Workflow
@@ -111,12 +113,19 @@ type Parts struct {
 
 // LoadParts makes the DynamoDB store and logs, the S3 artifacts, the SQS delivery queue and the
 // workflow, each client honouring the AWS SDK's endpoint settings (AWS_ENDPOINT_URL_DYNAMODB,
-// ..._S3, ..._SQS, ..._SFN, ..._CODEBUILD), and reads the master key from Secrets Manager when
-// masterKey is set (the deliver function opens sealed secrets; the schedule function may not).
-func LoadParts(ctx context.Context, cfg BackgroundConfig, masterKey bool, logger *slog.Logger) (Parts, error) {
-	awsCfg, keys, err := connectWith(ctx, cfg.AWSConfig, masterKey)
+// ..._S3, ..._SQS, ..._SFN, ..._CODEBUILD), and reads from Secrets Manager the secrets a
+// function may read (the deliver function opens sealed secrets and has no GitHub App; the
+// schedule function posts commit statuses and may not open sealed secrets).
+func LoadParts(ctx context.Context, cfg BackgroundConfig, secrets Secrets, logger *slog.Logger) (Parts, error) {
+	awsCfg, keys, err := connectWith(ctx, cfg.AWSConfig, secrets.MasterKey)
 	if err != nil {
 		return Parts{}, err
+	}
+	var gh *GitHubApp
+	if secrets.GitHubApp {
+		if gh, err = readGitHubApp(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.GitHub); err != nil {
+			return Parts{}, err
+		}
 	}
 	var arts artifacts.Store = noArtifacts{}
 	if cfg.Artifacts != "" {
@@ -126,10 +135,16 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, masterKey bool, logger
 	}
 	db := dynamo.New(awsCfg)
 	return Parts{
-		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys,
+		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys, GitHub: gh,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
 		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), Logger: logger,
 	}, nil
+}
+
+// Secrets are the secrets LoadParts reads: each function reads only those its role grants.
+type Secrets struct {
+	MasterKey bool // the master key that opens sealed secrets (deliver)
+	GitHubApp bool // the GitHub App's key, for commit statuses (schedule)
 }
 
 // background is the delivery side of kiln and the lifecycle whose events feed it, wired as the
@@ -157,5 +172,6 @@ func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 			Downloads: downloadSigner(p.Keys, cfg.PublicURL)}
 	}
 	lifecycle := &builds.Lifecycle{Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: events, Logger: p.Logger, Now: p.Now}
+	withStatuses(lifecycle, p.GitHub, p.Store, cfg.PublicURL, p.Logger)
 	return &background{lifecycle: lifecycle, deliverer: deliverer, hooks: hooks}, nil
 }

@@ -150,7 +150,7 @@ func (d *Deliver) retry(ctx context.Context, m DeliveryMessage, at time.Time) er
 // NewAWSDeliver is the deliver Lambda's composition: its parts from AWS (LoadParts). It starts
 // no build, so it needs no workflow.
 func NewAWSDeliver(ctx context.Context, cfg BackgroundConfig, logger *slog.Logger) (*Deliver, error) {
-	p, err := LoadParts(ctx, cfg, true, logger)
+	p, err := LoadParts(ctx, cfg, Secrets{MasterKey: true}, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func (s *Schedule) retention(ctx context.Context, at time.Time) error {
 
 // NewAWSSchedule is the schedule Lambda's composition: its parts from AWS (LoadParts).
 func NewAWSSchedule(ctx context.Context, cfg BackgroundConfig, logger *slog.Logger) (*Schedule, error) {
-	p, err := LoadParts(ctx, cfg, false, logger)
+	p, err := LoadParts(ctx, cfg, Secrets{GitHubApp: true}, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -27,17 +28,23 @@ func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Fun
 	if err != nil {
 		return nil, err
 	}
+	// The GitHub App posts the final commit status of the builds these functions end.
+	gh, err := readGitHubApp(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.GitHub)
+	if err != nil {
+		return nil, err
+	}
 	db := dynamo.New(awsCfg)
-	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), nil, logger)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), nil, gh, logger)
 }
 
 // NewFunctionsFromParts builds the workflow's Lambda handlers from ready parts (kiln aws-local).
 func NewFunctionsFromParts(cfg AWSConfig, p Parts) (*Functions, error) {
-	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.Logger)
+	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.GitHub, p.Logger)
 }
 
 // newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
-func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, logger *slog.Logger) (*Functions, error) {
+// A build they end gets its final commit status through gh (none when nil).
+func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) (*Functions, error) {
 	if cfg.PublicURL == "" {
 		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
 	}
@@ -45,6 +52,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	if err != nil {
 		return nil, err
 	}
+	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
 			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger},
