@@ -8,15 +8,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// The AWS deployment serves the API, but builds run only on one machine until the Step Functions
-// workflow, the build hosts and the S3 artifact store arrive (the AWS deployment issue). Until
-// then a trigger in AWS fails its build with this reason, and there are no artifacts.
+// A deployment configured without a state machine (KILN_STATE_MACHINE_ARN unset) or without an
+// artifact bucket (KILN_ARTIFACTS unset) serves the API but cannot run builds: a trigger fails its
+// build with the reason below, naming the missing setting, and there are no artifacts.
 
 // awsWorkflow refuses to start builds.
 type awsWorkflow struct{}
 
 func (awsWorkflow) Start(ctx context.Context, b *kiln.Build) error {
-	return kiln.Errorf(kiln.EInternal, "builds do not run in the AWS deployment yet (the Step Functions workflow is not deployed)")
+	return kiln.Errorf(kiln.EInternal, "builds cannot run: this deployment has no build workflow (KILN_STATE_MACHINE_ARN is not set)")
 }
 
 func (awsWorkflow) Stop(ctx context.Context, b *kiln.Build) error { return nil }
@@ -25,7 +25,7 @@ func (awsWorkflow) Stop(ctx context.Context, b *kiln.Build) error { return nil }
 type noArtifacts struct{}
 
 func (noArtifacts) Put(ctx context.Context, key string, write func(io.Writer) error) error {
-	return kiln.Errorf(kiln.EInternal, "the AWS deployment has no artifact store yet")
+	return kiln.Errorf(kiln.EInternal, "this deployment has no artifact store (KILN_ARTIFACTS is not set)")
 }
 
 func (noArtifacts) Open(ctx context.Context, key string) (artifacts.Object, error) {
