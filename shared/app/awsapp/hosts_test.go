@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,13 +17,11 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
-	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
 func TestGitHubSettings(t *testing.T) {
@@ -61,20 +58,8 @@ func TestHostAPIBesideTheAPI(t *testing.T) {
 	gh := githubtest.New(t)
 	gh.AddInstallation(42, "studio")
 	gh.AddRepo(42, "studio/shooter", true, "main").Commit("main", "Game", "Ada", map[string]string{"G/G.uproject": "{}"})
-	secret, _ := json.Marshal(map[string]string{"privateKey": string(gh.PrivateKeyPEM), "webhookSecret": "hook-secret"})
-	app, err := NewGitHubApp(GitHubConfig{AppID: gh.AppID, APIURL: gh.URL(), SecretARN: "arn:gh"}, string(secret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	logs, err := buildlog.NewFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	app := testGitHubApp(t, gh, "hook-secret")
+	st, logs := testStoreAndLogs(t)
 	keys, err := keyring.New(make([]byte, keyring.MasterKeySize))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package awsapp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -15,10 +14,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
 // TestFunctionsThatEndBuildsPostTheFinalCommitStatus: a build the API never hears the end of
@@ -49,20 +46,8 @@ func TestFunctionsThatEndBuildsPostTheFinalCommitStatus(t *testing.T) {
 			gh.AddInstallation(42, "studio")
 			gh.GrantStatuses(42)
 			gh.AddRepo(42, "studio/shooter", true, "main")
-			secret, _ := json.Marshal(map[string]string{"privateKey": string(gh.PrivateKeyPEM), "webhookSecret": "s"})
-			app, err := NewGitHubApp(GitHubConfig{AppID: gh.AppID, APIURL: gh.URL(), SecretARN: "arn:gh"}, string(secret))
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			logs, err := buildlog.NewFiles(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			app := testGitHubApp(t, gh, "s")
+			st, logs := testStoreAndLogs(t)
 			now := time.Now().UTC().Truncate(time.Millisecond)
 			created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "a@studio.example", OwnerName: "A"}, now)
 			if err != nil {
