@@ -6,7 +6,7 @@ LAMBDAS := $(notdir $(patsubst %/main.go,%,$(wildcard functions/*/main.go)))
 # The CDK CLI, through npx (never a bare `aws-cdk`); Node 20 needs the jsii warning silenced.
 CDK := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 CDK_DISABLE_CLI_TELEMETRY=true npx --yes aws-cdk@2
 
-.PHONY: run demo test test-short bench build lambdas synth deps fake-github fmt vet clean
+.PHONY: run demo test test-short bench build windows lambdas synth deps fake-github fmt vet clean
 
 ## run: build and start `kiln serve` with the defaults (state in ./.kiln, API on 127.0.0.1:8080)
 run: build
@@ -19,9 +19,11 @@ run: build
 demo:
 	scripts/demo.sh
 
-## test: every test, including the store contract suite on SQLite and on DynamoDB Local
+## test: every test, including the store contract suite on SQLite and on DynamoDB Local, and
+## go vet for Linux and for Windows (kiln agent runs there)
 test: deps
 	$(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	$(GO) test -count=1 ./...
 
 ## test-short: the tests without installing anything first
@@ -42,6 +44,10 @@ bench:
 ## build: the kiln binary, and the Lambda binaries (Linux arm64)
 build:
 	$(GO) build -o $(BIN)/kiln ./cmd/kiln
+
+## windows: kiln for Windows build machines (kiln agent), as bin/kiln.exe (docs/agents.md)
+windows:
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o $(BIN)/kiln.exe ./cmd/kiln
 
 ## lambdas: every function in functions/ as bin/lambda/<name>/bootstrap (Linux arm64, provided.al2023)
 lambdas:
@@ -71,6 +77,7 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
 clean:
 	rm -rf $(BIN) cdk.out .demo

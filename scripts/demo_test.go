@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package scripts holds the repository's scripts; its test runs `make demo`'s script as a
 // newcomer would.
 package scripts

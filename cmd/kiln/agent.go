@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agent"
@@ -60,7 +61,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		defer os.RemoveAll(dir)
 		work = dir
 	}
-	confiner, err := hostSandbox(ctx, getenv)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
 	if err != nil {
 		return err
 	}
@@ -87,12 +88,24 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	return nil
 }
 
-func hostSandbox(ctx context.Context, getenv func(string) string) (sandbox.Confiner, error) {
+// hostSandbox is what confines a build host's builds on goos, said in its start log. KILN_SANDBOX=bwrap
+// fails at start where bubblewrap cannot run (anything but Linux: a Windows agent runs its
+// builds unconfined, and says so).
+func hostSandbox(ctx context.Context, goos string, getenv func(string) string, logger *slog.Logger) (sandbox.Confiner, error) {
 	switch v := cmp.Or(getenv("KILN_SANDBOX"), "off"); v {
 	case "off":
+		logger.Warn("builds run without a sandbox (KILN_SANDBOX=off): the engine and the project's build rules run as this agent's user " +
+			"and can read what it can; give the agent a user of its own")
 		return sandbox.Unconfined{}, nil
 	case "bwrap":
-		return sandbox.Open(ctx, sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")})
+		if err := sandbox.Supported(goos); err != nil {
+			return nil, fmt.Errorf("KILN_SANDBOX=bwrap: %w", err)
+		}
+		c, err := sandbox.Open(ctx, sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")})
+		if err == nil {
+			logger.Info("builds run in a bubblewrap sandbox")
+		}
+		return c, err
 	default:
 		return nil, fmt.Errorf("KILN_SANDBOX: %q is neither off nor bwrap", v)
 	}

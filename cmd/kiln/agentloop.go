@@ -68,7 +68,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		defer os.RemoveAll(d)
 		work = d
 	}
-	confiner, err := hostSandbox(ctx, getenv)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
 	if err != nil {
 		return err
 	}

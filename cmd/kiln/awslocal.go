@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 
 	"github.com/kilnbuild/kiln/shared/app"
 )
@@ -13,6 +14,9 @@ import (
 // awsLocal runs `kiln aws-local`: the AWS deployment's code paths on this machine, with kiln
 // serve's settings. Its build hosts are this binary's `kiln agent run`.
 func awsLocal(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if err := awsLocalSupported(runtime.GOOS); err != nil {
+		return err
+	}
 	cfg, err := app.LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -34,4 +38,13 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	case <-ctx.Done():
 		return l.Shutdown(context.Background())
 	}
+}
+
+// awsLocalSupported refuses to start aws-local where it cannot run: its DynamoDB Local runs in a
+// private network namespace and its builds in bubblewrap, both Linux only.
+func awsLocalSupported(goos string) error {
+	if goos != "linux" {
+		return fmt.Errorf("kiln aws-local needs Linux (DynamoDB Local runs in a private network namespace, builds in bubblewrap); this is %s", goos)
+	}
+	return nil
 }

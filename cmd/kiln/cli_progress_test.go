@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestCLIDownloadProgress: a progress bar on a terminal, none when standard error is a pipe.
@@ -67,28 +64,4 @@ func TestCLIDownloadProgress(t *testing.T) {
 			t.Errorf("no progress bar on the terminal: %q", s)
 		}
 	})
-}
-
-// openPTY opens a pseudo-terminal pair (Linux).
-func openPTY() (ptm, pts *os.File, err error) {
-	ptm, err = os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fd := int(ptm.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		ptm.Close()
-		return nil, nil, err
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		ptm.Close()
-		return nil, nil, err
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		ptm.Close()
-		return nil, nil, err
-	}
-	return ptm, pts, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -22,7 +23,7 @@ type BuildInput struct {
 	UprojectPath string
 	Platform     kiln.Platform
 	BuildType    kiln.BuildType
-	// RunUAT is the path of the engine's RunUAT.sh (engines.Dir.RunUAT).
+	// RunUAT is the path of the engine's RunUAT.sh, or RunUAT.bat on Windows (engines.Dir.RunUAT).
 	RunUAT string
 	// ArchiveDir receives RunUAT's archive. It must be missing or empty: give each build its own.
 	ArchiveDir string
@@ -40,9 +41,10 @@ type BuildOutput struct {
 	ProjectName string
 }
 
-// Build runs RunUAT.sh BuildCookRun on the project (stages compile, cook, stage and package, as
-// RunUAT's banners announce them) and streams its output into the build log, one line at a time.
-// RunUAT runs in a process group of its own; when ctx ends the whole group is stopped and Build
+// Build runs RunUAT BuildCookRun on the project (RunUAT.sh; on Windows RunUAT.bat through
+// cmd.exe) in stages compile, cook, stage and package, as RunUAT's banners announce them, and
+// streams its output into the build log, one line at a time.
+// RunUAT runs in a process tree of its own; when ctx ends the whole tree is stopped and Build
 // returns ctx's error.
 func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutput, error) {
 	if !in.Platform.Valid() || !in.BuildType.Valid() {
@@ -87,8 +89,12 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 	log.InfoContext(ctx, "agent: build started")
 
 	args := uatArgs(uproject, in.Platform, in.BuildType, archiveDir)
+	inv, err := uatCommand(runtime.GOOS, runUAT, args)
+	if err != nil {
+		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: %v", err)
+	}
 	logf(ctx, r, LevelInfo, "Running: %s %s", runUAT, strings.Join(args, " "))
-	cmd, err := a.confiner().Command(jail, runUAT, args...)
+	cmd, err := a.confiner().Command(jail, inv.Path, inv.Args...)
 	if err != nil {
 		var se *sandbox.Error
 		if errors.As(err, &se) {
@@ -96,6 +102,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		}
 		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
 	}
+	setCmdLine(cmd, inv.CmdLine)
 	err = runGroup(ctx, cmd, func(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
@@ -114,7 +121,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		code, signal, ok := exitCode(err)
 		switch {
 		case !ok:
-			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: could not start the engine's RunUAT.sh")
+			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: could not start the engine's %s", filepath.Base(runUAT))
 		case signal != "":
 			return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: RunUAT was killed (%s); see the build log", signal)
 		default:

@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // gitRun is one way of running git in a workspace: its environment carries the credentials, and
@@ -107,13 +108,11 @@ func (g *gitRun) run(ctx context.Context, logged bool, args ...string) (string, 
 	}
 	cmd := exec.CommandContext(ctx, g.bin, args...)
 	cmd.Dir, cmd.Env = g.dir, g.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// On cancellation, stop git and its helpers (git-remote-https) together.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = drainWait
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	// On cancellation, stop git and its helpers (git-remote-https) together.
+	err := proctree.Run(cmd, proctree.Options{KillWithParent: true})
 	errText := g.redact.Replace(stderr.String())
 	if logged {
 		for _, l := range strings.Split(strings.TrimRight(errText, "\n"), "\n") {

@@ -11,23 +11,26 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 const (
 	// maxLineBytes is the longest output line kept whole; longer lines are cut.
 	maxLineBytes = 1 << 20
-	// killGrace is how long a cancelled process group has between SIGTERM and SIGKILL.
+	// killGrace is how long a cancelled process tree has between SIGTERM and SIGKILL.
 	killGrace = 5 * time.Second
 	// drainWait is how long output is read after the group is gone, in case a process that left
 	// the group (setsid) still holds the pipe.
 	drainWait = 2 * time.Second
 )
 
-// runGroup runs cmd in a session and process group of its own and hands every line of its combined standard
-// output and error to line, in order, from one goroutine. When ctx ends, the whole group gets
-// SIGTERM, then SIGKILL after killGrace; when the leader exits, whatever it left behind in the
-// group is killed too. It returns cmd.Wait's error (an *exec.ExitError for a non-zero exit) or
-// the start error.
+// runGroup runs cmd in a process tree of its own (proctree: a session and process group on Unix,
+// a job object on Windows) and hands every line of its combined standard output and error to
+// line, in order, from one goroutine. When ctx ends, the whole tree is asked to stop (SIGTERM;
+// Windows kills it at once), then killed after killGrace; when the leader exits, whatever it left
+// behind in the tree is killed too. It returns cmd.Wait's error (an *exec.ExitError for a non-zero
+// exit) or the start error.
 func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -39,9 +42,9 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	// A sandbox's init (bwrap) stays in the group, so killing the group ends the whole sandbox.
 	// No Pdeathsig: it is tied to the OS thread that started the process, which Go may retire,
 	// killing a build at random. If kiln dies, its next start stops what it left running
-	// (runner.Runner.KillOrphans).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	// (runner.Runner.KillOrphans); on Windows the job object dies with kiln and takes the build.
+	tree := proctree.New(cmd, proctree.Options{Session: true})
+	err = tree.Start()
 	for _, f := range cmd.ExtraFiles { // the child has its own copies now
 		f.Close()
 	}
@@ -50,8 +53,8 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 		pw.Close()
 		return err
 	}
+	defer tree.Close()
 	pw.Close()
-	pgid := cmd.Process.Pid
 
 	readDone := make(chan struct{})
 	go func() {
@@ -65,12 +68,12 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 		defer close(killed)
 		select {
 		case <-ctx.Done():
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			_ = tree.Stop()
 			select {
 			case <-exited:
 			case <-time.After(killGrace):
 			}
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = tree.Kill()
 		case <-exited:
 		}
 	}()
@@ -79,7 +82,7 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	close(exited)
 	<-killed
 	// Leftovers of a finished build (workers the engine started) die with it.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = tree.Kill()
 
 	select {
 	case <-readDone:

@@ -98,7 +98,7 @@ var settings = []setting{
 		c.PublicURL = strings.TrimRight(v, "/")
 		return nil
 	}},
-	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh)", str(func(c *Config) *string { return &c.Engines })},
+	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh; RunUAT.bat on Windows)", str(func(c *Config) *string { return &c.Engines })},
 	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
 	{"KILN_ORG_MAX_RUNNING", "", "builds of one organization run at once (default: KILN_WORKERS); organizations take turns", func(c *Config, v string) error {
 		if v == "" {

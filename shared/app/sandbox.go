@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/sandbox"
@@ -37,6 +38,9 @@ func newSandbox(ctx context.Context, cfg Config, orgs organizationCounter, logge
 			}
 			return nil
 		}}, nil
+	}
+	if err := sandbox.Supported(runtime.GOOS); err != nil {
+		return nil, fmt.Errorf("KILN_SANDBOX=bwrap: %w; or run kiln serve on Linux and build on this machine with kiln agent", err)
 	}
 	c, err := sandbox.Open(ctx, sandbox.Bubblewrap{
 		Path: cfg.Bwrap, NoNetwork: !cfg.SandboxNetwork, ReadOnly: cfg.SandboxReadOnly, PassEnv: cfg.SandboxEnv,

@@ -1,5 +1,6 @@
 // Package engines finds the Unreal Engine installations a build host provides: a directory with
-// one installation per version, named by version ($KILN_ENGINES/5.3/Engine/Build/BatchFiles/RunUAT.sh).
+// one installation per version, named by version ($KILN_ENGINES/5.3/Engine/Build/BatchFiles/RunUAT.sh;
+// RunUAT.bat on Windows).
 package engines
 
 import (
@@ -9,14 +10,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// RunUATPath is where RunUAT sits inside an engine installation.
-const RunUATPath = "Engine/Build/BatchFiles/RunUAT.sh"
+// RunUATPath is where RunUAT sits inside an engine installation on this machine.
+var RunUATPath = RunUATFile(runtime.GOOS)
+
+// RunUATFile is where RunUAT sits inside an engine installation on goos (slash-separated):
+// RunUAT.bat on Windows, RunUAT.sh elsewhere.
+func RunUATFile(goos string) string {
+	if goos == "windows" {
+		return "Engine/Build/BatchFiles/RunUAT.bat"
+	}
+	return "Engine/Build/BatchFiles/RunUAT.sh"
+}
 
 // Dir is a directory of engine installations.
 type Dir struct {
@@ -24,7 +35,7 @@ type Dir struct {
 }
 
 // Versions lists the versions installed: subdirectories named by a dotted version that hold
-// RunUAT.sh. A missing directory provides none.
+// RunUATPath. A missing directory provides none.
 func (d Dir) Versions(ctx context.Context) ([]string, error) {
 	entries, err := os.ReadDir(d.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -68,7 +79,7 @@ func (d Dir) Provides(ctx context.Context, version string) (bool, error) {
 	return ok, err
 }
 
-// RunUAT returns the path of RunUAT.sh of an installed version.
+// RunUAT returns the path of RunUAT (RunUATPath) of an installed version.
 func (d Dir) RunUAT(installed string) string {
 	return filepath.Join(d.Path, installed, RunUATPath)
 }

@@ -94,3 +94,18 @@ func TestScanReportsEnginesAndProblems(t *testing.T) {
 		t.Errorf("missing directory: %+v, %v", problems, err)
 	}
 }
+
+func TestRunUATFile(t *testing.T) {
+	for _, tc := range []struct{ goos, want string }{
+		{"linux", "Engine/Build/BatchFiles/RunUAT.sh"},
+		{"darwin", "Engine/Build/BatchFiles/RunUAT.sh"},
+		{"windows", "Engine/Build/BatchFiles/RunUAT.bat"},
+	} {
+		if got := RunUATFile(tc.goos); got != tc.want {
+			t.Errorf("RunUATFile(%q) = %q, want %q", tc.goos, got, tc.want)
+		}
+	}
+	if got, want := (Dir{Path: "engines"}).RunUAT("5.4"), filepath.Join("engines", "5.4", filepath.FromSlash(RunUATPath)); got != want {
+		t.Errorf("RunUAT = %q, want %q", got, want)
+	}
+}

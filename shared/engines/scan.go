@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -14,7 +15,7 @@ import (
 // Installation is an engine found in the directory.
 type Installation struct {
 	Version string
-	RunUAT  string // absolute path of its RunUAT.sh
+	RunUAT  string // absolute path of its RunUAT (RunUATPath)
 }
 
 // Problem is an entry of the directory that is not a usable engine, with why, so the operator
@@ -56,7 +57,7 @@ func (d Dir) Scan(ctx context.Context) ([]Installation, []Problem, error) {
 			problems = append(problems, Problem{dir, "has no " + RunUATPath + nested(dir) + "; ignored"})
 		case fi.IsDir():
 			problems = append(problems, Problem{dir, RunUATPath + " is a directory; ignored"})
-		case fi.Mode()&0o111 == 0:
+		case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0: // Windows runs RunUAT.bat by its name
 			found = append(found, Installation{Version: e.Name(), RunUAT: runUAT})
 			problems = append(problems, Problem{dir, RunUATPath + " is not executable (chmod +x it)"})
 		default:

@@ -149,7 +149,7 @@ func (p *packer) add(path, name, rel string, d fs.DirEntry) error {
 		if err != nil {
 			return err
 		}
-		hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, target
+		hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, filepath.ToSlash(target) // Windows reads back \
 	case m.IsRegular():
 		hdr.Typeflag, hdr.Size = tar.TypeReg, fi.Size()
 	default:

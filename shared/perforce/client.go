@@ -1,7 +1,7 @@
 // Package perforce runs the p4 command-line client against customer Perforce servers: strict
 // serverUrl parsing, the host resolved and checked in Go (Resolve), and every p4 call made with
 // the literal address, the ticket only in P4PASSWD, an environment confined to a private
-// directory, a timeout and the whole process group killed at the deadline.
+// directory, a timeout and the whole process tree (group, or job object on Windows) killed at the deadline.
 package perforce
 
 import (
@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // DefaultTimeout bounds a p4 call when Client.Timeout is zero.
@@ -239,10 +241,10 @@ func (c *Client) start(ctx context.Context, timeout time.Duration, o callOptions
 	}
 	stderr := &capped{limit: maxStderr}
 	cmd.Stdout, cmd.Stderr = o.stdout, stderr
-	inOwnGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 
-	runErr := cmd.Run()
+	// p4 and anything it starts are killed together when ctx ends.
+	runErr := proctree.Run(cmd, proctree.Options{})
 	switch {
 	case o.stdoutCap != nil && o.stdoutCap.over:
 		return result{}, &Error{Command: cmdName, Kind: ErrTooLarge}

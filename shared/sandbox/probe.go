@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -18,6 +19,9 @@ const FixHint = "install bubblewrap on the build host (Debian/Ubuntu: apt-get in
 // sandbox here: user namespaces may be turned off by the kernel or a container. When it cannot,
 // it returns an Unavailable that fails builds with the cause and the fix, and the cause as error.
 func Open(ctx context.Context, b Bubblewrap) (Confiner, error) {
+	if err := Supported(runtime.GOOS); err != nil {
+		return Unavailable{Reason: "build sandbox unavailable: " + err.Error()}, fmt.Errorf("sandbox: %w", err)
+	}
 	name := b.Path
 	if name == "" {
 		name = "bwrap"
@@ -33,6 +37,15 @@ func Open(ctx context.Context, b Bubblewrap) (Confiner, error) {
 		return Unavailable{Reason: reason}, fmt.Errorf("sandbox: %s: %w", found, err)
 	}
 	return &b, nil
+}
+
+// Supported says whether bubblewrap can confine builds on goos: it needs Linux's namespaces.
+func Supported(goos string) error {
+	if goos != "linux" {
+		return fmt.Errorf("the build sandbox (bubblewrap) needs Linux; on %s builds run only unconfined (KILN_SANDBOX=off), "+
+			"for a service or agent that builds for one trusted studio", goos)
+	}
+	return nil
 }
 
 // probe runs /bin/true in a jail like a build's.

@@ -226,3 +226,16 @@ func probeValue(out, key string) int {
 	}
 	return -1
 }
+
+// TestBubblewrapNeedsLinux: elsewhere Open fails builds with the reason instead of looking for bwrap.
+func TestBubblewrapNeedsLinux(t *testing.T) {
+	if err := Supported("linux"); err != nil {
+		t.Errorf("linux: %v", err)
+	}
+	for _, goos := range []string{"windows", "darwin", "freebsd"} {
+		err := Supported(goos)
+		if err == nil || !strings.Contains(err.Error(), "needs Linux") || !strings.Contains(err.Error(), "KILN_SANDBOX=off") {
+			t.Errorf("%s: err = %v, want one saying it needs Linux and naming KILN_SANDBOX=off", goos, err)
+		}
+	}
+}

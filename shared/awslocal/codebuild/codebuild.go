@@ -20,8 +20,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // Build statuses, as CodeBuild names them.
@@ -71,8 +72,9 @@ type Server struct {
 type build struct {
 	Build
 	cmd     *exec.Cmd
-	started bool // its command runs (or ran)
-	stopped bool // StopBuild asked for it
+	tree    *proctree.Tree // the command and what it starts
+	started bool           // its command runs (or ran)
+	stopped bool           // StopBuild asked for it
 	timeout bool
 	done    chan struct{}
 	// admitted is closed when the build may run; dequeued when it was stopped while queued.
@@ -163,7 +165,6 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	}
 	cmd := exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(append([]string{}, s.cfg.Env...), "CODEBUILD_BUILD_ID="+id, "CODEBUILD_BUILD_IMAGE="+in.ImageOverride, "CODEBUILD_SRC_DIR="+work)
 	for _, v := range in.EnvironmentVariablesOverride {
 		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
@@ -171,7 +172,7 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
 		BuildStatus: StatusInProgress, CurrentPhase: "QUEUED", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
 		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER", EnvironmentVariables: in.EnvironmentVariablesOverride}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
-		cmd: cmd, done: make(chan struct{}), admitted: make(chan struct{}), dequeued: make(chan struct{})}
+		cmd: cmd, tree: proctree.New(cmd, proctree.Options{}), done: make(chan struct{}), admitted: make(chan struct{}), dequeued: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.builds[id] = b
@@ -203,7 +204,7 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 		s.mu.Unlock()
 		return
 	}
-	if err := b.cmd.Start(); err != nil {
+	if err := b.tree.Start(); err != nil {
 		s.cfg.Logger.Error("codebuild: start the build's command", slog.String("codebuild_id", b.ID), slog.String("error", err.Error()))
 		s.end(b, StatusFailed)
 		s.mu.Unlock()
@@ -215,7 +216,8 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
 	err := b.cmd.Wait()
 	timer.Stop()
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // what the command left behind goes with it
+	_ = b.tree.Kill() // what the command left behind goes with it
+	b.tree.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -259,7 +261,7 @@ func (s *Server) kill(b *build, mark func()) {
 	}
 	mark()
 	if b.started {
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		_ = b.tree.Kill()
 		return
 	}
 	if i := slices.Index(s.queue, b); i >= 0 { // still queued: it leaves the queue

@@ -10,20 +10,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/guregu/dynamo/v2"
-	"golang.org/x/sys/unix"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // Options says where DynamoDB Local is and where it keeps its data.
@@ -42,6 +40,7 @@ type Server struct {
 	Endpoint string
 
 	cmd      *exec.Cmd
+	tree     *proctree.Tree
 	exited   chan struct{}
 	netns    *os.File
 	stopOnce sync.Once
@@ -50,6 +49,9 @@ type Server struct {
 
 // Start starts DynamoDB Local and waits until it answers.
 func Start(ctx context.Context, o Options) (*Server, error) {
+	if !netnsSupported {
+		return nil, errNoNetns
+	}
 	if _, err := os.Stat(filepath.Join(o.JarDir, "DynamoDBLocal.jar")); err != nil {
 		return nil, fmt.Errorf("dynamodblocal: no DynamoDBLocal.jar in %s (scripts/install-dynamodb-local.sh installs it): %w", o.JarDir, err)
 	}
@@ -71,8 +73,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd = exec.Command("unshare", args...)
 	s.cmd.Dir = o.JarDir
 	s.cmd.Stderr = &s.stderr
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	s.tree = proctree.New(s.cmd, proctree.Options{})
+	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("dynamodblocal: start unshare: %w", err)
 	}
 	go func() { _ = s.cmd.Wait(); close(s.exited) }()
@@ -139,39 +141,6 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 }
 
-// DialContext opens a connection inside the server's network namespace: the socket is made on an
-// OS thread that entered the namespace, and keeps living there after the thread went back.
-func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	type result struct {
-		conn net.Conn
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		own, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			runtime.UnlockOSThread()
-			done <- result{err: err}
-			return
-		}
-		defer own.Close()
-		if err := unix.Setns(int(s.netns.Fd()), unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
-			done <- result{err: fmt.Errorf("dynamodblocal: enter the server's network namespace: %w", err)}
-			return
-		}
-		var d net.Dialer
-		conn, err := d.DialContext(ctx, network, addr)
-		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) == nil {
-			runtime.UnlockOSThread() // back home: the thread may serve other goroutines again
-		} // else the thread stays locked and ends with this goroutine
-		done <- result{conn, err}
-	}()
-	r := <-done
-	return r.conn, r.err
-}
-
 // HTTPClient is an HTTP client whose connections go into the server's namespace.
 func (s *Server) HTTPClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: s.DialContext, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
@@ -193,13 +162,14 @@ func (s *Server) Config() aws.Config {
 // Stop stops the server (its data directory stays).
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+		_ = s.tree.Stop()
 		select {
 		case <-s.exited:
 		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			_ = s.tree.Kill()
 			<-s.exited
 		}
+		s.tree.Close()
 		if s.netns != nil {
 			s.netns.Close()
 		}

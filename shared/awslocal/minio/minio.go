@@ -14,12 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // Region is the region MinIO answers for.
@@ -48,6 +49,7 @@ type Server struct {
 	User, Password string
 
 	cmd      *exec.Cmd
+	tree     *proctree.Tree
 	exited   chan struct{}
 	stopOnce sync.Once
 }
@@ -125,13 +127,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd = exec.Command(bin, "server", "--quiet", "--address", o.Addr, "--console-address", o.ConsoleAddr, o.DataDir)
 	s.cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+o.User, "MINIO_ROOT_PASSWORD="+o.Password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CALLHOME_ENABLE=off")
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if o.KillWithParent {
-		s.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	}
+	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
 	out := &output{}
 	s.cmd.Stdout, s.cmd.Stderr = out, out
-	if err := s.cmd.Start(); err != nil {
+	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() { _ = s.cmd.Wait(); close(s.exited) }()
@@ -162,8 +161,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 // Stop kills the server (its data stays).
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		_ = s.tree.Kill()
 		<-s.exited
+		s.tree.Close()
 	})
 }
 

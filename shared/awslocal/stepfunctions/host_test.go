@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
@@ -131,7 +130,9 @@ func runHost() int {
 		}
 		return 1
 	case hostDie:
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = self.Kill() // SIGKILL on Unix
+		}
 		select {}
 	case hostSilent:
 		return 0

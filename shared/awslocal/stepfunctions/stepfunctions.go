@@ -18,10 +18,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	awslocal "github.com/kilnbuild/kiln/scripts/aws-local"
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // Options say what the stand-in runs and whom it calls.
@@ -54,6 +54,7 @@ type Options struct {
 type Server struct {
 	endpoint string
 	cmd      *exec.Cmd
+	tree     *proctree.Tree
 	stdin    io.WriteCloser
 	done     chan struct{}
 }
@@ -83,7 +84,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("stepfunctions: %w", err)
 	}
 	cmd := exec.Command(cmp.Or(o.Node, "node"), script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tree := proctree.New(cmd, proctree.Options{})
 	cmd.Stderr = o.Log
 	if cmd.Stderr == nil {
 		cmd.Stderr = io.Discard
@@ -102,10 +103,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := tree.Start(); err != nil {
 		return nil, fmt.Errorf("stepfunctions: start node: %w", err)
 	}
-	s := &Server{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	s := &Server{cmd: cmd, tree: tree, stdin: stdin, done: make(chan struct{})}
 	port := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -145,7 +146,8 @@ func (s *Server) Close() error {
 	case <-s.done:
 	case <-time.After(closeGrace):
 	}
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.tree.Kill()
 	<-s.done
+	s.tree.Close()
 	return nil
 }

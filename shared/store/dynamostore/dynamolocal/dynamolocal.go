@@ -19,13 +19,13 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/proctree"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
@@ -147,19 +147,20 @@ func startLocal(dir string) (stop func(), addr, version string, err error) {
 	cmd := exec.Command("java", "-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(dir, "DynamoDBLocal.jar"), "-inMemory", "-disableTelemetry", "-port", strconv.Itoa(port))
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	tree := proctree.New(cmd, proctree.Options{KillWithParent: true})
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", "", err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := tree.Start(); err != nil {
 		return nil, "", "", fmt.Errorf("start java: %w", err)
 	}
 	stop = func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = tree.Kill()
 		_ = cmd.Wait()
+		tree.Close()
 	}
 	versions := make(chan string, 1)
 	go func() {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package runner
 
 import (
@@ -14,7 +16,8 @@ import (
 // without stopping them (a SIGKILL, a power cut of the process): each build's sandbox, or its
 // engine process when builds run unconfined, names the build's staging directory on its command
 // line. One service at a time uses a data directory, so every such process is an orphan. It
-// returns how many process groups it stopped. Only Linux has /proc; elsewhere it does nothing.
+// returns how many process groups it stopped. Only Linux has /proc; elsewhere it does nothing
+// (Windows: orphans_windows.go).
 func (r *Runner) KillOrphans(ctx context.Context) int {
 	root, err := filepath.Abs(filepath.Join(r.WorkDir, "staging"))
 	if err != nil {
