@@ -13,6 +13,9 @@ type Organization struct {
 	Name                   string
 	Slug                   string
 	Plan                   Plan
+	// MaxConcurrentBuilds is an enterprise organization's own limit of builds running at once
+	// (0: the enterprise plan's, by default the service's capacity). Only operators set it.
+	MaxConcurrentBuilds int
 	DefaultProjectSettings ProjectDefaults
 	Integrations           Integrations
 	// Perforce holds the organization's Perforce credentials, or nil before they are saved.
