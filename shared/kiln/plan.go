@@ -3,6 +3,7 @@ package kiln
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -148,4 +149,26 @@ func Unlimited(n int64) string {
 		return "unlimited"
 	}
 	return strings.TrimSpace(fmt.Sprint(n))
+}
+
+// SkippedTrigger is a push or scheduled trigger that started no build because the
+// organization's build minutes were used up.
+type SkippedTrigger struct {
+	OrganizationID, ProjectID, BuildSettingID string
+	Trigger                                   Trigger
+	TriggeredBy                               string
+	// Branch is the branch or stream, Commit the commit or changelist, when the trigger named one.
+	Branch, Commit string
+	// Reason says which limit, and the plan.
+	Reason string
+	At     time.Time
+}
+
+// ErrorMessage is the message of err's *Error, or err's text.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
 }
