@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/plans"
 )
 
 // PerforceVerifier checks Perforce credentials with the server before they are saved.
@@ -99,6 +100,9 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	if s.perforce == nil {
 		return kiln.Errorf(kiln.EPerforceAuthFailed, "Perforce is not available on this server")
+	}
+	if err := s.planCheck(r.Context(), org.ID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckPerforce(org) }); err != nil {
+		return err
 	}
 	known := ""
 	if org.Perforce != nil && org.Perforce.ServerURL == deref(req.ServerURL) {

@@ -56,11 +56,11 @@ func (t PlanTable) Limits(org *Organization) PlanLimits {
 func LoadPlans(path string) (PlanTable, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("KILN_PLANS: %w", err)
+		return nil, err
 	}
 	t, err := ParsePlans(raw)
 	if err != nil {
-		return nil, fmt.Errorf("KILN_PLANS %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
 }

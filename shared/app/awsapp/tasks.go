@@ -9,6 +9,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -47,7 +48,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	}
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger, Slots: &plans.Plans{Store: st, Table: cfg.Plans}},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
 	}, nil
 }
