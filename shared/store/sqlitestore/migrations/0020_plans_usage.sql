@@ -23,3 +23,7 @@ CREATE TABLE usage_skip_keys (
     key    TEXT NOT NULL,
     PRIMARY KEY (org_id, key)
 ) STRICT;
+-- Before plans were enforced every organization was labelled free and limited by nothing;
+-- organizations that kiln serve and kiln admin bootstrap make are enterprise now, and so are
+-- those made before, so that an upgrade limits nobody (kiln admin plan changes a plan).
+UPDATE organizations SET plan = 'enterprise' WHERE plan = 'free';
