@@ -37,9 +37,15 @@ func TestLifecycleMetersBuildMinutes(t *testing.T) {
 	}{
 		{"complete within the month", true, 45 * time.Second, func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Complete(ctx, w.artifact(b)); return err }, "2026-01", 1, "2026-02"},
 		{"complete across midnight: the month it ended", true, 3*time.Minute + time.Second, func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Complete(ctx, w.artifact(b)); return err }, "2026-02", 4, "2026-01"},
-		{"failed", true, 2 * time.Minute, func(w *lifecycleWorld, b *kiln.Build) error { _, err := w.lc.Fail(ctx, w.org, b.ID, "RunUAT failed"); return err }, "2026-02", 2, "2026-01"},
+		{"failed", true, 2 * time.Minute, func(w *lifecycleWorld, b *kiln.Build) error {
+			_, err := w.lc.Fail(ctx, w.org, b.ID, "RunUAT failed")
+			return err
+		}, "2026-02", 2, "2026-01"},
 		{"cancelled while running", true, 10 * time.Second, func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err }, "2026-01", 1, "2026-02"},
-		{"superseded while running", true, 70 * time.Second, func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Supersede(ctx, w.org, b.ID); return err }, "2026-02", 2, "2026-01"},
+		{"superseded while running", true, 70 * time.Second, func(w *lifecycleWorld, b *kiln.Build) error {
+			_, _, err := w.lc.Supersede(ctx, w.org, b.ID)
+			return err
+		}, "2026-02", 2, "2026-01"},
 		{"cancelled while pending: never ran", false, time.Hour, func(w *lifecycleWorld, b *kiln.Build) error { _, _, err := w.lc.Cancel(ctx, w.org, b.ID); return err }, "2026-02", 0, "2026-01"},
 	}
 	for _, tt := range tests {
