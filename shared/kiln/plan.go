@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -140,15 +139,7 @@ func (u *Usage) TotalMinutes() int64 {
 // PlanLimitError is the plan_limit_reached error of an organization on plan for limit (a
 // sentence fragment such as "300 build minutes per month").
 func PlanLimitError(plan Plan, format string, args ...any) *Error {
-	return Errorf(EPlanLimitReached, "the %s plan allows %s; an owner can change the plan", plan, fmt.Sprintf(format, args...))
-}
-
-// Unlimited renders a limit for messages: the number, or "unlimited" for 0.
-func Unlimited(n int64) string {
-	if n == 0 {
-		return "unlimited"
-	}
-	return strings.TrimSpace(fmt.Sprint(n))
+	return Errorf(EPlanLimitReached, "the %s plan allows %s", plan, fmt.Sprintf(format, args...))
 }
 
 // SkippedTrigger is a push or scheduled trigger that started no build because the

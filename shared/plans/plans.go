@@ -66,7 +66,7 @@ func (p *Plans) CheckMinutes(ctx context.Context, orgID string) error {
 		return fmt.Errorf("plan check: %w", err)
 	}
 	if used := u.TotalMinutes(); used >= allowed {
-		return kiln.PlanLimitError(org.Plan, "%d build minutes per month and %s are used (%d)", allowed, month, used)
+		return kiln.PlanLimitError(org.Plan, "%d build minutes per month, and those of %s are used (%d)", allowed, month, used)
 	}
 	return nil
 }
