@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -15,6 +16,12 @@ import (
 // service runs.
 func (w *world) setPlan(t *testing.T, orgID, plan string, maxConcurrent *int) {
 	t.Helper()
+	if w.aws != nil { // kiln aws-local: as the admin Lambda does, on its DynamoDB table
+		if _, err := accounts.SetPlan(context.Background(), w.aws.backend.store, orgID, kiln.Plan(plan), maxConcurrent, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if err := AdminPlan(context.Background(), w.cfg.Data, orgID, plan, maxConcurrent, io.Discard); err != nil {
 		t.Fatal(err)
 	}

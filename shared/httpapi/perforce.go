@@ -98,11 +98,11 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	if s.perforce == nil {
-		return kiln.Errorf(kiln.EPerforceAuthFailed, "Perforce is not available on this server")
-	}
 	if err := s.planCheck(r.Context(), org.ID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckPerforce(org) }); err != nil {
 		return err
+	}
+	if s.perforce == nil {
+		return kiln.Errorf(kiln.EPerforceAuthFailed, "Perforce is not available on this server")
 	}
 	known := ""
 	if org.Perforce != nil && org.Perforce.ServerURL == deref(req.ServerURL) {
