@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -65,5 +66,45 @@ func TestMeteringFailureLeavesTheBuildRunning(t *testing.T) {
 	}
 	if u.Minutes[kiln.PlatformLinux] != 3 || len(u.Minutes) != 1 {
 		t.Fatalf("usage of 2026-04: %v, want Linux 3", u.Minutes)
+	}
+}
+
+// TestMigrationMakesEarlierOrganizationsEnterprise: organizations made before plans were enforced
+// (all labelled free, none limited) are enterprise after migration 0020, so an upgrade limits
+// nobody; their builds have no minutes and their usage is empty.
+func TestMigrationMakesEarlierOrganizationsEnterprise(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kiln.db")
+	ctx := t.Context()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names { // the schema as it was before 0020
+		if filepath.Base(name) >= "0020" {
+			break
+		}
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, string(text)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO organizations (id, name, slug, plan, defaults, github_installation_id, created_at, updated_at)
+		VALUES ('A', 'Local', 'local', 'free', '{}', NULL, 1, 2), ('B', 'Hosted', 'hosted', 'pro', '{}', NULL, 1, 2); PRAGMA user_version = 19`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := open(t, path)
+	for id, want := range map[string]kiln.Plan{"A": kiln.PlanEnterprise, "B": kiln.PlanPro} {
+		org, err := s.GetOrganization(ctx, id)
+		if err != nil || org.Plan != want || org.MaxConcurrentBuilds != 0 {
+			t.Errorf("organization %s: %+v %v; want plan %s", id, org, err, want)
+		}
 	}
 }
