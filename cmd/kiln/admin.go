@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
@@ -15,7 +16,7 @@ import (
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("admin needs a command: bootstrap, user or token")
+		return errors.New("admin needs a command: bootstrap, user, token or plan")
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
@@ -35,13 +36,33 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		org := fs.String("org", "", "the organization's name")
 		name := fs.String("name", "", "the user's name")
 		force := fs.Bool("force", false, "with --dynamodb-table: bootstrap although an organization was bootstrapped before")
+		plan := fs.String("plan", "enterprise", "the organization's plan: free, pro or enterprise (a hosted service's operator passes free)")
 		if err := parse(fs, args[1:], "org", "email", "name"); err != nil {
 			return err
 		}
 		if *table != "" {
-			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "bootstrap", Organization: *org, Email: *email, Name: *name, Force: *force}, stdout)
+			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "bootstrap", Organization: *org, Email: *email, Name: *name, Force: *force, Plan: *plan}, stdout)
 		}
-		return app.AdminBootstrap(ctx, *data, *org, *email, *name, stdout)
+		return app.AdminBootstrap(ctx, *data, *org, *email, *name, *plan, stdout)
+	case "plan":
+		orgID := fs.String("org-id", "", "the organization's id")
+		plan := fs.String("plan", "", "free, pro or enterprise")
+		maxRunning := fs.String("max-concurrent-builds", "", "enterprise only: the organization's own limit of builds running at once (0: the plan's)")
+		if err := parse(fs, args[1:], "org-id", "plan"); err != nil {
+			return err
+		}
+		var limit *int
+		if *maxRunning != "" {
+			n, err := strconv.Atoi(*maxRunning)
+			if err != nil {
+				return fmt.Errorf("--max-concurrent-builds: %q is not a whole number", *maxRunning)
+			}
+			limit = &n
+		}
+		if *table != "" {
+			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "plan", OrganizationID: *orgID, Plan: *plan, MaxConcurrentBuilds: limit}, stdout)
+		}
+		return app.AdminPlan(ctx, *data, *orgID, *plan, limit, stdout)
 	case "user":
 		orgID := fs.String("org-id", "", "the organization's id")
 		name := fs.String("name", "", "the user's name")

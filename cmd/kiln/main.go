@@ -24,8 +24,12 @@ Usage:
   kiln aws-local [flags]  run the AWS deployment's code on this machine (DynamoDB Local, MinIO,
                           the state machine on aws-local-stepfunctions, CodeBuild hosts as
                           local processes); the same settings as kiln serve
-  kiln admin bootstrap --org NAME --email EMAIL --name NAME
-                          create an organization with an owner; prints {"token","organizationId","userId"}
+  kiln admin bootstrap --org NAME --email EMAIL --name NAME [--plan free|pro|enterprise]
+                          create an organization (default plan enterprise) with an owner; prints
+                          {"token","organizationId","userId"}
+  kiln admin plan --org-id ID --plan PLAN [--max-concurrent-builds N]
+                          change an organization's plan (N: enterprise's own limit of running
+                          builds, 0 the plan's); prints {"organizationId","plan",...}
   kiln admin user --org-id ID --email EMAIL --name NAME --role ROLE
                           add a member (owner, admin, member, viewer); prints {"token","userId"}
   kiln admin token --email EMAIL [--org-id ID]

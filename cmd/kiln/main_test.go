@@ -92,7 +92,7 @@ func TestCommandErrors(t *testing.T) {
 	}{
 		{"no command", nil, "help"},
 		{"unknown command", []string{"deploy"}, "unknown command"},
-		{"admin without command", []string{"admin"}, "bootstrap, user or token"},
+		{"admin without command", []string{"admin"}, "bootstrap, user, token or plan"},
 		{"missing flag", []string{"admin", "bootstrap", "--data", dir, "--org", "X", "--email", "a@b.example"}, "--name is required"},
 		{"bad role", []string{"admin", "user", "--data", dir, "--org-id", "x", "--email", "a@b.example", "--name", "A", "--role", "root"}, "not found"},
 		{"token without email", []string{"admin", "token", "--data", dir}, "--email is required"},

@@ -39,22 +39,23 @@ func sample(t *testing.T, name, orgID string) []byte {
 }
 
 // TestSampleEventsOnDynamoDB feeds the admin samples to the handler, as `aws lambda invoke` does,
-// against DynamoDB Local: bootstrap makes the organization and owner whose token works, a second
-// bootstrap is refused and makes nothing, and user and token answer what kiln admin prints.
+// against DynamoDB Local: bootstrap makes the organization (enterprise by default) and owner
+// whose token works, a second bootstrap is refused and makes nothing, user and token answer what
+// kiln admin prints, and plan sets the plan and an enterprise organization's concurrency.
 func TestSampleEventsOnDynamoDB(t *testing.T) {
 	files, _ := filepath.Glob("../../events/admin-*.json")
-	if len(files) != 3 {
-		t.Fatalf("events/ holds %d admin events, the test knows 3: add the new ones here", len(files))
+	if len(files) != 4 {
+		t.Fatalf("events/ holds %d admin events, the test knows 4: add the new ones here", len(files))
 	}
 	_, st := dynamolocal.NewTable(t)
 	ctx := context.Background()
 	h := lambda.NewHandler((&awsapp.Admin{Store: st}).Handle)
-	invoke := func(raw []byte) (map[string]string, error) {
+	invoke := func(raw []byte) (map[string]any, error) {
 		out, err := h.Invoke(ctx, raw)
 		if err != nil {
 			return nil, err
 		}
-		var got map[string]string
+		var got map[string]any
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("the handler answered %s", out)
 		}
@@ -65,11 +66,15 @@ func TestSampleEventsOnDynamoDB(t *testing.T) {
 	if err != nil || len(boot) != 3 || boot["token"] == "" {
 		t.Fatalf("bootstrap: %v %v", boot, err)
 	}
-	tok, err := st.GetTokenByHash(ctx, auth.HashToken(boot["token"]))
+	tok, err := st.GetTokenByHash(ctx, auth.HashToken(boot["token"].(string)))
 	if err != nil || tok.OrganizationID != boot["organizationId"] || tok.UserID != boot["userId"] {
 		t.Fatalf("the token is not the owner's: %+v %v", tok, err)
 	}
-	m, err := st.GetMember(ctx, boot["organizationId"], boot["userId"])
+	orgID := boot["organizationId"].(string)
+	if org, err := st.GetOrganization(ctx, orgID); err != nil || org.Plan != kiln.PlanEnterprise {
+		t.Fatalf("the bootstrapped organization: %+v %v; want plan enterprise", org, err)
+	}
+	m, err := st.GetMember(ctx, orgID, boot["userId"].(string))
 	if err != nil || m.Role != kiln.RoleOwner || m.User.Email != "owner@studio.example" {
 		t.Fatalf("owner: %+v %v", m, err)
 	}
@@ -80,16 +85,34 @@ func TestSampleEventsOnDynamoDB(t *testing.T) {
 		t.Fatalf("a second bootstrap: %v, want it refused", err)
 	}
 
-	user, err := invoke(sample(t, "admin-user.json", boot["organizationId"]))
+	user, err := invoke(sample(t, "admin-user.json", orgID))
 	if err != nil || len(user) != 2 || user["token"] == "" {
 		t.Fatalf("user: %v %v", user, err)
 	}
-	lost, err := invoke(sample(t, "admin-token.json", boot["organizationId"]))
+	lost, err := invoke(sample(t, "admin-token.json", orgID))
 	if err != nil || lost["userId"] != boot["userId"] || lost["organizationId"] != boot["organizationId"] || lost["token"] == boot["token"] {
 		t.Fatalf("token: %v %v", lost, err)
 	}
-	members, _, err := st.ListMembers(ctx, boot["organizationId"], store.Page{})
+	members, _, err := st.ListMembers(ctx, orgID, store.Page{})
 	if err != nil || len(members) != 2 {
 		t.Fatalf("members: %d %v; want the owner and the user", len(members), err)
+	}
+
+	plan, err := invoke(sample(t, "admin-plan.json", orgID))
+	if err != nil || plan["plan"] != "enterprise" || plan["maxConcurrentBuilds"] != float64(4) || plan["organizationId"] != orgID {
+		t.Fatalf("plan: %v %v", plan, err)
+	}
+	if org, err := st.GetOrganization(ctx, orgID); err != nil || org.Plan != kiln.PlanEnterprise || org.MaxConcurrentBuilds != 4 {
+		t.Fatalf("after plan: %+v %v", org, err)
+	}
+	// Bad input changes nothing: a concurrency value is enterprise's only, and plans are named.
+	for _, bad := range [][2]string{{`"plan": "enterprise"`, `"plan": "free"`}, {`"plan": "enterprise"`, `"plan": "gold"`}} {
+		raw := bytes.Replace(sample(t, "admin-plan.json", orgID), []byte(bad[0]), []byte(bad[1]), 1)
+		if _, err := invoke(raw); err == nil {
+			t.Errorf("plan with %s: accepted", bad[1])
+		}
+	}
+	if org, err := st.GetOrganization(ctx, orgID); err != nil || org.Plan != kiln.PlanEnterprise || org.MaxConcurrentBuilds != 4 {
+		t.Fatalf("after refused plan changes: %+v %v", org, err)
 	}
 }

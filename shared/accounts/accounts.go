@@ -18,6 +18,7 @@ type Store interface {
 	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
+	UpdateOrganization(ctx context.Context, org *kiln.Organization) error
 }
 
 // NewOrganization describes an organization to create with its first owner.
@@ -26,6 +27,9 @@ type NewOrganization struct {
 	Slug       string // optional; made from Name when empty
 	OwnerEmail string
 	OwnerName  string
+	// Plan is the organization's plan; empty is enterprise (no limits: a self-hosted studio is
+	// not limited by its own service).
+	Plan kiln.Plan
 }
 
 // Created is a new member with the secret of its first token, which is shown once.
@@ -43,7 +47,7 @@ const maxSlugAttempts = 20
 func CreateOrganization(ctx context.Context, s Store, in NewOrganization, now time.Time) (*Created, error) {
 	now = now.UTC().Truncate(time.Millisecond)
 	org := &kiln.Organization{
-		ID: kiln.NewID(), Name: strings.TrimSpace(in.Name), Plan: kiln.PlanFree,
+		ID: kiln.NewID(), Name: strings.TrimSpace(in.Name), Plan: cmpOr(in.Plan, kiln.PlanEnterprise),
 		CreatedAt: now, UpdatedAt: now,
 	}
 	owner := &kiln.Member{

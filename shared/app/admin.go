@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -24,17 +25,17 @@ func openExisting(ctx context.Context, dataDir string) (*Local, error) {
 	return OpenLocal(ctx, dataDir)
 }
 
-// AdminBootstrap creates an organization with an owner in the state under dataDir and prints one
-// JSON line {"token", "organizationId", "userId"}. It works while `kiln serve` runs on the same
-// directory.
-func AdminBootstrap(ctx context.Context, dataDir, orgName, email, name string, out io.Writer) error {
+// AdminBootstrap creates an organization on plan (empty: enterprise) with an owner in the state
+// under dataDir and prints one JSON line {"token", "organizationId", "userId"}. It works while
+// `kiln serve` runs on the same directory.
+func AdminBootstrap(ctx context.Context, dataDir, orgName, email, name, plan string, out io.Writer) error {
 	local, err := openExisting(ctx, dataDir)
 	if err != nil {
 		return err
 	}
 	defer local.Close()
 	created, err := accounts.CreateOrganization(ctx, local.Store, accounts.NewOrganization{
-		Name: orgName, OwnerEmail: email, OwnerName: name,
+		Name: orgName, OwnerEmail: email, OwnerName: name, Plan: kiln.Plan(plan),
 	}, time.Now())
 	if err != nil {
 		return err
@@ -44,6 +45,22 @@ func AdminBootstrap(ctx context.Context, dataDir, orgName, email, name string, o
 		"organizationId": created.Organization.ID,
 		"userId":         created.Member.User.ID,
 	})
+}
+
+// AdminPlan changes an organization's plan and, for enterprise, with maxConcurrent not nil its
+// own limit of running builds, and prints one JSON line {"organizationId", "plan",
+// "maxConcurrentBuilds"}.
+func AdminPlan(ctx context.Context, dataDir, orgID, plan string, maxConcurrent *int, out io.Writer) error {
+	local, err := openExisting(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+	org, err := accounts.SetPlan(ctx, local.Store, orgID, kiln.Plan(plan), maxConcurrent, time.Now())
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(out).Encode(awsapp.PlanResult(org))
 }
 
 // AdminAddUser adds a member with a role to an existing organization and prints one JSON line

@@ -155,6 +155,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: awsLocalStateMachine, HostProject: awsLocalHostProject, HostImages: images,
 			BuildTimeLimit: cfg.BuildTimeout},
+		Plans: cfg.Plans,
 	}
 	// Step Functions, running the state machine's definition.
 	prefix, err := stepFunctionsPrefix(logger)

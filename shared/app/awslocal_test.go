@@ -33,6 +33,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
 		{"BuildSizeReport", TestBuildSizeReport},
 		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},
+		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
 	} {
 		t.Run(tt.name, tt.test)
 	}

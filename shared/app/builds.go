@@ -21,6 +21,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/runner"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/webhooks"
@@ -40,6 +41,7 @@ type buildMachine struct {
 	logs      *buildlog.Files
 	statuses  *github.StatusPoster // nil without a GitHub App
 	agents    *agents.Dispatcher
+	plans     *plans.Plans
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
 }
@@ -113,12 +115,14 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if orgMax == 0 {
 		orgMax = cfg.Workers
 	}
-	wf.OrgLimit = func(string) int { return orgMax }
+	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
+	wf.OrgLimit = planLimit(orgPlans, orgMax, logger)
 	wf.AgentWait = cfg.AgentWait
 	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
-	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{wf, dispatcher}, Logger: logger}
+	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{wf, dispatcher}, Logger: logger,
+		Allowance: orgPlans, Skips: st, SkipEvents: hooks}
 	return &buildMachine{
-		service: svc, agents: dispatcher, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
+		service: svc, agents: dispatcher, plans: orgPlans, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -178,4 +182,21 @@ func newMailer(cfg Config, st store.Store, keys *keyring.Keyring, logger *slog.L
 	}
 	return &builds.Mailer{Store: st, Sender: sender, Logger: logger,
 		Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}, nil
+}
+
+// planLimit is the workflow's limit of an organization's running builds: the smaller of the
+// service's (KILN_ORG_MAX_RUNNING) and its plan's. A plan that cannot be read leaves the
+// service's limit (and is logged).
+func planLimit(p *plans.Plans, serviceMax int, logger *slog.Logger) local.OrgLimit {
+	return func(orgID string) int {
+		n, err := p.ConcurrentBuilds(context.Background(), orgID)
+		if err != nil {
+			logger.Error("read an organization's plan", slog.String("org_id", orgID), slog.String("error", err.Error()))
+			return serviceMax
+		}
+		if n == 0 {
+			return serviceMax
+		}
+		return min(n, serviceMax)
+	}
 }

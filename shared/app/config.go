@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
+	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/packaging"
 )
 
@@ -63,6 +64,8 @@ type Config struct {
 	OrgMaxRunning int
 	// AgentWait is how long a build for an agent pool waits for an agent (KILN_AGENT_WAIT).
 	AgentWait time.Duration
+	// Plans is the plans' limits: the defaults, or those of the KILN_PLANS file.
+	Plans kiln.PlanTable
 	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
 	LogMaxLines int
 	ArtifactMax int64
@@ -105,6 +108,18 @@ var settings = []setting{
 			return nil
 		}
 		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
+	}},
+	{"KILN_PLANS", "", "JSON file overriding the plans' limits, e.g. {\"free\": {\"buildMinutesPerMonth\": 600}} (docs/plans.md); default: free 300 minutes/month, 1 build at once, 1 project, no Perforce or auto deploy; pro and enterprise unlimited", func(c *Config, v string) error {
+		c.Plans = kiln.DefaultPlans()
+		if v == "" {
+			return nil
+		}
+		t, err := kiln.LoadPlans(v)
+		if err != nil {
+			return err
+		}
+		c.Plans = t
+		return nil
 	}},
 	{"KILN_AGENT_WAIT", "30m", "how long a build for an agent pool (agentPool) waits for an agent of its organization in that pool before it fails", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)

@@ -31,7 +31,7 @@ func TestSecondServeOnTheSameDataDirectoryIsRefused(t *testing.T) {
 	}
 	// kiln admin is a short transaction beside the service, not a second service.
 	var out bytes.Buffer
-	if err := AdminBootstrap(context.Background(), dir, "Beside", "lead@beside.example", "Lead", &out); err != nil {
+	if err := AdminBootstrap(context.Background(), dir, "Beside", "lead@beside.example", "Lead", "", &out); err != nil {
 		t.Fatalf("admin beside a running service: %v", err)
 	}
 	if err := first.Shutdown(context.Background()); err != nil {
@@ -128,7 +128,7 @@ func TestAdminRefusesADataDirectoryThatDoesNotExist(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "typo")
 	for name, call := range map[string]func() error{
 		"bootstrap": func() error {
-			return AdminBootstrap(context.Background(), missing, "S", "a@b.example", "A", io.Discard)
+			return AdminBootstrap(context.Background(), missing, "S", "a@b.example", "A", "", io.Discard)
 		},
 		"user": func() error {
 			return AdminAddUser(context.Background(), missing, "x", "a@b.example", "A", "member", io.Discard)

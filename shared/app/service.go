@@ -128,6 +128,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	}
 	apiCfg := httpapi.Config{
 		Builds:     machine.service,
+		Plans:      machine.plans,
 		Deliveries: machine.deliverer,
 		Webhooks:   machine.hooks,
 		Perforce:   newPerforce(cfg),

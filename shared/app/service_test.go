@@ -58,7 +58,7 @@ func TestAdminBootstrapWhileServingMakesAnIsolatedOrganization(t *testing.T) {
 	localOrg := field(t, local.Body, "organization", "id")
 
 	var out bytes.Buffer
-	if err := AdminBootstrap(context.Background(), dir, "Second Studio", "lead@second.example", "Lead", &out); err != nil {
+	if err := AdminBootstrap(context.Background(), dir, "Second Studio", "lead@second.example", "Lead", "", &out); err != nil {
 		t.Fatalf("bootstrap: %v", err)
 	}
 	var created map[string]string

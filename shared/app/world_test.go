@@ -152,7 +152,7 @@ type tenant struct {
 func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
 	t.Helper()
 	var out strings.Builder
-	if err := AdminBootstrap(context.Background(), ts.cfg.Data, name, "owner@"+kiln.Slugify(name)+".example", "Owner", &out); err != nil {
+	if err := AdminBootstrap(context.Background(), ts.cfg.Data, name, "owner@"+kiln.Slugify(name)+".example", "Owner", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	var created map[string]string

@@ -74,6 +74,9 @@ func (s *Scheduler) Tick(ctx context.Context) {
 			Project: p, Setting: st, TriggeredBy: "cron",
 			IdempotencyKey: "cron:" + st.ID + ":" + strconv.FormatInt(slot.Unix(), 10), Fingerprint: "cron",
 		})
+		if kiln.IsCode(err, kiln.EPlanLimitReached) {
+			continue // skipped for the plan, and recorded
+		}
 		if err != nil {
 			s.log().ErrorContext(ctx, "scheduled build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
 		} else if created {

@@ -27,6 +27,11 @@ type Service struct {
 	Workflow  Workflow
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Allowance checks the organization's build minutes before a build starts (nil: no plans).
+	Allowance Allowance
+	// Skips counts, and SkipEvents hears of, push and scheduled triggers skipped for the plan.
+	Skips      SkipStore
+	SkipEvents SkipEvents
 }
 
 // ServiceStore is what the service reads and writes itself.
@@ -54,9 +59,14 @@ func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 
 // Trigger creates a pending build, supersedes the earlier pending or running builds of the same
 // project, branch, platform and build type, and hands the build to the workflow. created is
-// false when an idempotency key returned an earlier build.
+// false when an idempotency key returned an earlier build. Once the organization's build minutes
+// are used up it starts nothing and answers plan_limit_reached: a push or scheduled trigger is
+// then recorded as skipped (see allow).
 func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Build, created bool, err error) {
 	st, pr := req.Setting, req.Project
+	if err := s.allow(ctx, req); err != nil {
+		return nil, false, err
+	}
 	b = &kiln.Build{
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
 		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,

@@ -10,6 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/plans"
 )
 
 // buildSettingFields is the body of POST and PATCH of a build setting. In a PATCH, an absent
@@ -220,6 +221,11 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 			return err
 		}
 	}
+	if st.AutoDeploy {
+		if err := s.planCheck(r.Context(), pr.OrganizationID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckAutoDeploy(org) }); err != nil {
+			return err
+		}
+	}
 	if err := s.checkUploadURL(r.Context(), st.UploadBuildURL); err != nil {
 		return err
 	}
@@ -278,6 +284,13 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 	}
 	if (f.UEVersion.Set || f.AgentPool.Set) && updated.AgentPool == "" { // agents offer their own engines
 		if err := s.checkEngine(r.Context(), updated.UEVersion); err != nil {
+			return err
+		}
+	}
+	// Auto deploy on a plan without it: one set up before a downgrade keeps working as it is, but
+	// turning it on or pointing it elsewhere is refused.
+	if updated.AutoDeploy && (!st.AutoDeploy || f.UploadBuildURL.Set || f.UploadBuildAuthHeader.Set) {
+		if err := s.planCheck(r.Context(), pr.OrganizationID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckAutoDeploy(org) }); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,7 @@ var statusOf = map[string]int{
 	kiln.EGitHubInstallationInvalid: http.StatusBadRequest,
 	kiln.EInvalidToken:              http.StatusUnauthorized,
 	kiln.EInsufficientScope:         http.StatusForbidden,
+	kiln.EPlanLimitReached:          http.StatusForbidden,
 	eForbidden:                      http.StatusForbidden,
 	kiln.ENotFound:                  http.StatusNotFound,
 	kiln.EUprojectNotFound:          http.StatusNotFound,

@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/plans"
 )
 
 // PerforceVerifier checks Perforce credentials with the server before they are saved.
@@ -95,6 +96,9 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	var req perforceRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	if err := s.planCheck(r.Context(), org.ID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckPerforce(org) }); err != nil {
 		return err
 	}
 	if s.perforce == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/plans"
 )
 
 type addRepoRequest struct {
@@ -48,6 +49,11 @@ func (s *Server) addRepo(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		errs.Add("description", "must be at most 2000 characters")
 	}
 	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := s.planCheck(r.Context(), p.Organization.ID, func(pl *plans.Plans, org *kiln.Organization) error {
+		return pl.CheckNewProject(r.Context(), org)
+	}); err != nil {
 		return err
 	}
 	inst, err := s.linkedInstallation(p, *req.InstallationID)
@@ -115,6 +121,14 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		errs.Add("uprojectPath", "must be a relative path ending in .uproject")
 	}
 	if err := errs.Err(); err != nil {
+		return err
+	}
+	if err := s.planCheck(r.Context(), p.Organization.ID, func(pl *plans.Plans, org *kiln.Organization) error {
+		if err := pl.CheckPerforce(org); err != nil {
+			return err
+		}
+		return pl.CheckNewProject(r.Context(), org)
+	}); err != nil {
 		return err
 	}
 	cr, err := s.perforceCredentials(p.Organization)

@@ -26,6 +26,9 @@ func (s *Server) routes() {
 		http.MethodGet:   s.authed(kiln.ActRead, s.getOrganization),
 		http.MethodPatch: s.authed(kiln.ActAdmin, s.patchOrganization),
 	})
+	s.handle("/organizations/{id}/usage", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getUsage),
+	})
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -40,6 +41,8 @@ type Config struct {
 	GitHubOAuth bool
 	// Builds starts and cancels builds.
 	Builds *builds.Service
+	// Plans checks what organizations' plans allow (nil: everything).
+	Plans *plans.Plans
 	// Artifacts holds the artifact files; Logs the build logs.
 	Artifacts artifacts.Store
 	Logs      LogReader
@@ -77,6 +80,7 @@ type Server struct {
 	stateKey       []byte
 	downloads      downloads.Signer
 	builds         *builds.Service
+	plans          *plans.Plans
 	deliveries     Deliveries
 	webhookSender  WebhookDispatcher
 	perforce       PerforceVerifier
@@ -108,6 +112,7 @@ func New(cfg Config) *Server {
 		stateKey:       cfg.Keys.Key(keyring.PurposeState),
 		downloads:      downloads.Signer{Key: cfg.Keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL},
 		builds:         cfg.Builds,
+		plans:          cfg.Plans,
 		deliveries:     cfg.Deliveries,
 		webhookSender:  cfg.Webhooks,
 		perforce:       cfg.Perforce,

@@ -132,6 +132,9 @@ func (s *Server) triggerPushSettings(ctx context.Context, orgID string, source k
 				}
 				req.Project, req.Setting = p, st
 				b, created, err := s.builds.Trigger(ctx, *req)
+				if kiln.IsCode(err, kiln.EPlanLimitReached) {
+					continue // skipped for the plan, and recorded
+				}
 				if err != nil {
 					loggerOf(ctx).ErrorContext(ctx, "push build", slog.String("setting_id", st.ID), slog.String("error", err.Error()))
 					continue

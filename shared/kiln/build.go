@@ -80,6 +80,11 @@ type Build struct {
 	// deployment, builds of an agent pool): the API passes the agent's heartbeats and the build's
 	// end on with it. "" elsewhere. A secret of the workflow: never shown in the API.
 	TaskToken string
+	// BuildMinutes is the build minutes the build used, set when it ends (see Transition): the
+	// wall-clock time from its start (claim, then source sync) to its end, rounded up; 0 for a
+	// build that never ran. The store adds it to the organization's usage of the month it ended
+	// in, in the same write as the end.
+	BuildMinutes int64
 }
 
 // WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".
@@ -117,6 +122,9 @@ func (b *Build) Transition(to BuildStatus, at time.Time, failureReason string) e
 		b.StartedAt = &at
 	case to.Terminal():
 		b.FinishedAt = &at
+		if b.StartedAt != nil {
+			b.BuildMinutes = BuildMinutes(*b.StartedAt, at)
+		}
 		if to == StatusFailed {
 			b.FailureReason = failureReason
 		}

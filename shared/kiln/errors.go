@@ -25,6 +25,7 @@ const (
 	EInvalidState              = "invalid_state"
 	EConflict                  = "conflict"
 	EIdempotencyKeyReused      = "idempotency_key_reused"
+	EPlanLimitReached          = "plan_limit_reached"
 	EPayloadTooLarge           = "payload_too_large"
 	ERateLimited               = "rate_limited"
 	EInternal                  = "internal"

@@ -9,10 +9,13 @@ import (
 
 // Organization owns everything else: members, projects, build settings, builds.
 type Organization struct {
-	ID                     string
-	Name                   string
-	Slug                   string
-	Plan                   Plan
+	ID   string
+	Name string
+	Slug string
+	Plan Plan
+	// MaxConcurrentBuilds is an enterprise organization's own limit of builds running at once
+	// (0: the enterprise plan's, by default the service's capacity). Only operators set it.
+	MaxConcurrentBuilds    int
 	DefaultProjectSettings ProjectDefaults
 	Integrations           Integrations
 	// Perforce holds the organization's Perforce credentials, or nil before they are saved.

@@ -14,10 +14,13 @@ const (
 	EventBuildComplete   WebhookEvent = "build.complete"
 	EventBuildFailed     WebhookEvent = "build.failed"
 	EventBuildSuperseded WebhookEvent = "build.superseded"
+	// EventBuildSkipped: a push or schedule started no build because the plan's build minutes
+	// were used up.
+	EventBuildSkipped WebhookEvent = "build.skipped"
 )
 
 // WebhookEvents lists every event.
-var WebhookEvents = []WebhookEvent{EventBuildCreated, EventBuildRunning, EventBuildComplete, EventBuildFailed, EventBuildSuperseded}
+var WebhookEvents = []WebhookEvent{EventBuildCreated, EventBuildRunning, EventBuildComplete, EventBuildFailed, EventBuildSuperseded, EventBuildSkipped}
 
 func (e WebhookEvent) Valid() bool { return slices.Contains(WebhookEvents, e) }
 

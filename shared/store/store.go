@@ -46,6 +46,7 @@ type Store interface {
 	Artifacts
 	Webhooks
 	OnceKeys
+	Usage
 	Close() error
 }
 
@@ -56,8 +57,8 @@ type Organizations interface {
 	// starts with no integrations, whatever org.Integrations holds.
 	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
-	// UpdateOrganization replaces the organization's editable fields (name, plan, default
-	// project settings, updatedAt). The slug never changes, and neither do the integrations: only
+	// UpdateOrganization replaces the organization's editable fields (name, plan,
+	// maxConcurrentBuilds, default project settings, updatedAt). The slug never changes, and neither do the integrations: only
 	// LinkGitHubInstallation and UnlinkGitHubInstallation change those.
 	UpdateOrganization(ctx context.Context, org *kiln.Organization) error
 	// LinkGitHubInstallation links a GitHub App installation to the organization, replacing the
@@ -206,7 +207,8 @@ type Builds interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
 	ListBuilds(ctx context.Context, orgID string, f BuildFilter, p Page) ([]*kiln.Build, string, error)
 	// UpdateBuild writes b only if the stored build's status is still expected; otherwise it
-	// returns invalid_state and writes nothing. Of many concurrent updates from the same status,
+	// returns invalid_state and writes nothing. A write that ends the build also adds its
+	// BuildMinutes to the organization's usage, atomically with it (see MetersEnd). Of many concurrent updates from the same status,
 	// exactly one succeeds. A b without a TaskToken keeps the stored one, which it then carries
 	// (the workflow stores the token beside the lifecycle's writes, which read the build first).
 	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error

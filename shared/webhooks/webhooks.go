@@ -100,24 +100,33 @@ func (d *Dispatcher) BuildChanged(ctx context.Context, b *kiln.Build) {
 	if d == nil {
 		return
 	}
+	event := eventOf(b)
+	d.enqueue(ctx, b.OrganizationID, event, func(ctx context.Context, now time.Time) ([]byte, error) {
+		return d.Render(ctx, event, b, now)
+	})
+}
+
+// enqueue records a delivery of event, with the body render makes once, for every active webhook
+// of the organization that asked for it, and wakes the sender.
+func (d *Dispatcher) enqueue(ctx context.Context, orgID string, event kiln.WebhookEvent, render func(ctx context.Context, now time.Time) ([]byte, error)) {
 	ctx = context.WithoutCancel(ctx)
-	hooks, err := d.Store.ListWebhooks(ctx, b.OrganizationID)
+	hooks, err := d.Store.ListWebhooks(ctx, orgID)
 	if err != nil || len(hooks) == 0 {
 		return
 	}
-	event, now := eventOf(b), d.now()
+	now := d.now()
 	var payload []byte
 	for _, h := range hooks {
 		if !h.Active || !slices.Contains(h.Events, event) {
 			continue
 		}
 		if payload == nil {
-			if payload, err = d.Render(ctx, event, b, now); err != nil {
+			if payload, err = render(ctx, now); err != nil {
 				d.Logger.ErrorContext(ctx, "render a webhook event", slog.String("error", err.Error()))
 				return
 			}
 		}
-		del := &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: b.OrganizationID, WebhookID: h.ID, Event: event,
+		del := &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: orgID, WebhookID: h.ID, Event: event,
 			Payload: payload, Status: kiln.DeliveryPending, CreatedAt: now, UpdatedAt: now}
 		if err := d.Store.CreateWebhookDelivery(ctx, del); err != nil {
 			d.Logger.ErrorContext(ctx, "record a webhook delivery", slog.String("webhook_id", h.ID), slog.String("error", err.Error()))

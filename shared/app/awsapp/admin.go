@@ -19,10 +19,13 @@ import (
 
 // AdminRequest is what an operator asks of the admin Lambda (aws lambda invoke) or of
 // `kiln admin --dynamodb-table`, as `kiln admin` takes it on one machine:
-//   - bootstrap: organization, email, name: the deployment's first organization and its owner;
-//     refused once an organization was bootstrapped, unless force is true;
+//   - bootstrap: organization, email, name, plan (default enterprise; a hosted service passes
+//     free): the deployment's first organization and its owner; refused once an organization
+//     was bootstrapped, unless force is true;
 //   - user: organizationId, email, name, role (default member): a member of an organization;
-//   - token: organizationId, email: a new API token for a member (a lost owner token).
+//   - token: organizationId, email: a new API token for a member (a lost owner token);
+//   - plan: organizationId, plan, and for enterprise optionally maxConcurrentBuilds (0: the
+//     plan's): changes an organization's plan.
 type AdminRequest struct {
 	Command        string `json:"command"`
 	Organization   string `json:"organization,omitempty"`
@@ -31,14 +34,20 @@ type AdminRequest struct {
 	Name           string `json:"name,omitempty"`
 	Role           string `json:"role,omitempty"`
 	Force          bool   `json:"force,omitempty"`
+	Plan           string `json:"plan,omitempty"`
+	// MaxConcurrentBuilds is an enterprise organization's own limit of running builds.
+	MaxConcurrentBuilds *int `json:"maxConcurrentBuilds,omitempty"`
 }
 
 // AdminResult is what `kiln admin` prints: bootstrap and token {"token","organizationId","userId"},
-// user {"token","userId"}. The token is shown only here.
+// user {"token","userId"}, plan {"organizationId","plan","maxConcurrentBuilds"}. The token is
+// shown only here.
 type AdminResult struct {
-	Token          string `json:"token"`
-	OrganizationID string `json:"organizationId,omitempty"`
-	UserID         string `json:"userId"`
+	Token               string `json:"token,omitempty"`
+	OrganizationID      string `json:"organizationId,omitempty"`
+	UserID              string `json:"userId,omitempty"`
+	Plan                string `json:"plan,omitempty"`
+	MaxConcurrentBuilds *int   `json:"maxConcurrentBuilds,omitempty"`
 }
 
 // AdminStore is what the admin commands read and write.
@@ -70,7 +79,7 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 	now := kiln.Now(a.Now)
 	missing := func(fields ...string) error {
 		var names []string
-		values := map[string]string{"organization": req.Organization, "organizationId": req.OrganizationID, "email": req.Email, "name": req.Name}
+		values := map[string]string{"organization": req.Organization, "organizationId": req.OrganizationID, "email": req.Email, "name": req.Name, "plan": req.Plan}
 		for _, f := range fields {
 			if strings.TrimSpace(values[f]) == "" {
 				names = append(names, f)
@@ -105,8 +114,17 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 			return AdminResult{}, err
 		}
 		return a.token(ctx, req, now)
+	case "plan":
+		if err := missing("organizationId", "plan"); err != nil {
+			return AdminResult{}, err
+		}
+		org, err := accounts.SetPlan(ctx, a.Store, req.OrganizationID, kiln.Plan(req.Plan), req.MaxConcurrentBuilds, now)
+		if err != nil {
+			return AdminResult{}, err
+		}
+		return PlanResult(org), nil
 	default:
-		return AdminResult{}, kiln.Errorf(kiln.EBadRequest, "unknown command %q (want bootstrap, user or token)", req.Command)
+		return AdminResult{}, kiln.Errorf(kiln.EBadRequest, "unknown command %q (want bootstrap, user, token or plan)", req.Command)
 	}
 }
 
@@ -115,7 +133,11 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 // setup gets an error instead of a second organization. The input is checked before the key is
 // recorded, so that a refused bootstrap does not count.
 func (a *Admin) bootstrap(ctx context.Context, req AdminRequest, now time.Time) (AdminResult, error) {
-	org := &kiln.Organization{Name: strings.TrimSpace(req.Organization), Plan: kiln.PlanFree}
+	plan := kiln.Plan(req.Plan)
+	if plan == "" {
+		plan = kiln.PlanEnterprise
+	}
+	org := &kiln.Organization{Name: strings.TrimSpace(req.Organization), Plan: plan}
 	owner := &kiln.Member{Role: kiln.RoleOwner, User: kiln.User{Email: strings.TrimSpace(req.Email), Name: strings.TrimSpace(req.Name)}}
 	if err := org.Validate(); err != nil {
 		return AdminResult{}, err
@@ -132,7 +154,7 @@ func (a *Admin) bootstrap(ctx context.Context, req AdminRequest, now time.Time) 
 		return AdminResult{}, fmt.Errorf("bootstrap: %w", err)
 	}
 	created, err := accounts.CreateOrganization(ctx, a.Store, accounts.NewOrganization{
-		Name: req.Organization, OwnerEmail: req.Email, OwnerName: req.Name,
+		Name: req.Organization, OwnerEmail: req.Email, OwnerName: req.Name, Plan: plan,
 	}, now)
 	if err != nil {
 		return AdminResult{}, fmt.Errorf("%w (the bootstrap was recorded: set force to try again)", err)
@@ -182,4 +204,15 @@ func NewDynamoAdmin(ctx context.Context, table string) (*Admin, error) {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
 	return &Admin{Store: dynamostore.New(dynamo.New(awsCfg), table)}, nil
+}
+
+// PlanResult is what the plan command prints: the organization's plan and, for enterprise, its
+// own limit of running builds (0: the plan's).
+func PlanResult(org *kiln.Organization) AdminResult {
+	r := AdminResult{OrganizationID: org.ID, Plan: string(org.Plan)}
+	if org.Plan == kiln.PlanEnterprise {
+		n := org.MaxConcurrentBuilds
+		r.MaxConcurrentBuilds = &n
+	}
+	return r
 }

@@ -29,8 +29,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/webhooks"
@@ -64,6 +66,9 @@ type AWSConfig struct {
 	Workflow WorkflowConfig
 	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
 	GitHub GitHubConfig
+	// Plans is the plans' limits (KILN_PLANS: a JSON file in the function's package, as on one
+	// machine; nil: the defaults).
+	Plans kiln.PlanTable
 }
 
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
@@ -79,6 +84,13 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	}
 	if c.MasterKeySecretARN == "" {
 		return c, errors.New("KILN_MASTER_KEY_SECRET_ARN is not set")
+	}
+	if v := getenv("KILN_PLANS"); v != "" {
+		t, err := kiln.LoadPlans(v)
+		if err != nil {
+			return c, fmt.Errorf("KILN_PLANS: %w", err)
+		}
+		c.Plans = t
 	}
 	versions, err := engines.ParseVersions(getenv("KILN_ENGINE_VERSIONS"))
 	if err != nil {
@@ -199,8 +211,11 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		// A build that ends here (an agent's report, a cancel) answers its task token.
 		lifecycle.Events.(*builds.Fanout).Workflow = ends
 	}
+	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
 	api := httpapi.New(withGitHub(httpapi.Config{
-		Builds:         &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger},
+		Builds: &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger,
+			Allowance: orgPlans, Skips: st, SkipEvents: hooks},
+		Plans:          orgPlans,
 		Webhooks:       hooks,
 		Artifacts:      arts,
 		Logs:           logs,

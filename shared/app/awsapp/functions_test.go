@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/hostcred"
@@ -77,7 +78,11 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			}
 			defer st.Close()
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			b := &kiln.Build{ID: kiln.NewID(), OrganizationID: kiln.NewID(), ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: tt.status,
+			org, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "o@studio.example", OwnerName: "O"}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org.Organization.ID, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: tt.status,
 				Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: now}
 			if tt.status == kiln.StatusRunning {
 				b.StartedAt, b.HeartbeatAt, b.Host = &now, &now, sfn.HostCodeBuild

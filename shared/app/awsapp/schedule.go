@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -48,7 +49,8 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &builds.Service{Store: p.Store, Lifecycle: bg.lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now}
+	svc := &builds.Service{Store: p.Store, Lifecycle: bg.lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
+		Allowance: &plans.Plans{Store: p.Store, Table: cfg.Plans, Now: p.Now}, Skips: p.Store, SkipEvents: bg.hooks}
 	return &Schedule{
 		scheduler: &builds.Scheduler{Store: p.Store, Service: svc, Logger: p.Logger, Now: p.Now},
 		lifecycle: bg.lifecycle, workflow: p.Workflow, once: p.Store, bg: bg, queue: p.Queue, logger: p.Logger,

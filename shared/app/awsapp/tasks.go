@@ -10,6 +10,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -55,7 +56,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger, Slots: &plans.Plans{Store: st, Table: cfg.Plans}},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
 	}, nil
 }

@@ -63,6 +63,7 @@ type worldOptions struct {
 	minute    time.Duration // a CodeBuild minute
 	failClaim bool          // the claim task fails every time
 	heartbeat time.Duration // replaces the host task's HeartbeatSeconds (0: the definition's)
+	slots     sfn.Slots     // the claim's concurrency check (nil: none)
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -98,7 +99,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(api.Close)
 	w.hostAPI = api.URL
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: api.URL, TimeLimit: 4 * time.Hour, Logger: logger}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, Logger: logger, Slots: o.slots}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {
@@ -120,7 +121,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(hostAPI.Close)
 	t.Cleanup(func() { w.hosts.Close() })
 	sm, err := Start(ctx, Options{Prefix: prefix, StateMachineARN: stateMachineARN, Dir: filepath.Join(dir, "sfn"),
-		Definition: Fill(sfn.Definition(), map[string]string{
+		Definition: Fill(shortSlotWait(sfn.Definition()), map[string]string{
 			sfn.PlaceholderTaskFunction: "arn:aws:lambda:local:000000000000:function:task", sfn.PlaceholderHostProject: hostProject}),
 		LambdaEndpoint: fns.URL, CodeBuildEndpoint: hostAPI.URL, EndedFunction: "ended", PollInterval: 20 * time.Millisecond,
 		HeartbeatTimeout: o.heartbeat, Log: testLog{t}})

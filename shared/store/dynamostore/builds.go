@@ -53,6 +53,8 @@ type buildItem struct {
 	AgentPool string `dynamo:"agentPool,omitempty"`
 	// TaskToken is left out while "" (a build no Step Functions state waits for by token).
 	TaskToken string `dynamo:"taskToken,omitempty"`
+	// BuildMinutes is left out while 0 (a build that has not ended, or never ran).
+	BuildMinutes int64 `dynamo:"buildMinutes,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -82,7 +84,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
-		TaskToken: b.TaskToken,
+		TaskToken: b.TaskToken, BuildMinutes: b.BuildMinutes,
 	}
 }
 
@@ -96,7 +98,7 @@ func (it *buildItem) build() *kiln.Build {
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
-		TaskToken: it.TaskToken,
+		TaskToken: it.TaskToken, BuildMinutes: it.BuildMinutes,
 	}
 }
 
@@ -184,6 +186,13 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 		put := s.table.Put(newBuildItem(b)).If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected))
 		if b.TaskToken == "" {
 			put = put.If("attribute_not_exists($)", "taskToken")
+		}
+		if store.MetersEnd(b, expected) {
+			retry, err := s.endBuild(ctx, b, expected, put)
+			if !retry {
+				return err
+			}
+			continue
 		}
 		err := put.IncludeItemInCondCheckFail(true).Run(ctx)
 		var ce *types.ConditionalCheckFailedException

@@ -58,6 +58,8 @@ const (
 	typeWebhook      = "webhook"
 	typeDelivery     = "delivery"
 	typeOnceKey      = "oncekey"
+	typeUsage        = "usage"
+	typeSkipKey      = "skipkey"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -97,6 +99,8 @@ func buildSK(buildID string) string                { return prefixBuild + buildI
 func artifactSK(buildID string) string             { return prefixArtifact + buildID }
 func idempotencySK(key string) string              { return "IDEM#" + key }
 func onceKeySK(key string) string                  { return "ONCE#" + key }
+func usageSK(month string) string                  { return "USAGE#" + month }
+func skipKeySK(key string) string                  { return "SKIPKEY#" + key }
 func webhookSK(webhookID string) string            { return prefixWebhook + webhookID }
 func deliveryPrefix(webhookID string) string       { return prefixDelivery + webhookID + "#" }
 func deliverySK(webhookID, id string) string       { return deliveryPrefix(webhookID) + id }

@@ -16,6 +16,7 @@ type orgItem struct {
 	Name                 string        `dynamo:"name"`
 	Slug                 string        `dynamo:"slug"`
 	Plan                 string        `dynamo:"plan"`
+	MaxConcurrentBuilds  int           `dynamo:"maxConcurrentBuilds,omitempty"`
 	Defaults             defaultsAttr  `dynamo:"defaultProjectSettings,omitempty"`
 	GitHubInstallationID string        `dynamo:"githubInstallationId,omitempty"`
 	Perforce             *perforceAttr `dynamo:"perforce,omitempty"`
@@ -62,7 +63,7 @@ type defaultsAttr struct {
 // orgMutable are the attributes UpdateOrganization replaces. githubInstallationId is not one:
 // only LinkGitHubInstallation and UnlinkGitHubInstallation write it, together with the
 // installation's own item. Nor is perforce: only SetPerforce writes it.
-var orgMutable = []string{"name", "plan", "defaultProjectSettings", "updatedAt"}
+var orgMutable = []string{"name", "plan", "maxConcurrentBuilds", "defaultProjectSettings", "updatedAt"}
 
 // slugItem reserves a slug across all organizations: PK = SK = "SLUG#<slug>".
 type slugItem struct {
@@ -74,7 +75,7 @@ func newOrgItem(o *kiln.Organization) *orgItem {
 	d := o.DefaultProjectSettings
 	return &orgItem{
 		itemKeys: itemKeys{PK: orgPK(o.ID), SK: orgSK, Type: typeOrganization},
-		ID:       o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan),
+		ID:       o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan), MaxConcurrentBuilds: o.MaxConcurrentBuilds,
 		Defaults: defaultsAttr{
 			Platform: string(d.Platform), BuildType: string(d.BuildType), UEVersion: d.UEVersion,
 			Trigger: string(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,
@@ -89,7 +90,7 @@ func newOrgItem(o *kiln.Organization) *orgItem {
 func (it *orgItem) organization() *kiln.Organization {
 	d := it.Defaults
 	return &kiln.Organization{
-		ID: it.ID, Name: it.Name, Slug: it.Slug, Plan: kiln.Plan(it.Plan),
+		ID: it.ID, Name: it.Name, Slug: it.Slug, Plan: kiln.Plan(it.Plan), MaxConcurrentBuilds: it.MaxConcurrentBuilds,
 		DefaultProjectSettings: kiln.ProjectDefaults{
 			Platform: kiln.Platform(d.Platform), BuildType: kiln.BuildType(d.BuildType), UEVersion: d.UEVersion,
 			Trigger: kiln.Trigger(d.Trigger), NotifyOnComplete: d.NotifyOnComplete,

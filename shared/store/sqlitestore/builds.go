@@ -11,7 +11,7 @@ import (
 
 const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
 	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
-	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token`
+	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes`
 
 func scanBuild(r scanner) (*kiln.Build, error) {
 	var b kiln.Build
@@ -20,7 +20,7 @@ func scanBuild(r scanner) (*kiln.Build, error) {
 	if err := r.Scan(&b.OrganizationID, &b.ID, &b.ProjectID, &b.BuildSettingID, &b.Status, &b.Platform,
 		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
 		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &b.AutoDeployAttempts, &created, &started,
-		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken); err != nil {
+		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes); err != nil {
 		return nil, err
 	}
 	b.CreatedAt, b.StartedAt, b.FinishedAt = fromMS(created), fromOptMS(started), fromOptMS(finished)
@@ -34,11 +34,11 @@ func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
 
 func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
 	_, err := db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
 		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, ms(b.CreatedAt), optMS(b.StartedAt),
-		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken)
+		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes)
 	if err != nil {
 		return writeErr("create build", err, "the build already exists")
 	}
@@ -73,11 +73,12 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 			SET status = ?, platform = ?, build_type = ?, branch = ?, commit_sha = ?, commit_message = ?,
 				changelist = ?, ue_version = ?, triggered_by = ?, failure_reason = ?, auto_deploy_status = ?,
 				auto_deploy_error = ?, auto_deploy_attempts = ?, started_at = ?, finished_at = ?, heartbeat_at = ?,
-				auto_deploy_next_at = ?, host = ?, host_credential_hash = ?, agent_pool = ?, task_token = CASE WHEN ? = '' THEN task_token ELSE ? END
+				auto_deploy_next_at = ?, host = ?, host_credential_hash = ?, agent_pool = ?, task_token = CASE WHEN ? = '' THEN task_token ELSE ? END,
+				build_minutes = ?
 			WHERE org_id = ? AND id = ? AND status = ?`,
 			b.Status, b.Platform, b.BuildType, b.Branch, b.Commit, b.CommitMessage, b.Changelist, b.UEVersion,
 			b.TriggeredBy, b.FailureReason, b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts,
-			optMS(b.StartedAt), optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.TaskToken,
+			optMS(b.StartedAt), optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.TaskToken, b.BuildMinutes,
 			b.OrganizationID, b.ID, expected)
 		if err != nil {
 			return fmt.Errorf("sqlitestore: update build: %w", err)
@@ -87,6 +88,11 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 			return fmt.Errorf("sqlitestore: update build: %w", err)
 		}
 		if n == 1 {
+			if store.MetersEnd(b, expected) {
+				if err := addMinutes(ctx, tx, b); err != nil {
+					return err
+				}
+			}
 			if b.TaskToken == "" { // it kept the stored one
 				err := tx.QueryRowContext(ctx, `SELECT task_token FROM builds WHERE org_id = ? AND id = ?`, b.OrganizationID, b.ID).Scan(&b.TaskToken)
 				if err != nil {

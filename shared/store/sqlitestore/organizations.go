@@ -25,7 +25,7 @@ func encodeDefaults(d kiln.ProjectDefaults) (string, error) {
 }
 
 const orgCols = `id, name, slug, plan, defaults, github_installation_id, created_at, updated_at,
-	perforce_server, perforce_user, perforce_ticket, perforce_fingerprint, perforce_updated_at`
+	perforce_server, perforce_user, perforce_ticket, perforce_fingerprint, perforce_updated_at, max_concurrent_builds`
 
 func scanOrg(r scanner) (*kiln.Organization, error) {
 	var o kiln.Organization
@@ -36,7 +36,7 @@ func scanOrg(r scanner) (*kiln.Organization, error) {
 	var p4Ticket []byte
 	var p4Updated sql.NullInt64
 	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &installation, &created, &updated,
-		&p4Server, &p4User, &p4Ticket, &p4Fingerprint, &p4Updated); err != nil {
+		&p4Server, &p4User, &p4Ticket, &p4Fingerprint, &p4Updated, &o.MaxConcurrentBuilds); err != nil {
 		return nil, err
 	}
 	if p4Server.Valid {
@@ -68,8 +68,8 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?,
-			NULL, NULL, NULL, NULL, NULL)`,
-			org.ID, org.Name, org.Slug, org.Plan, defaults, ms(org.CreatedAt), ms(org.UpdatedAt))
+			NULL, NULL, NULL, NULL, NULL, ?)`,
+			org.ID, org.Name, org.Slug, org.Plan, defaults, ms(org.CreatedAt), ms(org.UpdatedAt), org.MaxConcurrentBuilds)
 		if err != nil {
 			return writeErr("create organization", err, fmt.Sprintf("an organization with slug %q already exists", org.Slug))
 		}
@@ -88,7 +88,7 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organizat
 	return o, nil
 }
 
-// UpdateOrganization replaces name, plan, defaults and updatedAt; slug, integrations and
+// UpdateOrganization replaces name, plan, maxConcurrentBuilds, defaults and updatedAt; slug, integrations and
 // Perforce credentials stay.
 func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) error {
 	defaults, err := encodeDefaults(org.DefaultProjectSettings)
@@ -96,9 +96,9 @@ func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) 
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE organizations
-		SET name = ?, plan = ?, defaults = ?, updated_at = ?
+		SET name = ?, plan = ?, max_concurrent_builds = ?, defaults = ?, updated_at = ?
 		WHERE id = ?`,
-		org.Name, org.Plan, defaults, ms(org.UpdatedAt), org.ID)
+		org.Name, org.Plan, org.MaxConcurrentBuilds, defaults, ms(org.UpdatedAt), org.ID)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}

@@ -199,8 +199,9 @@ func (w *Workflow) claim(ctx context.Context, host string) (*kiln.Build, error) 
 	// machine's workers never take it.
 	pending = slices.DeleteFunc(pending, func(b *kiln.Build) bool { return b.AgentPool != "" })
 	running := w.runningPerOrganization()
+	limit := memoLimit(w.orgLimit) // one look at each organization's limit per choice
 	for {
-		next := pick(pending, running, w.turns, w.orgLimit, 1)
+		next := pick(pending, running, w.turns, limit, 1)
 		if len(next) == 0 {
 			return nil, nil
 		}

@@ -8,6 +8,19 @@ import (
 // function so that a per-organization value (a plan's) can take the place of the one setting.
 type OrgLimit func(orgID string) int
 
+// memoLimit remembers limit's answer for each organization: a plan is read once per choice.
+func memoLimit(limit OrgLimit) OrgLimit {
+	seen := map[string]int{}
+	return func(orgID string) int {
+		n, ok := seen[orgID]
+		if !ok {
+			n = limit(orgID)
+			seen[orgID] = n
+		}
+		return n
+	}
+}
+
 // pick chooses up to free builds to start next, in order. Organizations with pending builds take
 // turns (round robin): each turn goes to the organization whose last turn is longest ago (one that
 // never had a turn first; between equals, the one with the oldest pending build), among those

@@ -29,6 +29,7 @@ const (
 	StateUnsupported = "Unsupported"
 	StateGiveUp      = "GiveUp"
 	StateDone        = "Done"
+	StateWaitForSlot = "WaitForSlot"
 )
 
 // Host kinds the claim answers with: where the build runs.
@@ -39,7 +40,14 @@ const (
 	HostUnsupported = "unsupported"
 	// HostBuildEnded: the build ended before its claim (cancelled, superseded); nothing runs.
 	HostBuildEnded = "ended"
+	// HostWait: the organization's plan allows no more running builds now; the build stays
+	// pending, waits SlotWaitSeconds and is claimed again.
+	HostWait = "wait"
 )
+
+// SlotWaitSeconds is how long a build over its organization's concurrency limit waits before its
+// claim is tried again.
+const SlotWaitSeconds = 20
 
 // MaxExecutionSeconds bounds an execution: the longest build time limit a setting can have
 // (24 h) plus an hour for the host to start and report.
@@ -74,6 +82,7 @@ type obj = map[string]any
 //	                ├─ agent ─> WaitForAgent (.waitForTaskToken) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
 //	                ├─ ended (before its claim) ─> Done
+//	                ├─ wait (no slot of the plan free) ─> WaitForSlot (20 s) ─> Claim
 //	                └─ otherwise ─> Unsupported ─> Done
 //
 // Every Lambda task retries Lambda's transient errors and otherwise goes to GiveUp, which fails
@@ -117,13 +126,15 @@ func Definition() string {
 		"StartAt":        StateClaim,
 		"TimeoutSeconds": MaxExecutionSeconds,
 		"States": obj{
-			StateClaim: claim,
+			StateClaim:       claim,
+			StateWaitForSlot: obj{"Type": "Wait", "Seconds": SlotWaitSeconds, "Next": StateClaim},
 			StateRoute: obj{
 				"Type": "Choice",
 				"Choices": []obj{
 					{"Variable": "$.host.kind", "StringEquals": HostCodeBuild, "Next": StateStartHost},
 					{"Variable": "$.host.kind", "StringEquals": HostAgent, "Next": StateAwaitAgent},
 					{"Variable": "$.host.kind", "StringEquals": HostBuildEnded, "Next": StateDone},
+					{"Variable": "$.host.kind", "StringEquals": HostWait, "Next": StateWaitForSlot},
 				},
 				"Default": StateUnsupported,
 			},

@@ -36,7 +36,7 @@ type TaskError struct {
 
 // ClaimOutput is what the claim answers: where and how the build's host runs.
 type ClaimOutput struct {
-	// Kind is HostCodeBuild, HostAgent, HostBuildEnded or HostUnsupported.
+	// Kind is HostCodeBuild, HostAgent, HostBuildEnded, HostWait or HostUnsupported.
 	Kind string `json:"kind"`
 	// Reason says why the build cannot run here (HostUnsupported).
 	Reason string `json:"reason,omitempty"`

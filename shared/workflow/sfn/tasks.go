@@ -57,6 +57,14 @@ type Tasks struct {
 	// TimeLimit is the deployment's build time limit (a setting may lower it).
 	TimeLimit time.Duration
 	Logger    *slog.Logger
+	// Slots says whether the build may take one of its organization's slots of running builds
+	// (plans.Plans); nil: always. A build without one waits (HostWait) and claims again.
+	Slots Slots
+}
+
+// Slots tells whether a pending build may start now under its organization's concurrency limit.
+type Slots interface {
+	MayRun(ctx context.Context, b *kiln.Build) (bool, error)
 }
 
 // Handle runs one task. Only the claim answers (where the build runs); the others answer nil.
@@ -105,6 +113,15 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if image == "" {
 		return &ClaimOutput{Kind: HostUnsupported, Reason: fmt.Sprintf(
 			"this deployment has no build host image for Unreal Engine %q, the engine version of build setting %s", b.UEVersion, b.BuildSettingID)}, nil
+	}
+	if t.Slots != nil {
+		ok, err := t.Slots.MayRun(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
+		}
+		if !ok {
+			return &ClaimOutput{Kind: HostWait}, nil // its organization's builds fill its plan's slots
+		}
 	}
 	limit := t.TimeLimit
 	setting, err := t.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/plans"
+)
+
+// planCheck runs a plan check on the organization as stored now (the principal's copy may come
+// from the token cache, and a plan may just have changed). Without plans it allows everything.
+func (s *Server) planCheck(ctx context.Context, orgID string, check func(p *plans.Plans, org *kiln.Organization) error) error {
+	if s.plans == nil {
+		return nil
+	}
+	org, err := s.store.GetOrganization(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	return check(s.plans, org)
+}
+
+type usageJSON struct {
+	OrganizationID       string           `json:"organizationId"`
+	Plan                 string           `json:"plan"`
+	Month                string           `json:"month"`
+	BuildMinutes         minutesJSON      `json:"buildMinutes"`
+	ConcurrentBuilds     countJSON        `json:"concurrentBuilds"`
+	Projects             countJSON        `json:"projects"`
+	ArtifactStorageBytes int64            `json:"artifactStorageBytes"`
+	SkippedTriggers      map[string]int64 `json:"skippedTriggers"`
+}
+
+type minutesJSON struct {
+	Used       int64            `json:"used"`
+	Allowed    *int64           `json:"allowed"`
+	ByPlatform map[string]int64 `json:"byPlatform"`
+}
+
+type countJSON struct {
+	Current int    `json:"current"`
+	Allowed *int64 `json:"allowed"`
+}
+
+// limit renders a plan limit: null for unlimited (0).
+func limit[T int | int64](n T) *int64 {
+	if n == 0 {
+		return nil
+	}
+	v := int64(n)
+	return &v
+}
+
+// getUsage answers GET /organizations/:id/usage?month=YYYY-MM (default: this month, UTC).
+func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	if _, err := ownOrganization(r, p); err != nil {
+		return err
+	}
+	month := kiln.UsageMonth(s.now())
+	if q := r.URL.Query(); q.Has("month") {
+		m, ok := kiln.ParseUsageMonth(q.Get("month"))
+		if !ok {
+			return &kiln.Error{Code: kiln.EValidation, Message: "month must be a calendar month YYYY-MM, such as 2026-11",
+				Fields: map[string]string{"month": "must be YYYY-MM"}}
+		}
+		month = m
+	}
+	if s.plans == nil {
+		return kiln.Errorf(kiln.EServiceUnavailable, "usage is not available on this server")
+	}
+	org, err := s.store.GetOrganization(r.Context(), p.Organization.ID)
+	if err != nil {
+		return err
+	}
+	rep, err := s.plans.Report(r.Context(), s.store, org, month)
+	if err != nil {
+		return err
+	}
+	out := usageJSON{
+		OrganizationID: org.ID, Plan: string(rep.Plan), Month: rep.Month,
+		BuildMinutes:         minutesJSON{Used: rep.MinutesUsed, Allowed: limit(rep.MinutesAllowed), ByPlatform: map[string]int64{}},
+		ConcurrentBuilds:     countJSON{Current: rep.RunningNow, Allowed: limit(rep.ConcurrentAllowed)},
+		Projects:             countJSON{Current: rep.Projects, Allowed: limit(rep.ProjectsAllowed)},
+		ArtifactStorageBytes: rep.ArtifactBytes,
+		SkippedTriggers:      map[string]int64{"total": 0, string(kiln.TriggerPush): 0, string(kiln.TriggerScheduled): 0},
+	}
+	for pl, n := range rep.Minutes {
+		out.BuildMinutes.ByPlatform[string(pl)] = n
+	}
+	for t, n := range rep.Skipped {
+		out.SkippedTriggers[string(t)] += n
+		out.SkippedTriggers["total"] += n
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
