@@ -58,6 +58,7 @@ const (
 	typeWebhook      = "webhook"
 	typeDelivery     = "delivery"
 	typeOnceKey      = "oncekey"
+	typeHostedHost   = "hostedhost"
 )
 
 // Sort key prefixes of the items in an organization's partition.

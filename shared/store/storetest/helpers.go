@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("ArtifactsCreatedBefore", func(t *testing.T) { testArtifactsCreatedBefore(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("OnceKeys", func(t *testing.T) { testOnceKeys(t, open) })
+	t.Run("HostedHosts", func(t *testing.T) { testHostedHosts(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Races", func(t *testing.T) { testRaces(t, open) })
 }
