@@ -25,7 +25,8 @@ const (
 
 // Failure reasons the tasks set.
 const (
-	// ReasonWin64: this deployment runs no Windows hosts of its own; an organization's agents do.
+	// ReasonWin64: this deployment runs no Windows hosts of its own (Tasks.HostedWindows false);
+	// an organization's agents do.
 	ReasonWin64       = "Win64 builds need an agent pool: set agentPool on the build setting and run a kiln agent on Windows"
 	ReasonHostNoReply = "the build host ended without reporting a result"
 	ReasonHostLost    = "host lost: "
@@ -56,7 +57,10 @@ type Tasks struct {
 	HostURL string
 	// TimeLimit is the deployment's build time limit (a setting may lower it).
 	TimeLimit time.Duration
-	Logger    *slog.Logger
+	// HostedWindows: the deployment runs kiln's own Windows hosts (KILN_WINDOWS_HOSTS), so a
+	// Win64 build without an agent pool waits in kiln.HostedPoolWin64 for one of them.
+	HostedWindows bool
+	Logger        *slog.Logger
 }
 
 // Handle runs one task. Only the claim answers (where the build runs); the others answer nil.
@@ -94,6 +98,9 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		return &ClaimOutput{Kind: HostAgent}, nil // an agent of the pool claims it through the API
 	}
 	if b.Platform == kiln.PlatformWin64 {
+		if t.HostedWindows {
+			return t.toHostedPool(ctx, b)
+		}
 		return &ClaimOutput{Kind: HostUnsupported, Reason: ReasonWin64}, nil
 	}
 	var image string
@@ -133,6 +140,27 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		TimeoutMinutes: minutes,
 		HostURL:        t.HostURL, Credential: credential, BuildID: claimed.ID,
 	}, nil
+}
+
+// toHostedPool puts a Win64 build without a pool into kiln's hosted Windows pool: it then waits
+// for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
+func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
+	b.AgentPool = kiln.HostedPoolWin64
+	err := t.Store.UpdateBuild(ctx, b, kiln.StatusPending)
+	if kiln.IsCode(err, kiln.EInvalidState) { // it ended (cancelled, superseded) meanwhile
+		now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID)
+		if gerr != nil {
+			return nil, fmt.Errorf("claim build %s: %w", b.ID, gerr)
+		}
+		if now.Status.Terminal() {
+			return &ClaimOutput{Kind: HostBuildEnded}, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: put it in the hosted pool: %w", b.ID, err)
+	}
+	t.log().InfoContext(ctx, "build waits for a hosted Windows host", slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	return &ClaimOutput{Kind: HostAgent}, nil
 }
 
 // HostTimeoutMinutes is CodeBuild's timeout for a host whose build may run limit (0: none): the
