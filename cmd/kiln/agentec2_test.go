@@ -55,7 +55,9 @@ func TestAgentEC2HostClaimsWithItsIdentity(t *testing.T) {
 	env := map[string]string{"KILN_AGENT_EC2": "1", "KILN_HOST_URL": api.URL, "KILN_AGENT_IMDS": meta.URL}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- agentCmd(ctx, []string{"--engines", engines}, func(k string) string { return env[k] }, &bytes.Buffer{}) }()
+	go func() {
+		done <- agentCmd(ctx, []string{"--engines", engines}, func(k string) string { return env[k] }, &bytes.Buffer{})
+	}()
 	var c claim
 	select {
 	case c = <-got:
