@@ -47,7 +47,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	}
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
 	}, nil
 }
