@@ -275,7 +275,7 @@ func (d *Dispatcher) recordHosted(ctx context.Context, a *kiln.Agent, b *kiln.Bu
 	if err == nil {
 		return nil
 	}
-	if _, ferr := d.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, "host lost: its hosted host had claimed another build"); ferr != nil && !kiln.IsCode(ferr, kiln.EInvalidState) {
+	if _, ferr := d.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, "host lost: its hosted host may claim no more builds (it claimed one already, or was retired idle)"); ferr != nil && !kiln.IsCode(ferr, kiln.EInvalidState) {
 		d.log().ErrorContext(ctx, "fail a build its hosted host may not take", slog.String("build_id", b.ID), slog.String("error", ferr.Error()))
 	}
 	if kiln.IsCode(err, kiln.EConflict) {
