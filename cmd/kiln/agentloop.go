@@ -17,6 +17,8 @@ import (
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
+	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
 )
 
@@ -30,8 +32,13 @@ import (
 //	--engines KILN_AGENT_ENGINES      the engines directory (default ./engines): one engine per version
 //	--platforms KILN_AGENT_PLATFORMS  comma-separated platforms (default: this machine's)
 //	--workdir KILN_AGENT_WORKDIR      workspaces and staging (default: a new temporary directory)
+//	--ec2-host KILN_AGENT_EC2=1       one of kiln's hosted EC2 hosts (what the Windows AMI's service
+//	                                  runs): no token; it waits until the instance is in service,
+//	                                  claims with its instance identity, runs one build and exits
+//	--imds KILN_AGENT_IMDS            the instance metadata service (default http://169.254.169.254)
 //
-// KILN_SANDBOX, KILN_BWRAP and KILN_P4 are read as for `kiln agent run`.
+// In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it)
+// and --platforms to Win64. KILN_SANDBOX, KILN_BWRAP and KILN_P4 are read as for `kiln agent run`.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,13 +48,23 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	enginesDir := fs.String("engines", cmp.Or(getenv("KILN_AGENT_ENGINES"), "./engines"), "the engines directory")
 	platforms := fs.String("platforms", cmp.Or(getenv("KILN_AGENT_PLATFORMS"), defaultPlatform()), "comma-separated platforms this machine builds")
 	workdir := fs.String("workdir", getenv("KILN_AGENT_WORKDIR"), "workspaces and staging (default: a temporary directory)")
+	ec2Host := fs.Bool("ec2-host", getenv("KILN_AGENT_EC2") == "1", "run as one of kiln's hosted EC2 hosts (no token; one build)")
+	imds := fs.String("imds", cmp.Or(getenv("KILN_AGENT_IMDS"), hostedhosts.DefaultIMDS), "the instance metadata service (--ec2-host)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("kiln agent takes flags only, not %q", fs.Arg(0))
 	}
-	if *url == "" || *token == "" {
+	if *ec2Host {
+		*url = cmp.Or(*url, getenv("KILN_HOST_URL"))
+		if getenv("KILN_AGENT_PLATFORMS") == "" && !flagSet(fs, "platforms") {
+			*platforms = string(kiln.PlatformWin64)
+		}
+		if *url == "" || *token != "" {
+			return errors.New("kiln agent --ec2-host: --url (or KILN_HOST_URL) is required, and no token: the host claims with its instance identity")
+		}
+	} else if *url == "" || *token == "" {
 		return errors.New("kiln agent: --url and --token (or KILN_AGENT_URL and KILN_AGENT_TOKEN) are required")
 	}
 	dir := engines.Dir{Path: *enginesDir}
@@ -72,8 +89,16 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
+	var identity *hostedhosts.Identity
+	if *ec2Host {
+		id, err := ec2Identity(ctx, *imds, logger)
+		if err != nil {
+			return err
+		}
+		identity, *pool = &id, kiln.HostedPoolWin64
+	}
 	loop := &hostclient.AgentLoop{
-		URL: *url, Token: *token, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,
+		URL: *url, Token: *token, Identity: identity, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
 				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
@@ -85,6 +110,40 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	logger.Info("kiln agent claiming builds", slog.String("url", *url), slog.String("pool", *pool),
 		slog.String("platforms", *platforms), slog.String("engines", strings.Join(versions, ",")))
 	return loop.Run(ctx)
+}
+
+// inServiceEvery is how often a hosted host asks whether it is in service yet.
+const inServiceEvery = 5 * time.Second
+
+// ec2Identity waits until the instance is in service in its group (a warm pool instance
+// warming up is not), then reads its identity.
+func ec2Identity(ctx context.Context, imds string, logger *slog.Logger) (hostedhosts.Identity, error) {
+	for {
+		state, err := hostedhosts.LifecycleState(ctx, nil, imds)
+		if err == nil && state == hostedhosts.StateInService {
+			break
+		}
+		if err != nil {
+			logger.Warn("read the instance's lifecycle state", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return hostedhosts.Identity{}, ctx.Err()
+		case <-time.After(inServiceEvery):
+		}
+	}
+	id, err := hostedhosts.FetchIdentity(ctx, nil, imds)
+	if err != nil {
+		return id, fmt.Errorf("kiln agent --ec2-host: %w", err)
+	}
+	return id, nil
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // defaultPlatform is the platform of this machine's own operating system.

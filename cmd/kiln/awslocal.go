@@ -27,7 +27,7 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln aws-local starting", slog.String("version", version()))
-	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}}, stdout, logger)
+	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"}}, stdout, logger)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -46,6 +47,9 @@ const (
 	ContextWindowsWarmPool     = "kiln:windowsWarmPoolSize"
 	ContextWindowsMaxHosts     = "kiln:windowsMaxHosts"
 	ContextWindowsEgressPorts  = "kiln:windowsEgressPorts" // "443,1666" or a JSON array of numbers
+	// ContextEC2IdentityCertsFile is the path of a PEM file holding AWS's "RSA" certificate for
+	// instance identity signatures of the deployment's region; required with kiln:windowsAmiId.
+	ContextEC2IdentityCertsFile = "kiln:ec2IdentityCertsFile"
 )
 
 // imageTag is what an ECR image tag may be.
@@ -124,6 +128,20 @@ func windowsFromContext(p *Props, str func(string) string, get func(string) any)
 	p.WindowsAMI = str(ContextWindowsAMI)
 	if p.WindowsAMI != "" && !amiID.MatchString(p.WindowsAMI) {
 		return fmt.Errorf("%s: want an AMI id (ami-0123456789abcdef0): %q", ContextWindowsAMI, p.WindowsAMI)
+	}
+	if path := str(ContextEC2IdentityCertsFile); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ContextEC2IdentityCertsFile, err)
+		}
+		if _, err := hostedhosts.ParseCertificates(string(b)); err != nil {
+			return fmt.Errorf("%s: %s: %w", ContextEC2IdentityCertsFile, path, err)
+		}
+		p.WindowsIdentityCertificates = string(b)
+	}
+	if p.WindowsAMI != "" && p.WindowsIdentityCertificates == "" {
+		return fmt.Errorf("%s needs %s: the PEM file of AWS's RSA certificate for instance identity documents of the region (docs/deploy.md)",
+			ContextWindowsAMI, ContextEC2IdentityCertsFile)
 	}
 	p.WindowsInstanceType = str(ContextWindowsInstanceType)
 	if p.WindowsInstanceType != "" && !instanceType.MatchString(p.WindowsInstanceType) {

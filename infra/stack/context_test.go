@@ -1,14 +1,29 @@
 package stack_test
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kilnbuild/kiln/infra/stack"
+	"github.com/kilnbuild/kiln/shared/awslocal/imds"
 )
 
 func TestPropsFromContext(t *testing.T) {
+	signer, err := imds.NewSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := filepath.Join(t.TempDir(), "aws-identity.pem")
+	if err := os.WriteFile(certs, []byte(signer.CertificatePEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notCert := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notCert, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name    string
 		context map[string]any
@@ -42,9 +57,10 @@ func TestPropsFromContext(t *testing.T) {
 			context: map[string]any{
 				"kiln:windowsAmiId": "ami-0123456789abcdef0", "kiln:windowsInstanceType": "c7i.12xlarge",
 				"kiln:windowsWarmPoolSize": "4", "kiln:windowsMaxHosts": "20", "kiln:windowsEgressPorts": "443, 1666",
+				"kiln:ec2IdentityCertsFile": certs,
 			},
 			want: stack.Props{
-				WindowsAMI: "ami-0123456789abcdef0", WindowsInstanceType: "c7i.12xlarge",
+				WindowsAMI: "ami-0123456789abcdef0", WindowsInstanceType: "c7i.12xlarge", WindowsIdentityCertificates: signer.CertificatePEM,
 				WindowsWarmPoolSize: 4, WindowsMaxHosts: 20, WindowsEgressPorts: []int{443, 1666},
 			},
 		},
@@ -52,9 +68,13 @@ func TestPropsFromContext(t *testing.T) {
 			name: "Windows hosts from cdk.json",
 			context: map[string]any{
 				"kiln:windowsAmiId": "ami-01234567", "kiln:windowsWarmPoolSize": 1.0, "kiln:windowsEgressPorts": []any{443.0},
+				"kiln:ec2IdentityCertsFile": certs,
 			},
-			want: stack.Props{WindowsAMI: "ami-01234567", WindowsWarmPoolSize: 1, WindowsEgressPorts: []int{443}},
+			want: stack.Props{WindowsAMI: "ami-01234567", WindowsWarmPoolSize: 1, WindowsEgressPorts: []int{443}, WindowsIdentityCertificates: signer.CertificatePEM},
 		},
+		{name: "an AMI without the identity certificate", context: map[string]any{"kiln:windowsAmiId": "ami-01234567"}, err: "kiln:ec2IdentityCertsFile"},
+		{name: "an identity certificate file that is none", context: map[string]any{"kiln:windowsAmiId": "ami-01234567", "kiln:ec2IdentityCertsFile": notCert}, err: "not PEM"},
+		{name: "an identity certificate file that is missing", context: map[string]any{"kiln:ec2IdentityCertsFile": notCert + ".gone"}, err: "kiln:ec2IdentityCertsFile"},
 		{name: "not an AMI id", context: map[string]any{"kiln:windowsAmiId": "windows-2022"}, err: "kiln:windowsAmiId"},
 		{name: "AMI id too short", context: map[string]any{"kiln:windowsAmiId": "ami-0123"}, err: "kiln:windowsAmiId"},
 		{name: "not an instance type", context: map[string]any{"kiln:windowsInstanceType": "big"}, err: "kiln:windowsInstanceType"},

@@ -96,6 +96,7 @@ func (s *KilnStack) environment() map[string]*string {
 	}
 	if s.winHosts != nil {
 		env["KILN_WINDOWS_HOST_GROUP"] = s.winHosts.group.AutoScalingGroupName()
+		env["KILN_AWS_ACCOUNT_ID"] = awscdk.Aws_ACCOUNT_ID()
 	}
 	for name, v := range map[string]string{
 		"KILN_GITHUB_APP_ID":   s.props.GitHubAppID,

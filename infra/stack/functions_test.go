@@ -29,9 +29,13 @@ func wantEnvironment(t *testing.T, name string) obj {
 		"KILN_GITHUB_APP_SLUG":    "kiln-test",
 		"KILN_STATE_MACHINE_ARN":  ref(logicalID(t, "AWS::StepFunctions::StateMachine")),
 		"KILN_WINDOWS_HOST_GROUP": ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
+		"KILN_AWS_ACCOUNT_ID":     ref("AWS::AccountId"),
 	}
 	if name == "task" {
 		delete(env, "KILN_STATE_MACHINE_ARN")
+	}
+	if name == "api" { // only the API verifies the Windows hosts' identity documents
+		env["KILN_EC2_IDENTITY_CERTS"] = testIdentityCert
 	}
 	return env
 }

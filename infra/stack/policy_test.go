@@ -66,12 +66,15 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["api"], artifactsRW, artifacts)
 	on(want["api"], []string{"kms:Decrypt", "kms:GenerateDataKey"}, key)
 	on(want["api"], queueSend, queue)
+	// The Windows hosts' claims: is the claiming instance in service in the group?
+	on(want["api"], []string{"autoscaling:DescribeAutoScalingInstances"}, "*")
 	on(want["schedule"], []string{"s3:DeleteObject"}, artifacts)
 	on(want["schedule"], []string{"states:StopExecution"}, executions)
 	on(want["schedule"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["schedule"], queueSend, queue)
 	// The Windows hosts (winhosts.go): publish WaitingWin64Builds, end the hosts that are done.
 	on(want["schedule"], []string{"cloudwatch:PutMetricData"}, "*")
+	on(want["schedule"], []string{"autoscaling:DescribeAutoScalingInstances"}, "*")
 	on(want["schedule"], []string{"autoscaling:TerminateInstanceInAutoScalingGroup"}, obj{"Fn::Join": []any{"", []any{
 		"arn:", ref("AWS::Partition"), ":autoscaling:", ref("AWS::Region"), ":", ref("AWS::AccountId"),
 		":autoScalingGroup:*:autoScalingGroupName/", ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup")),
@@ -164,6 +167,11 @@ var wildcardAllowlist = map[string][]string{
 		// on: PutMetricData has no resource type in IAM; its cloudwatch:namespace condition
 		// limits it to kiln's namespace (TestFunctionPolicies pins the condition).
 		"cloudwatch:PutMetricData",
+		// The API checking that a claiming Windows host is in service in the hosts' group, and
+		// the schedule listing the group's hosts to end those that are done:
+		// DescribeAutoScalingInstances has no resource type in IAM (AWS documents "*"); it only
+		// reads.
+		"autoscaling:DescribeAutoScalingInstances",
 		// X-Ray tracing of the state machine (kiln:tracing): no resource-level permissions.
 		"xray:GetSamplingRules", "xray:GetSamplingTargets", "xray:PutTelemetryRecords", "xray:PutTraceSegments",
 	},

@@ -51,6 +51,10 @@ type Props struct {
 	// WindowsAMI is the AMI of the Windows build hosts (Windows Server, the engine, kiln and its
 	// agent service; docs/deploy.md). Empty: no Windows hosts (winhosts.go).
 	WindowsAMI string
+	// WindowsIdentityCertificates is the PEM of AWS's public "RSA" certificate for instance
+	// identity signatures in the deployment's region (docs/deploy.md): the API verifies the
+	// hosts' identity documents with it. Required with WindowsAMI.
+	WindowsIdentityCertificates string
 	// WindowsInstanceType is the hosts' instance type. Default DefaultWindowsInstanceType.
 	WindowsInstanceType string
 	// WindowsWarmPoolSize is how many stopped hosts wait in the warm pool. Default

@@ -23,6 +23,9 @@ var other assertions.Template
 
 const testWindowsAMI = "ami-0123456789abcdef0"
 
+// testIdentityCert stands for AWS's identity certificate: the stack passes it on, unread.
+const testIdentityCert = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
+
 // testBuildspec is the hosts' buildspec the test stack is given.
 const testBuildspec = "version: 0.2\nphases:\n  build:\n    commands:\n      - kiln agent run --test\n"
 
@@ -70,11 +73,12 @@ func run(m *testing.M) (int, error) {
 		GitHubAppID:     "12345",
 		GitHubAppSlug:   "kiln-test",
 		// Windows hosts on, with their settings; the other stack has none.
-		WindowsAMI:          testWindowsAMI,
-		WindowsInstanceType: "m6i.4xlarge",
-		WindowsWarmPoolSize: 3,
-		WindowsMaxHosts:     12,
-		WindowsEgressPorts:  []int{443, 1666},
+		WindowsAMI:                  testWindowsAMI,
+		WindowsIdentityCertificates: testIdentityCert,
+		WindowsInstanceType:         "m6i.4xlarge",
+		WindowsWarmPoolSize:         3,
+		WindowsMaxHosts:             12,
+		WindowsEgressPorts:          []int{443, 1666},
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)

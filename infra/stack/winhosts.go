@@ -104,13 +104,15 @@ func (s *KilnStack) createWinHosts() {
 	// boot. The agent (`kiln agent`, from the AMI) then:
 	//   - waits until the instance is in service (IMDSv2 autoscaling/target-lifecycle-state is
 	//     InService): an instance warming up for the pool claims nothing;
-	//   - obtains its per-host credential from the API by presenting the instance identity
-	//     document IMDS signs (no service secret is ever stored on the host or in the AMI);
-	//   - long-polls the API for one Win64 build, runs it (checkout, RunUAT, package, upload,
-	//     logs, heartbeats), reports its end and claims nothing more;
-	//   - is then terminated by the schedule function. Should that not come (or no build came in
-	//     its idle time), it shuts Windows down, which terminates the instance (the shutdown
-	//     behaviour below): the build's volume is gone either way.
+	//   - claims one Win64 build of kiln's hosted pool by presenting the instance identity
+	//     document and signature IMDS serves (no service secret is ever stored on the host or in
+	//     the AMI); the API verifies them and records the instance's one claim, ever, and hands
+	//     it the build's own host credential;
+	//   - runs it (checkout, RunUAT, package, upload, logs, heartbeats) and claims nothing more;
+	//   - is then terminated by the schedule function, as is a host that stayed in service
+	//     without a build for the idle limit (KILN_WINDOWS_HOST_IDLE) while none waits.
+	//     A Windows shutdown from the host terminates it too (the shutdown behaviour below): the
+	//     build's volume is gone either way.
 	userData := awsec2.UserData_ForWindows(nil)
 	userData.AddCommands(
 		jsii.String("[Environment]::SetEnvironmentVariable('KILN_HOST_URL', '"+*s.publicURL()+"', 'Machine')"),
@@ -187,16 +189,33 @@ func (s *KilnStack) createWinHosts() {
 // its condition key) and end a host whose build ended or that stayed idle, decrementing the
 // group's desired capacity (TerminateInstanceInAutoScalingGroup on this group only). A host
 // leaving by itself would make the group launch a replacement: its desired capacity would stay.
+//
+// DescribeAutoScalingInstances (which hosts are in service) has no resource type in IAM: "*".
 func (s *KilnStack) allowWinHostsControl(f *function) {
 	if s.winHosts == nil {
 		return
 	}
 	f.allow([]string{"autoscaling:TerminateInstanceInAutoScalingGroup"}, s.winHosts.group.AutoScalingGroupArn())
+	f.allow([]string{"autoscaling:DescribeAutoScalingInstances"}, jsii.String("*"))
 	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("cloudwatch:PutMetricData"),
 		Resources:  jsii.Strings("*"),
 		Conditions: &map[string]any{"StringEquals": map[string]any{"cloudwatch:namespace": WaitingWin64BuildsNamespace}},
 	}))
+}
+
+// allowWinHostsClaims lets the API function tell a claim of one of the Windows hosts: the host
+// presents its instance identity document, which the API verifies with AWS's certificate for
+// the region (KILN_EC2_IDENTITY_CERTS), checks against the account (KILN_AWS_ACCOUNT_ID) and,
+// with DescribeAutoScalingInstances (no resource type in IAM: "*"), against the group's
+// instances in service. Only the API function gets the certificate, which other functions
+// would carry for nothing in their 4 KB of environment.
+func (s *KilnStack) allowWinHostsClaims(f *function) {
+	if s.winHosts == nil {
+		return
+	}
+	f.allow([]string{"autoscaling:DescribeAutoScalingInstances"}, jsii.String("*"))
+	f.fn.AddEnvironment(jsii.String("KILN_EC2_IDENTITY_CERTS"), jsii.String(s.props.WindowsIdentityCertificates), nil)
 }
 
 // windowsHostsServiceRole defines the group's own Auto Scaling service-linked role

@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -41,9 +43,26 @@ type Dispatcher interface {
 	Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error)
 }
 
+// HostedAuthenticator tells kiln's own hosts by their instance identity
+// (hostedhosts.Authenticator).
+type HostedAuthenticator interface {
+	Authenticate(ctx context.Context, id hostedhosts.Identity) (*kiln.Agent, error)
+}
+
+// The headers one of kiln's hosted EC2 hosts claims with, in place of an agent token: its
+// instance identity document (base64 of the exact bytes IMDS served) and the document's
+// signature (as IMDS served it).
+const (
+	HeaderInstanceIdentity  = "X-Kiln-Instance-Identity"
+	HeaderInstanceSignature = "X-Kiln-Instance-Signature"
+)
+
 // Claims serves the agents' claim endpoint.
 type Claims struct {
 	Dispatcher Dispatcher
+	// Hosted authenticates kiln's hosted hosts; nil: the deployment has none, and a claim with
+	// an instance identity is refused.
+	Hosted HostedAuthenticator
 	// HostURL is the service's base URL the agents reach the host API at (KILN_PUBLIC_URL).
 	HostURL string
 	Logger  *slog.Logger
@@ -73,7 +92,7 @@ func (c *Claims) claim(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost || r.URL.Path != ClaimPath {
 		return kiln.Errorf(kiln.ENotFound, "no such agent API endpoint: %s %s", r.Method, r.URL.Path)
 	}
-	a, err := c.Dispatcher.Authenticate(r.Context(), bearer(r))
+	a, err := c.authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -99,6 +118,26 @@ func (c *Claims) claim(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ClaimAnswer{BuildID: claimed.Build.ID, HostCredential: claimed.Credential, HostURL: c.HostURL})
 	return nil
+}
+
+// authenticate finds the claiming agent: an organization's by its token, or one of kiln's
+// hosted hosts by its instance identity.
+func (c *Claims) authenticate(r *http.Request) (*kiln.Agent, error) {
+	doc, sig := r.Header.Get(HeaderInstanceIdentity), r.Header.Get(HeaderInstanceSignature)
+	if doc == "" && sig == "" {
+		return c.Dispatcher.Authenticate(r.Context(), bearer(r))
+	}
+	if c.Hosted == nil {
+		return nil, kiln.Errorf(kiln.EInvalidToken, "this deployment runs no hosted hosts: claim with an agent token")
+	}
+	if bearer(r) != "" {
+		return nil, kiln.Errorf(kiln.EInvalidToken, "a claim carries an agent token or an instance identity, not both")
+	}
+	raw, err := base64.StdEncoding.DecodeString(doc)
+	if err != nil {
+		return nil, kiln.Errorf(kiln.EInvalidToken, "%s is not base64", HeaderInstanceIdentity)
+	}
+	return c.Hosted.Authenticate(r.Context(), hostedhosts.Identity{Document: string(raw), Signature: sig})
 }
 
 // offer checks the request's offer.

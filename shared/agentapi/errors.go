@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	kiln.EBadRequest:         http.StatusBadRequest,
 	kiln.EValidation:         http.StatusBadRequest,
 	kiln.EInvalidToken:       http.StatusUnauthorized,
+	kiln.EInsufficientScope:  http.StatusForbidden, // a hosted host refused (hostedhosts)
 	kiln.ENotFound:           http.StatusNotFound,
 	kiln.EInvalidState:       http.StatusConflict,
 	kiln.EConflict:           http.StatusConflict,

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -21,6 +22,9 @@ import (
 type Dispatcher struct {
 	Store     Store
 	Lifecycle Lifecycle
+	// Hosted records the one claim of each of kiln's own hosts (kiln.Agent.Hosted); nil: this
+	// deployment has none, and a hosted agent claims nothing.
+	Hosted HostedClaims
 	// StartGrace is how long a claimed build's agent may take to report before its silence
 	// counts (see builds.Lifecycle.ClaimHost; 0: DefaultStartGrace).
 	StartGrace time.Duration
@@ -59,6 +63,12 @@ const touchEvery = time.Minute
 
 // maxPendingScan bounds how much of the pending queue one look reads.
 const maxPendingScan = 10_000
+
+// HostedClaims records the claims of kiln's own hosts (store.HostedHosts).
+type HostedClaims interface {
+	GetHostedHost(ctx context.Context, id string) (*kiln.HostedHost, error)
+	ClaimHostedHost(ctx context.Context, h *kiln.HostedHost) error
+}
 
 // Offer is what an agent can build.
 type Offer struct {
@@ -171,6 +181,9 @@ func (d *Dispatcher) touch(ctx context.Context, a *kiln.Agent) {
 // queued; nil when none came. The build is claimed for host "agent:<id>" with a fresh host
 // credential, whose hash the build keeps.
 func (d *Dispatcher) Claim(ctx context.Context, a *kiln.Agent, offer Offer, wait time.Duration) (*Claimed, error) {
+	if err := d.mayClaim(ctx, a); err != nil {
+		return nil, err
+	}
 	timer := time.NewTimer(min(max(wait, 0), MaxWait))
 	defer timer.Stop()
 	for {
@@ -218,19 +231,70 @@ func (d *Dispatcher) claim(ctx context.Context, a *kiln.Agent, b *kiln.Build) (*
 	if grace == 0 {
 		grace = DefaultStartGrace
 	}
-	claimed, err := d.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, kiln.AgentHost(a.ID), hash, grace)
+	claimed, err := d.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, a.BuildHost(), hash, grace)
 	if err != nil {
 		return nil, err
 	}
+	if a.Hosted {
+		if err := d.recordHosted(ctx, a, claimed); err != nil {
+			return nil, err
+		}
+	}
 	d.log().InfoContext(ctx, "an agent claimed a build", slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID),
-		slog.String("agent_id", a.ID))
+		slog.String("agent_id", a.ID), slog.Bool("hosted", a.Hosted))
 	return &Claimed{Build: claimed, Credential: cred}, nil
 }
 
-// fits reports whether agent a may take build b: never another organization's build, only its
-// own pool's, of a platform and engine version it offers.
+// mayClaim refuses a hosted agent when the deployment has no hosted hosts or the instance
+// claimed its one build already; an organization's agent may always claim.
+func (d *Dispatcher) mayClaim(ctx context.Context, a *kiln.Agent) error {
+	if !a.Hosted {
+		return nil
+	}
+	if d.Hosted == nil {
+		return kiln.Errorf(kiln.EInsufficientScope, "this deployment runs no hosted hosts")
+	}
+	h, err := d.Hosted.GetHostedHost(ctx, a.ID)
+	switch {
+	case kiln.IsCode(err, kiln.ENotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read the hosted host's record: %w", err)
+	case h.Claimed():
+		return ErrHostClaimed
+	}
+	return nil
+}
+
+// recordHosted records that hosted agent a claimed build b: the instance's one claim, ever.
+// Another claim recorded first (the same instance claiming twice at once) fails b rather than
+// hand the instance a second build; b's credential is never returned.
+func (d *Dispatcher) recordHosted(ctx context.Context, a *kiln.Agent, b *kiln.Build) error {
+	at := d.now()
+	err := d.Hosted.ClaimHostedHost(ctx, &kiln.HostedHost{ID: a.ID, SeenAt: at, ClaimedAt: &at, OrganizationID: b.OrganizationID, BuildID: b.ID})
+	if err == nil {
+		return nil
+	}
+	if _, ferr := d.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, "host lost: its hosted host may claim no more builds (it claimed one already, or was retired idle)"); ferr != nil && !kiln.IsCode(ferr, kiln.EInvalidState) {
+		d.log().ErrorContext(ctx, "fail a build its hosted host may not take", slog.String("build_id", b.ID), slog.String("error", ferr.Error()))
+	}
+	if kiln.IsCode(err, kiln.EConflict) {
+		return ErrHostClaimed
+	}
+	return fmt.Errorf("record the hosted host's claim: %w", err)
+}
+
+// ErrHostClaimed refuses a claim of one of kiln's hosts that claimed its one build already.
+var ErrHostClaimed = kiln.Errorf(kiln.EInsufficientScope, "this host claimed its one build already; a hosted host runs one build and is replaced")
+
+// fits reports whether agent a may take build b: an organization's agent only its own
+// organization's builds of its pool; one of kiln's hosts only builds of its reserved pool, of
+// any organization. Either only of a platform and engine version it offers.
 func fits(a *kiln.Agent, offer Offer, b *kiln.Build) bool {
-	if b.OrganizationID != a.OrganizationID || b.AgentPool == "" || b.AgentPool != a.Pool || b.Status != kiln.StatusPending {
+	if b.AgentPool == "" || b.AgentPool != a.Pool || b.Status != kiln.StatusPending {
+		return false
+	}
+	if a.Hosted != kiln.ReservedPool(b.AgentPool) || (!a.Hosted && b.OrganizationID != a.OrganizationID) {
 		return false
 	}
 	if !slices.Contains(offer.Platforms, b.Platform) {

@@ -13,7 +13,7 @@ import (
 func TestAgentPoolSettingWaitsForAnAgent(t *testing.T) {
 	w := newWorld(t, func(c *Config) { c.AgentWait = time.Second })
 	project := w.addShooter(t)
-	for _, bad := range []string{"Win64", "-x", strings.Repeat("a", 64), "a b"} {
+	for _, bad := range []string{"Win64", "-x", strings.Repeat("a", 64), "a b", "kiln-hosted-win64", "kiln-mine"} {
 		r := w.do(t, "POST", "/projects/"+project+"/build-settings", w.token, map[string]any{
 			"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main", "agentPool": bad})
 		wantError(t, r, 400, "validation_failed")

@@ -23,7 +23,7 @@ func TestAgentsAPI(t *testing.T) {
 	path := "/organizations/" + w.orgID + "/agents"
 	wantError(t, w.do(t, "POST", path, addUser(t, w.testService, w.orgID, "member"), `{"name":"box","pool":"win64"}`), 403, "insufficient_scope")
 	for _, bad := range []string{`{"name":"box"}`, `{"pool":"win64"}`, `{"name":"","pool":"win64"}`,
-		`{"name":"box","pool":"Win64"}`, `{"name":"box","pool":"-win"}`, `{"name":"box","pool":"` + strings.Repeat("a", 64) + `"}`} {
+		`{"name":"box","pool":"Win64"}`, `{"name":"box","pool":"-win"}`, `{"name":"box","pool":"kiln-hosted-win64"}`, `{"name":"box","pool":"` + strings.Repeat("a", 64) + `"}`} {
 		wantError(t, w.do(t, "POST", path, w.token, bad), 400, "validation_failed")
 	}
 	if got := items(t, w.do(t, "GET", path, w.token, nil)); len(got) != 0 {

@@ -27,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
+	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
@@ -62,6 +63,7 @@ type AWSLocal struct {
 	backend *awsBackends
 	servers []*http.Server
 	hosts   *codebuild.Server
+	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
 	machine *stepfunctions.Server
 	queue   *sqs.Queue
 	ticker  context.CancelFunc
@@ -78,6 +80,10 @@ type AWSLocalOptions struct {
 	HostCommand []string
 	// TickEvery is how often the schedule function is invoked (default: a minute, as the rule).
 	TickEvery time.Duration
+	// WindowsHostCommand is the agent of the hosted Windows hosts (the kiln binary's `agent
+	// --ec2-host`), as the AMI's service runs it; empty: no hosted Windows hosts, and a Win64
+	// build needs an organization's agent pool.
+	WindowsHostCommand []string
 }
 
 // StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -157,6 +163,10 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			BuildTimeLimit: cfg.BuildTimeout},
 		Plans: cfg.Plans,
 	}
+	winClients, err := l.startWindowsHosts(cfg, o, &apiCfg)
+	if err != nil {
+		return nil, err
+	}
 	// Step Functions, running the state machine's definition.
 	prefix, err := stepFunctionsPrefix(logger)
 	if err != nil {
@@ -175,7 +185,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	workflow := &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
 		Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })}
 	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys,
-		Workflow: workflow, TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, Logger: logger,
+		Workflow: workflow, TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients, Logger: logger,
 		Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 			Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
 	if gh != nil {
@@ -266,6 +276,9 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	}
 	if l.hosts != nil {
 		errs = append(errs, l.hosts.Close())
+	}
+	if l.winHost != nil {
+		errs = append(errs, l.winHost.Close())
 	}
 	for _, s := range l.servers {
 		errs = append(errs, s.Shutdown(ctx))

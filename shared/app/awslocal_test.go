@@ -34,6 +34,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"BuildSizeReport", TestBuildSizeReport},
 		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
+		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 	} {
 		t.Run(tt.name, tt.test)
 	}
@@ -48,7 +49,7 @@ func onAWSLocal(t testing.TB) bool {
 // running the kiln binary built for the tests.
 func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testService {
 	t.Helper()
-	l, err := StartAWSLocal(context.Background(), ts.cfg, AWSLocalOptions{HostCommand: []string{kilnBinary(t), "agent", "run"},
+	l, err := StartAWSLocal(context.Background(), ts.cfg, AWSLocalOptions{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: time.Second}, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.logs.String())

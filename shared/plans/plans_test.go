@@ -141,3 +141,20 @@ func TestMayRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMayRunCountsBuildsWaitingForKilnsHosts: a build waiting in kiln's hosted Windows pool took
+// its slot when it entered the pool, so it holds that slot until a host claims it, even against
+// a build queued before it; a build waiting for the organization's own agents holds none.
+func TestMayRunCountsBuildsWaitingForKilnsHosts(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, kiln.PlanFree) // one build at a time
+	older := f.build(t, kiln.StatusPending, "")
+	f.build(t, kiln.StatusPending, "win") // the organization's own agents: never in the way
+	if ok, err := f.p.MayRun(ctx, older); err != nil || !ok {
+		t.Fatalf("with only an agent pool's build waiting: MayRun = %v, %v; want true", ok, err)
+	}
+	f.build(t, kiln.StatusPending, kiln.HostedPoolWin64)
+	if ok, err := f.p.MayRun(ctx, older); err != nil || ok {
+		t.Errorf("with a build waiting for kiln's hosted Windows hosts: MayRun = %v, %v; want false (its slot is taken)", ok, err)
+	}
+}

@@ -47,6 +47,7 @@ type Store interface {
 	Webhooks
 	OnceKeys
 	Usage
+	HostedHosts
 	Close() error
 }
 
@@ -248,6 +249,20 @@ type OnceKeys interface {
 	// is after now is conflict, and nothing changes; of many concurrent uses of a key exactly one
 	// succeeds. An expired key may be recorded again (what it names has expired too).
 	UseOnce(ctx context.Context, orgID, key string, now, expires time.Time) error
+}
+
+// HostedHosts keeps the records of kiln's own build hosts (EC2 instances of the hosted pool):
+// when each was first seen in service and the one build it claimed.
+type HostedHosts interface {
+	// GetHostedHost reads an instance's record; not_found when there is none.
+	GetHostedHost(ctx context.Context, id string) (*kiln.HostedHost, error)
+	// SeeHostedHost records that the instance is in service (SeenAt now) unless a record exists,
+	// and returns the stored record: the first sighting's time stays.
+	SeeHostedHost(ctx context.Context, id string, now time.Time) (*kiln.HostedHost, error)
+	// ClaimHostedHost records h's claim (ClaimedAt, OrganizationID, BuildID; SeenAt when there is
+	// no record yet). An instance that claimed already is conflict and nothing changes; of many
+	// concurrent claims of an instance exactly one succeeds.
+	ClaimHostedHost(ctx context.Context, h *kiln.HostedHost) error
 }
 
 // Webhooks keeps organization webhooks and their delivery log.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -24,6 +26,9 @@ type AgentLoop struct {
 	// URL is the service's base URL; Token the agent's token (never log it).
 	URL   string
 	Token string
+	// Identity, in place of Token, is the instance identity one of kiln's hosted EC2 hosts
+	// claims with (`kiln agent --ec2-host`). Such a host claims one build, runs it and stops.
+	Identity *hostedhosts.Identity
 	// Pool is the pool the agent believes its token is for ("": not checked); the service
 	// refuses a claim naming another.
 	Pool string
@@ -46,11 +51,13 @@ type AgentLoop struct {
 const ReasonAgentStopped = "interrupted: the agent was stopped"
 
 // Run claims and runs builds until ctx ends (nil) or the service refuses the token (an
-// invalid_token error: the agent was revoked or never existed).
+// invalid_token error: the agent was revoked or never existed). A hosted host (Identity) returns
+// after its one build, and keeps asking when refused: a host not yet in service in its group
+// becomes one, and the schedule terminates a host that may claim no more.
 func (l *AgentLoop) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		c, err := l.Claim(ctx)
-		if kiln.ErrorCode(err) == kiln.EInvalidToken {
+		if kiln.ErrorCode(err) == kiln.EInvalidToken && l.Identity == nil {
 			return fmt.Errorf("the service refused the agent's token: %w", err)
 		}
 		if err != nil {
@@ -68,6 +75,9 @@ func (l *AgentLoop) Run(ctx context.Context) error {
 		}
 		if c != nil {
 			l.runOne(ctx, c)
+			if l.Identity != nil {
+				return nil // one build per hosted host
+			}
 		}
 	}
 	return nil
@@ -114,7 +124,12 @@ func (l *AgentLoop) Claim(ctx context.Context) (*agentapi.ClaimAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+l.Token)
+	if l.Identity != nil {
+		req.Header.Set(agentapi.HeaderInstanceIdentity, base64.StdEncoding.EncodeToString([]byte(l.Identity.Document)))
+		req.Header.Set(agentapi.HeaderInstanceSignature, l.Identity.Signature)
+	} else {
+		req.Header.Set("Authorization", "Bearer "+l.Token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	h := l.HTTP
 	if h == nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -64,6 +65,8 @@ type AWSConfig struct {
 	DeliveryQueueURL string
 	// Workflow is where builds run: the state machine and its build hosts (see workflow.go).
 	Workflow WorkflowConfig
+	// WindowsHosts is kiln's own pool of Windows hosts (see winhosts.go).
+	WindowsHosts WindowsHostsConfig
 	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
 	GitHub GitHubConfig
 	// Plans is the plans' limits (KILN_PLANS: a JSON file in the function's package, as on one
@@ -126,6 +129,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if err := c.Workflow.load(getenv); err != nil {
 		return c, err
 	}
+	if err := c.WindowsHosts.load(getenv); err != nil {
+		return c, err
+	}
 	if c.SMTPURL != "" && c.PublicURL == "" {
 		return c, errors.New("KILN_PUBLIC_URL is not set: build notifications (KILN_SMTP_URL) link to downloads under it")
 	}
@@ -155,7 +161,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
 	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
-		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), logger)
+		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newWindowsHostsClients(awsCfg, cfg.WindowsHosts).AutoScaling, logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -201,7 +207,11 @@ type buildLogs interface {
 // A host's heartbeat carrying a task token is passed on to beats (nil: none); when beats also
 // hears of ended builds (SFNHeartbeats), a build with a task token that ends answers it.
 func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue,
-	beats agentapi.TaskHeartbeats, logger *slog.Logger) (http.Handler, error) {
+	beats agentapi.TaskHeartbeats, asg hostedhosts.AutoScaling, logger *slog.Logger) (http.Handler, error) {
+	hosted, err := cfg.WindowsHosts.authenticator(asg, logger)
+	if err != nil {
+		return nil, err
+	}
 	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, queue, logger)
 	if err != nil {
 		return nil, err
@@ -231,7 +241,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},
 	}, gh))
-	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, cfg.PublicURL, logger), nil
+	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, logger), nil
 }
 
 // newLifecycle is the build lifecycle of every AWS function, with the same events as on one

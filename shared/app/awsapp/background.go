@@ -106,7 +106,10 @@ type Parts struct {
 	// TaskHeartbeats passes the hosts' heartbeats on to Step Functions (nil: none); only the API
 	// uses it.
 	TaskHeartbeats agentapi.TaskHeartbeats
-	Logger         *slog.Logger
+	// WindowsHosts are the hosted Windows pool's clients (zero without one): the API checks
+	// hosts in the group, the schedule publishes the metric and terminates hosts.
+	WindowsHosts WindowsHostsClients
+	Logger       *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -137,7 +140,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, secrets Secrets, logge
 	return Parts{
 		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys, GitHub: gh,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
-		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), Logger: logger,
+		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), WindowsHosts: newWindowsHostsClients(awsCfg, cfg.WindowsHosts), Logger: logger,
 	}, nil
 }
 

@@ -21,16 +21,17 @@ type BuildLogs = buildLogs
 
 // NewAPIFromParts builds the API handler (the API and the host API) from ready parts.
 func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
-	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Workflow, p.Queue, p.TaskHeartbeats, p.Logger)
+	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Workflow, p.Queue, p.TaskHeartbeats, p.WindowsHosts.AutoScaling, p.Logger)
 }
 
 // withHostAPI serves the host API (build hosts, with their per-build credentials) under
 // /host/v1/ beside the API, and the agents' claim endpoint under /agent/v1/ (claims poll the
 // store, see claimPollEvery). Artifacts are uploaded through presigned part URLs when the store
 // can make them (S3); otherwise the host API refuses uploads. Heartbeats with a task token are
-// passed on to beats (Step Functions; nil: none).
+// passed on to beats (Step Functions; nil: none). kiln's hosted Windows hosts claim with their
+// instance identity, checked by hosted (nil: the deployment has none).
 func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, logs builds.LogWriter, arts artifacts.Store,
-	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, publicURL string, logger *slog.Logger) http.Handler {
+	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string, logger *slog.Logger) http.Handler {
 	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
@@ -38,8 +39,11 @@ func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, 
 	if gh != nil {
 		hosts.GitHub = hostGitHub{gh.Client}
 	}
-	dispatcher := newClaimDispatcher(&agents.Dispatcher{Store: st, Lifecycle: lifecycle}, logger)
-	claims := &agentapi.Claims{Dispatcher: dispatcher, HostURL: publicURL, Logger: logger}
+	d := &agents.Dispatcher{Store: st, Lifecycle: lifecycle}
+	if hosted != nil {
+		d.Hosted = st
+	}
+	claims := &agentapi.Claims{Dispatcher: newClaimDispatcher(d, logger), Hosted: hosted, HostURL: publicURL, Logger: logger}
 	mux := http.NewServeMux()
 	mux.Handle(agentapi.PathPrefix, hosts.Handler())
 	mux.Handle("/agent/v1/", claims.Handler())

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -29,8 +30,10 @@ type Schedule struct {
 	once      store.OnceKeys
 	bg        *background
 	queue     DeliveryQueue
-	logger    *slog.Logger
-	now       func() time.Time
+	// reaper looks after kiln's hosted Windows hosts (nil: the deployment has none).
+	reaper *hostedhosts.Reaper
+	logger *slog.Logger
+	now    func() time.Time
 }
 
 // RetentionHour is the hour (UTC) from which the day's artifact retention runs: on the first
@@ -51,7 +54,16 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 	}
 	svc := &builds.Service{Store: p.Store, Lifecycle: bg.lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
 		Allowance: &plans.Plans{Store: p.Store, Table: cfg.Plans, Now: p.Now}, Skips: p.Store, SkipEvents: bg.hooks}
+	var reaper *hostedhosts.Reaper
+	if w := cfg.WindowsHosts; w.Group != "" {
+		if p.WindowsHosts.AutoScaling == nil || p.WindowsHosts.CloudWatch == nil {
+			return nil, errors.New("schedule: KILN_WINDOWS_HOST_GROUP is set but the Auto Scaling and CloudWatch clients are missing")
+		}
+		reaper = &hostedhosts.Reaper{Store: p.Store, Hosts: &hostedhosts.Group{Client: p.WindowsHosts.AutoScaling, Name: w.Group},
+			Metrics: &hostedhosts.CloudWatchMetrics{Client: p.WindowsHosts.CloudWatch}, IdleLimit: w.IdleLimit, Logger: p.Logger, Now: p.Now}
+	}
 	return &Schedule{
+		reaper:    reaper,
 		scheduler: &builds.Scheduler{Store: p.Store, Service: svc, Logger: p.Logger, Now: p.Now},
 		lifecycle: bg.lifecycle, workflow: p.Workflow, once: p.Store, bg: bg, queue: p.Queue, logger: p.Logger,
 		janitor: &builds.Janitor{Store: p.Store, Artifacts: p.Artifacts, Retention: cfg.ArtifactRetention, Logger: p.Logger, Now: p.Now},
@@ -78,6 +90,11 @@ func (s *Schedule) Tick(ctx context.Context, at time.Time) error {
 	}
 	if err := s.retention(ctx, at.UTC()); err != nil {
 		errs = append(errs, err)
+	}
+	if s.reaper != nil {
+		if err := s.reaper.Tick(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("hosted Windows hosts: %w", err))
+		}
 	}
 	n, err := s.bg.queueDue(ctx, s.queue, s.now())
 	if err != nil {

@@ -56,7 +56,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, Logger: logger, Slots: &plans.Plans{Store: st, Table: cfg.Plans}},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: &plans.Plans{Store: st, Table: cfg.Plans}},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
 	}, nil
 }

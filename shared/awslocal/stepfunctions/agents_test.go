@@ -89,6 +89,34 @@ func TestAgentPathsOfTheStateMachine(t *testing.T) {
 	}
 }
 
+// TestHostedWindowsPath: on a deployment with hosted Windows hosts, a Win64 build without a
+// pool waits in WaitForAgent in kiln's hosted pool, one of kiln's hosts claims it (held as its
+// instance) and completes it, and the execution succeeds; no CodeBuild build starts.
+func TestHostedWindowsPath(t *testing.T) {
+	w := newWorld(t, worldOptions{hosted: true})
+	b := w.trigger(t, w.setting(t, kiln.PlatformWin64, "5.4", 0), hostComplete)
+	stored := w.waitFor(t, b.ID, "its task token", func(b *kiln.Build) bool { return b.TaskToken != "" || b.Status.Terminal() })
+	if stored.TaskToken == "" || stored.AgentPool != kiln.HostedPoolWin64 || stored.WaitingFor() != "an agent in pool "+kiln.HostedPoolWin64 {
+		t.Fatalf("build %s (%q) in pool %q, token stored %v", stored.Status, stored.FailureReason, stored.AgentPool, stored.TaskToken != "")
+	}
+	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle, Hosted: w.st}
+	host := &kiln.Agent{ID: "i-0123456789abcdef0", Pool: kiln.HostedPoolWin64, Hosted: true}
+	c, err := d.Claim(context.Background(), host, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
+	if err != nil || c == nil || c.Build.ID != b.ID || c.Build.Host != "ec2:"+host.ID {
+		t.Fatalf("hosted claim: %+v %v", c, err)
+	}
+	w.completeAsAgent(t, c.Build)
+	if exec := w.execution(t, b.ID); exec != "SUCCEEDED" {
+		t.Errorf("execution ended %s, want SUCCEEDED", exec)
+	}
+	if got := w.waitFor(t, b.ID, "its end", func(b *kiln.Build) bool { return b.Status.Terminal() }); got.Status != kiln.StatusComplete {
+		t.Errorf("build ended %s (%q)", got.Status, got.FailureReason)
+	}
+	if started, _ := filepath.Glob(filepath.Join(w.hostDir, "*")); len(started) != 0 {
+		t.Errorf("CodeBuild builds started for a hosted Windows build: %v", started)
+	}
+}
+
 // completeAsAgent completes the claimed build as its agent's upload does.
 func (w *world) completeAsAgent(t *testing.T, claimed *kiln.Build) {
 	t.Helper()

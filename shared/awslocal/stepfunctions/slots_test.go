@@ -61,3 +61,21 @@ func TestABuildOverTheConcurrencyLimitWaitsPending(t *testing.T) {
 		t.Errorf("claimed %d times, want 3 (two waits)", slots.claims[b.ID])
 	}
 }
+
+// TestAHostedWindowsBuildTakesASlotFirst: a Win64 build for kiln's hosted Windows hosts checks its
+// organization's slots before it enters the hosted pool, as a CodeBuild build does before its
+// claim: over the limit it waits pending outside the pool, then enters it.
+func TestAHostedWindowsBuildTakesASlotFirst(t *testing.T) {
+	slots := &slotsAfter{n: 2, claims: map[string]int{}}
+	w := newWorld(t, worldOptions{slots: slots, hosted: true})
+	b := w.trigger(t, w.setting(t, kiln.PlatformWin64, "5.4", 0), hostComplete)
+	stored := w.waitFor(t, b.ID, "its task token", func(b *kiln.Build) bool { return b.TaskToken != "" || b.Status.Terminal() })
+	if stored.AgentPool != kiln.HostedPoolWin64 || stored.Status != kiln.StatusPending {
+		t.Fatalf("build %s (%q) in pool %q, want pending in the hosted pool", stored.Status, stored.FailureReason, stored.AgentPool)
+	}
+	slots.mu.Lock()
+	defer slots.mu.Unlock()
+	if slots.claims[b.ID] != 2 {
+		t.Errorf("slots checked %d times before the hosted pool, want 2 (one wait)", slots.claims[b.ID])
+	}
+}

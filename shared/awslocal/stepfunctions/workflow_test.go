@@ -64,6 +64,7 @@ type worldOptions struct {
 	failClaim bool          // the claim task fails every time
 	heartbeat time.Duration // replaces the host task's HeartbeatSeconds (0: the definition's)
 	slots     sfn.Slots     // the claim's concurrency check (nil: none)
+	hosted    bool          // the deployment runs kiln's hosted Windows hosts
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -99,7 +100,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(api.Close)
 	w.hostAPI = api.URL
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: api.URL, TimeLimit: 4 * time.Hour, Logger: logger, Slots: o.slots}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, Logger: logger, Slots: o.slots}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {

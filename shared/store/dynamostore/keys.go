@@ -60,6 +60,7 @@ const (
 	typeOnceKey      = "oncekey"
 	typeUsage        = "usage"
 	typeSkipKey      = "skipkey"
+	typeHostedHost   = "hostedhost"
 )
 
 // Sort key prefixes of the items in an organization's partition.

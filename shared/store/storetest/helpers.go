@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("OnceKeys", func(t *testing.T) { testOnceKeys(t, open) })
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
+	t.Run("HostedHosts", func(t *testing.T) { testHostedHosts(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Races", func(t *testing.T) { testRaces(t, open) })
 }

@@ -25,7 +25,8 @@ const (
 
 // Failure reasons the tasks set.
 const (
-	// ReasonWin64: this deployment runs no Windows hosts of its own; an organization's agents do.
+	// ReasonWin64: this deployment runs no Windows hosts of its own (Tasks.HostedWindows false);
+	// an organization's agents do.
 	ReasonWin64       = "Win64 builds need an agent pool: set agentPool on the build setting and run a kiln agent on Windows"
 	ReasonHostNoReply = "the build host ended without reporting a result"
 	ReasonHostLost    = "host lost: "
@@ -56,7 +57,10 @@ type Tasks struct {
 	HostURL string
 	// TimeLimit is the deployment's build time limit (a setting may lower it).
 	TimeLimit time.Duration
-	Logger    *slog.Logger
+	// HostedWindows: the deployment runs kiln's own Windows hosts (KILN_WINDOWS_HOSTS), so a
+	// Win64 build without an agent pool waits in kiln.HostedPoolWin64 for one of them.
+	HostedWindows bool
+	Logger        *slog.Logger
 	// Slots says whether the build may take one of its organization's slots of running builds
 	// (plans.Plans); nil: always. A build without one waits (HostWait) and claims again.
 	Slots Slots
@@ -102,7 +106,13 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		return &ClaimOutput{Kind: HostAgent}, nil // an agent of the pool claims it through the API
 	}
 	if b.Platform == kiln.PlatformWin64 {
-		return &ClaimOutput{Kind: HostUnsupported, Reason: ReasonWin64}, nil
+		if !t.HostedWindows {
+			return &ClaimOutput{Kind: HostUnsupported, Reason: ReasonWin64}, nil
+		}
+		if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
+			return wait, err
+		}
+		return t.toHostedPool(ctx, b)
 	}
 	var image string
 	for _, v := range engines.Candidates(b.UEVersion) { // "5.3.2" runs on the 5.3 image
@@ -114,14 +124,8 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		return &ClaimOutput{Kind: HostUnsupported, Reason: fmt.Sprintf(
 			"this deployment has no build host image for Unreal Engine %q, the engine version of build setting %s", b.UEVersion, b.BuildSettingID)}, nil
 	}
-	if t.Slots != nil {
-		ok, err := t.Slots.MayRun(ctx, b)
-		if err != nil {
-			return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
-		}
-		if !ok {
-			return &ClaimOutput{Kind: HostWait}, nil // its organization's builds fill its plan's slots
-		}
+	if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
+		return wait, err
 	}
 	limit := t.TimeLimit
 	setting, err := t.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
@@ -150,6 +154,43 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		TimeoutMinutes: minutes,
 		HostURL:        t.HostURL, Credential: credential, BuildID: claimed.ID,
 	}, nil
+}
+
+// waitForSlot answers HostWait while the build's organization has no free slot of running builds
+// on the service's own hosts (CodeBuild and kiln's hosted Windows hosts), nil when it may take one.
+func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
+	if t.Slots == nil {
+		return nil, nil
+	}
+	ok, err := t.Slots.MayRun(ctx, b)
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
+	}
+	if !ok {
+		return &ClaimOutput{Kind: HostWait}, nil // its organization's builds fill its plan's slots
+	}
+	return nil, nil
+}
+
+// toHostedPool puts a Win64 build without a pool into kiln's hosted Windows pool: it then waits
+// for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
+func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
+	b.AgentPool = kiln.HostedPoolWin64
+	err := t.Store.UpdateBuild(ctx, b, kiln.StatusPending)
+	if kiln.IsCode(err, kiln.EInvalidState) { // it ended (cancelled, superseded) meanwhile
+		now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID)
+		if gerr != nil {
+			return nil, fmt.Errorf("claim build %s: %w", b.ID, gerr)
+		}
+		if now.Status.Terminal() {
+			return &ClaimOutput{Kind: HostBuildEnded}, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: put it in the hosted pool: %w", b.ID, err)
+	}
+	t.log().InfoContext(ctx, "build waits for a hosted Windows host", slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	return &ClaimOutput{Kind: HostAgent}, nil
 }
 
 // HostTimeoutMinutes is CodeBuild's timeout for a host whose build may run limit (0: none): the

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/awslocal/imds"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
+)
+
+// TestAgentEC2HostClaimsWithItsIdentity: `kiln agent --ec2-host` claims with no token, with the
+// instance identity document and signature it read over IMDSv2, for kiln's hosted pool and
+// Win64; with a token it refuses to start.
+func TestAgentEC2HostClaimsWithItsIdentity(t *testing.T) {
+	engines := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles", "RunUAT.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	signer, err := imds.NewSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := httptest.NewServer(imds.NewInstance(signer, "123456789012", "us-east-1", "i-0123456789abcdef0"))
+	defer meta.Close()
+	certs, err := hostedhosts.ParseCertificates(signer.CertificatePEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type claim struct {
+		auth, body string
+		id         hostedhosts.Identity
+	}
+	got := make(chan claim, 10)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		doc, _ := base64.StdEncoding.DecodeString(r.Header.Get(agentapi.HeaderInstanceIdentity))
+		got <- claim{auth: r.Header.Get("Authorization"), body: string(body),
+			id: hostedhosts.Identity{Document: string(doc), Signature: r.Header.Get(agentapi.HeaderInstanceSignature)}}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer api.Close()
+	env := map[string]string{"KILN_AGENT_EC2": "1", "KILN_HOST_URL": api.URL, "KILN_AGENT_IMDS": meta.URL}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- agentCmd(ctx, []string{"--engines", engines}, func(k string) string { return env[k] }, &bytes.Buffer{})
+	}()
+	var c claim
+	select {
+	case c = <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no claim came")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("kiln agent --ec2-host after a stop: %v", err)
+	}
+	if c.auth != "" || !strings.Contains(c.body, `"pool":"kiln-hosted-win64"`) || !strings.Contains(c.body, `"platforms":["Win64"]`) {
+		t.Fatalf("claim: auth %q, body %s", c.auth, c.body)
+	}
+	doc, err := certs.Verify(c.id)
+	if err != nil || doc.InstanceID != "i-0123456789abcdef0" {
+		t.Fatalf("the claim's identity: %+v %v", doc, err)
+	}
+	if err := agentCmd(context.Background(), []string{"--ec2-host", "--url", api.URL, "--token", "kagent_x", "--engines", engines},
+		func(string) string { return "" }, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no token") {
+		t.Fatalf("--ec2-host with a token: %v", err)
+	}
+}

@@ -1,0 +1,55 @@
+package awsapp
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/awslocal/imds"
+	"github.com/kilnbuild/kiln/shared/hostedhosts"
+)
+
+// TestWindowsHostsSettings: the hosted Windows pool's settings are read and checked at start,
+// and the API refuses to start with a group but nothing to check its hosts by.
+func TestWindowsHostsSettings(t *testing.T) {
+	signer, err := imds.NewSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]string{"KILN_DYNAMODB_TABLE": "kiln", "KILN_MASTER_KEY_SECRET_ARN": "arn:aws:secretsmanager:eu-west-1:1:secret:k"}
+	load := func(extra map[string]string) (AWSConfig, error) {
+		return LoadAWSConfig(func(k string) string {
+			if v, ok := extra[k]; ok {
+				return v
+			}
+			return base[k]
+		})
+	}
+	c, err := load(map[string]string{"KILN_WINDOWS_HOST_GROUP": "kiln-Win", "KILN_AWS_ACCOUNT_ID": "123456789012",
+		"KILN_EC2_IDENTITY_CERTS": signer.CertificatePEM, "KILN_WINDOWS_HOST_IDLE": "20m"})
+	if err != nil || c.WindowsHosts.Group != "kiln-Win" || len(c.WindowsHosts.Certificates) != 1 || c.WindowsHosts.IdleLimit != 20*time.Minute {
+		t.Fatalf("settings: %+v %v", c.WindowsHosts, err)
+	}
+	if c, err := load(nil); err != nil || c.WindowsHosts.Group != "" || c.WindowsHosts.IdleLimit != hostedhosts.DefaultIdleLimit {
+		t.Fatalf("defaults: %+v %v", c.WindowsHosts, err)
+	}
+	for name, bad := range map[string]map[string]string{
+		"KILN_AWS_ACCOUNT_ID":     {"KILN_AWS_ACCOUNT_ID": "12345"},
+		"KILN_EC2_IDENTITY_CERTS": {"KILN_EC2_IDENTITY_CERTS": "not a certificate"},
+		"KILN_WINDOWS_HOST_IDLE":  {"KILN_WINDOWS_HOST_IDLE": "10s"},
+	} {
+		if _, err := load(bad); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v, want an error naming it", name, err)
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	noCerts := WindowsHostsConfig{Group: "kiln-Win", AccountID: "123456789012"}
+	if _, err := noCerts.authenticator(nil, logger); err == nil || !strings.Contains(err.Error(), "KILN_EC2_IDENTITY_CERTS") {
+		t.Errorf("a group without certificates: %v", err)
+	}
+	if a, err := (WindowsHostsConfig{}).authenticator(nil, logger); a != nil || err != nil {
+		t.Errorf("no group: %v %v", a, err)
+	}
+}
