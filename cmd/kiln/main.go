@@ -53,6 +53,9 @@ errors; --json prints JSON; docs/cli.md):
   kiln builds logs BUILD_ID [--follow]
   kiln builds cancel BUILD_ID
   kiln artifacts download BUILD_ID [-o FILE]
+  kiln usage [--month YYYY-MM]
+                          the organization's build minutes, running builds, projects, storage
+                          and skipped triggers against its plan
 
 kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
 works while kiln serve runs on it. With --dynamodb-table TABLE it works on the AWS deployment's
@@ -103,6 +106,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return builds(ctx, args[1:], getenv, stdout, stderr)
 	case "artifacts":
 		return artifacts(ctx, args[1:], getenv, stdout, stderr)
+	case "usage":
+		return usageCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
