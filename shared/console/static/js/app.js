@@ -22,6 +22,7 @@ export function showError(err) {
   const rid = err && err.requestId;
   const box = h('div', {class: 'error'},
     h('div', {}, h('strong', {}, err.code ? err.code + ': ' : 'Error: '), err.message || String(err),
+      err.fields ? h('ul', {}, Object.entries(err.fields).map(([k, v]) => h('li', {}, h('code', {}, k), ': ' + v))) : null,
       rid ? h('div', {class: 'rid'}, 'request id: ' + rid) : null),
     h('button', {type: 'button', onclick: () => box.remove(), 'aria-label': 'Dismiss error'}, 'Dismiss'));
   errors.append(box);
@@ -78,7 +79,8 @@ async function render() {
 function signIn() {
   nav.hidden = true;
   put(who);
-  const field = h('input', {id: 'token', name: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false',
+  // No name: a form submitted without this script can never put the token in a URL.
+  const field = h('input', {id: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false',
     placeholder: 'kiln_…', 'aria-describedby': 'token-help'});
   const form = h('form', {onsubmit: async (ev) => {
     ev.preventDefault();
@@ -93,8 +95,9 @@ function signIn() {
       if (e.status !== 401) showError(e);
     }
   }}, h('label', {for: 'token'}, 'API token'), field,
-  h('p', {id: 'token-help', class: 'muted'}, 'Paste an API token once: the owner token `kiln serve` printed on its first start, or one made with POST /auth/tokens. It stays in this browser tab only (sessionStorage) and is sent to this server alone.'),
-  h('div', {}, h('button', {type: 'submit'}, 'Sign in')));
+  h('p', {id: 'token-help', class: 'muted'}, 'Paste an API token once: the owner token ', h('code', {}, 'kiln serve'),
+    ' printed on its first start, or one made on the organization page. It stays in this browser tab only (sessionStorage) and is sent to this server alone.'),
+  h('div', {}, h('button', {type: 'submit', id: 'signin'}, 'Sign in')));
   put(main, h('section', {class: 'signin'}, h('h1', {}, 'Sign in to kiln'), form));
   field.focus();
 }
