@@ -66,7 +66,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback))
 	closeTab()
 	run(t, ctx, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`))
-	screenshot(t, ctx, shots, "organization")
+	screenshot(t, ctx, shots, "organization-linked")
 
 	// Add the project and a setting.
 	run(t, ctx, "add the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.ID(`#add-repo`)),
@@ -116,6 +116,15 @@ func TestConsoleInBrowser(t *testing.T) {
 		waitJS(`document.querySelector('tr[data-build="`+buildID+`"] .status')?.textContent === 'complete'`))
 	screenshot(t, ctx, shots, "builds")
 
+	// A larger build of main: the size report compares it with the previous one.
+	w.shooter.Commit("main", "Bigger pak", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_PAK_MB=2\n"})
+	run(t, ctx, "trigger a bigger build", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)),
+		chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)),
+		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
+		waitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`),
+		waitJS(`[...document.querySelectorAll('#size-diff tr')].some(r => r.textContent.includes('Shooter-Linux.pak') && r.textContent.includes('grew'))`))
+	screenshot(t, ctx, shots, "size-report")
+
 	// Cancel a slow build.
 	run(t, ctx, "open the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)),
 		chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
@@ -125,6 +134,20 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, ctx, "cancel it", chromedp.Click(chromedp.ID(`#cancel`)), chromedp.WaitVisible(chromedp.ID(`#cancel-yes`)), chromedp.Click(chromedp.ID(`#cancel-yes`)),
 		waitJS(`document.getElementById('failure')?.textContent === 'cancelled'`))
 	screenshot(t, ctx, shots, "build-cancelled")
+
+	// A token for CI and an organization webhook, each secret shown once.
+	run(t, ctx, "create a token", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#members`)),
+		chromedp.SendKeys(chromedp.CSS(`form[aria-label="New API token"] input[name=name]`), "ci"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New API token"] button[type=submit]`)),
+		waitJS(`/^kiln_[0-9A-Za-z]{40}$/.test(document.getElementById('new-token')?.textContent)`))
+	run(t, ctx, "add a webhook", chromedp.SendKeys(chromedp.CSS(`form[aria-label="New webhook"] input[name=url]`), "https://hooks.example.com/kiln"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New webhook"] button[type=submit]`)),
+		waitJS(`document.querySelector('#hooks-h ~ div .secret')?.textContent.startsWith('whsec_')`))
+	screenshot(t, ctx, shots, "organization-secrets")
+	run(t, ctx, "see the webhook", chromedp.Click(chromedp.CSS(`#hooks-h ~ div .notice button`)),
+		waitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'https://hooks.example.com/kiln')`),
+		chromedp.Click(chromedp.CSS(`.card details summary`)), waitJS(`document.querySelector('.card details tbody tr') !== null`))
+	screenshot(t, ctx, shots, "organization")
 }
 
 // download clicks a download link and returns the MD5 of the file the browser saved.
