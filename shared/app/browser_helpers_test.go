@@ -66,7 +66,13 @@ func value[T any](t testing.TB, ctx context.Context, what string, a chromedp.Act
 	defer cancel()
 	v, err := chromedp.Run(tctx, a)
 	if err != nil {
-		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('errors')?.innerText || ''`))
+		ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		shown, _ := chromedp.Run(ectx, chromedp.Evaluate[string](`document.getElementById('errors')?.innerText || ''`))
+		if png, err := chromedp.Run(ectx, chromedp.FullScreenshot(100)); err == nil {
+			name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-failed.png"
+			_ = os.WriteFile(filepath.Join(artifactsDir(t), name), png, 0o644)
+		}
 		t.Fatalf("%s: %v (errors shown: %q)", what, err, strings.TrimSpace(shown))
 	}
 	return v
