@@ -33,7 +33,9 @@ test-short:
 ## disk read, packaging a 1.5 GB staged build vs tar -czf and pigz (needs ~3 GB of disk), the
 ## size manifest's cost to packaging (a ratio, on a smaller tree), a 2 GiB upload to MinIO vs
 ## MinIO's client mc putting the same file (needs ~4 GB of disk), and agents: trigger → running
-## with an idle agent vs a claim of a pending build, claims/s of 100 agents polling vs a bare handler
+## with an idle agent vs a claim of a pending build, claims/s of 100 agents polling vs a bare handler,
+## and the web console in headless Chromium (bytes transferred and time to the first build list of a
+## 1k-build organization) vs GET /builds alone
 bench:
 	@scripts/install-minio.sh mc >/dev/null
 	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 KILN_BENCH_S3=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
