@@ -37,9 +37,11 @@ export function navigate(path, replace) {
 }
 
 let stop = null; // the current page's cleanup (polling)
+let shown = 0;    // counts renders, so a page that finishes loading after the user moved on stops at once
 
 async function render() {
   if (stop) { stop(); stop = null; }
+  const mine = ++shown;
   clearErrors();
   if (!token.get()) return signIn();
   let ctx;
@@ -66,8 +68,10 @@ async function render() {
     if (param) params[param] = m[1];
     put(main, h('p', {class: 'muted'}, 'Loading…'));
     try {
-      stop = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate}) || null;
+      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate}) || null;
+      if (mine === shown) stop = cleanup; else if (cleanup) cleanup();
     } catch (e) {
+      if (mine !== shown) return;
       put(main);
       showError(e);
     }
