@@ -91,9 +91,21 @@ func artifactsDir(t testing.TB) string {
 	return dir
 }
 
-// screenshot saves the whole page as <dir>/<name>.png.
+// unlabelled lists the page's form fields without an accessible name and buttons and links
+// without text.
+const unlabelled = `[...document.querySelectorAll('input, select, textarea, button, a')].filter(e =>
+	e.offsetParent !== null && (['A', 'BUTTON'].includes(e.tagName)
+		? !(e.textContent.trim() || e.getAttribute('aria-label'))
+		: !(e.labels?.length || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby')))
+).map(e => e.outerHTML.slice(0, 120))`
+
+// screenshot saves the whole page as <dir>/<name>.png, after checking that every visible field,
+// button and link on it has a name a screen reader can say.
 func screenshot(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()
+	if bad := value(t, ctx, "check labels on "+name, chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
+		t.Errorf("page %s has elements without an accessible name: %q", name, bad)
+	}
 	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
 	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {

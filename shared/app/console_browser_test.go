@@ -40,8 +40,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("/ led a browser to %s, want the console", at)
 	}
 	screenshot(t, ctx, shots, "signin")
-	run(t, ctx, "sign in",
-		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)),
+	// By keyboard: the token field has the focus; Enter signs in.
+	run(t, ctx, "sign in", waitJS(`document.activeElement?.id === 'token'`),
+		chromedp.KeyEvent(w.token+"\r"),
 		chromedp.WaitVisible(chromedp.ID(`#builds`)))
 	stored := value(t, ctx, "read storage", chromedp.Evaluate[string](`sessionStorage.getItem('kiln.token')`))
 	cookies := value(t, ctx, "read cookies", chromedp.Evaluate[string](`document.cookie`))
@@ -126,8 +127,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	screenshot(t, ctx, shots, "size-report")
 
 	// Cancel a slow build.
-	run(t, ctx, "open the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)),
-		chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
+	run(t, ctx, "list the projects", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)))
+	screenshot(t, ctx, shots, "projects")
+	run(t, ctx, "open the project", chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
 	run(t, ctx, "trigger the slow branch", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=branch]`), "slow"),
 		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
 		waitJS(`document.querySelector('h1 .status')?.textContent === 'running'`), chromedp.WaitVisible(chromedp.ID(`#cancel`)))

@@ -31,6 +31,18 @@ func TestConsoleRoles(t *testing.T) {
 		run(t, tab, role+" signs in", chromedp.Navigate(w.URL()+"/console/"), chromedp.WaitVisible(chromedp.ID(`#token`)),
 			chromedp.SendKeys(chromedp.ID(`#token`), token), chromedp.Click(chromedp.ID(`#signin`)),
 			waitJS(`document.querySelector('tr[data-build="`+buildID+`"]') !== null`))
+		if role == "viewer" {
+			// The list follows new builds without a reload, and filters by status.
+			r := w.do(t, "POST", "/projects/"+projectID+"/build-settings/"+setting["id"].(string)+"/trigger", w.token, map[string]any{"branch": "dev"})
+			if r.Status != http.StatusAccepted {
+				t.Fatalf("trigger: %d %s", r.Status, r.Raw)
+			}
+			run(t, tab, "see the new build appear", waitJS(`document.querySelector('tr[data-build="`+field(t, r.Body, "buildId")+`"]') !== null`))
+			run(t, tab, "filter by status", chromedp.SetValue(chromedp.CSS(`select[name=status]`), "running"),
+				chromedp.Evaluate[chromedp.Void](`document.querySelector('select[name=status]').dispatchEvent(new Event('change', {bubbles: true}))`),
+				waitJS(`location.search === '?status=running' && [...document.querySelectorAll('tr[data-build] .status')].every(s => s.textContent === 'running') && document.querySelector('tr[data-build="`+buildID+`"]') !== null && document.querySelector('tr[data-build="`+field(t, r.Body, "buildId")+`"]') === null`))
+			screenshot(t, tab, shots, "builds-filtered")
+		}
 
 		run(t, tab, role+" opens the running build", chromedp.Navigate(w.URL()+"/console/builds/"+buildID), // the list redraws itself: no click on it
 			waitJS(`document.querySelector('h1 .status')?.textContent === 'running'`), chromedp.WaitVisible(chromedp.ID(`#log`)))
