@@ -100,11 +100,15 @@ const unlabelled = `[...document.querySelectorAll('input, select, textarea, butt
 ).map(e => e.outerHTML.slice(0, 120))`
 
 // screenshot saves the whole page as <dir>/<name>.png, after checking that every visible field,
-// button and link on it has a name a screen reader can say.
+// button and link on it has a name a screen reader can say and that it fits the window's width.
 func screenshot(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()
 	if bad := value(t, ctx, "check labels on "+name, chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
 		t.Errorf("page %s has elements without an accessible name: %q", name, bad)
+	}
+	// Usable on a laptop screen: nothing wider than the 1366-pixel window.
+	if wide := value(t, ctx, "measure "+name, chromedp.Evaluate[int](`document.documentElement.scrollWidth - innerWidth`)); wide > 0 {
+		t.Errorf("page %s is %d pixels wider than the window", name, wide)
 	}
 	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
 	path := filepath.Join(dir, name+".png")
