@@ -186,3 +186,18 @@ func download(t *testing.T, ctx context.Context, sel string) string {
 	}
 	return hex.EncodeToString(sum.Sum(nil))
 }
+
+// TestConsoleLinksGitHubByID: on a service without the GitHub App's OAuth client (one studio's
+// own kiln, and make demo), the console links an installation by its id.
+func TestConsoleLinksGitHubByID(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t)
+	run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
+	run(t, ctx, "link by id", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)),
+		chromedp.SendKeys(chromedp.CSS(`#link-by-id input`), w.inst), chromedp.Click(chromedp.CSS(`#link-by-id button`)),
+		waitJS(`document.getElementById('github-state')?.textContent === 'Linked to installation `+w.inst+`.'`))
+	if r := w.do(t, "GET", "/organizations/"+w.orgID, w.token, nil); field(t, r.Body, "integrationSettings", "github", "installationId") != w.inst {
+		t.Fatalf("not linked: %s", r.Raw)
+	}
+}
