@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -200,4 +201,24 @@ func TestConsoleLinksGitHubByID(t *testing.T) {
 	if r := w.do(t, "GET", "/organizations/"+w.orgID, w.token, nil); field(t, r.Body, "integrationSettings", "github", "installationId") != w.inst {
 		t.Fatalf("not linked: %s", r.Raw)
 	}
+}
+
+// TestConsoleRedeploys: a complete build of a setting with auto deploy shows its delivery and
+// offers "Deploy again", which delivers it once more.
+func TestConsoleRedeploys(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t, loopbackAllowed)
+	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	if b := w.waitDeploy(t, id); b["autoDeployStatus"] != "succeeded" {
+		t.Fatalf("first delivery: %v", b)
+	}
+	run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)),
+		waitJS(`document.getElementById('facts')?.textContent.includes('succeeded')`), chromedp.WaitVisible(chromedp.ID(`#redeploy`)))
+	run(t, ctx, "deploy again", chromedp.Click(chromedp.ID(`#redeploy`)))
+	w.waitBuild(t, id, "delivered again", func(b map[string]any) bool { return len(rc.got()) == 2 && b["autoDeployStatus"] == "succeeded" })
+	screenshot(t, ctx, artifactsDir(t), "build-redeployed")
 }
