@@ -36,7 +36,9 @@ test-short:
 ## size manifest's cost to packaging (a ratio, on a smaller tree), a 2 GiB upload to MinIO vs
 ## MinIO's client mc putting the same file (needs ~4 GB of disk), and agents: trigger → running
 ## with an idle agent vs a claim of a pending build, claims/s of 100 agents polling vs a bare handler,
-## and a trigger with plan checks vs without (the checks' p99 < 1 ms)
+## a trigger with plan checks vs without (the checks' p99 < 1 ms),
+## and the web console in headless Chromium (bytes transferred and time to the first build list of a
+## 1k-build organization) vs GET /builds alone
 bench:
 	@scripts/install-minio.sh mc >/dev/null
 	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 KILN_BENCH_S3=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
@@ -66,9 +68,10 @@ synth: lambdas
 fake-github:
 	$(GO) run ./cmd/fakegithub
 
-## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO and aws-local-stepfunctions, cached in .cache/; bubblewrap)
+## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO and aws-local-stepfunctions, cached in .cache/; bubblewrap; chromium)
 deps:
 	@scripts/install-bubblewrap.sh
+	@scripts/install-chromium.sh
 	@scripts/install-dynamodb-local.sh >/dev/null
 	@scripts/install-minio.sh >/dev/null
 	@scripts/install-stepfunctions-local.sh >/dev/null

@@ -82,7 +82,8 @@ demo: kiln serves http://127.0.0.1:$port (data in $dir/data, log in $dir/kiln.lo
 
 The owner's API token: $token
 
-In another terminal, paste these steps (bash, curl, python3):
+Web console: open http://127.0.0.1:$port/console/ and paste that token (link GitHub installation 1
+by id on the Organization page, then add demo/shooter on Projects). Or, in another terminal, paste these steps (bash, curl, python3):
 
 # --- demo steps ---
 export KILN=http://127.0.0.1:$port TOKEN=$token

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/console"
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -11,6 +12,7 @@ import (
 func (s *Server) routes() {
 	s.mux.HandleFunc("/", s.notFound)
 	s.handle("/openapi.json", methods{http.MethodGet: openapi.Handler()})
+	s.handle(console.Prefix, methods{http.MethodGet: console.MustNew()})
 
 	s.handle("/auth/me", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getMe),
@@ -28,6 +30,9 @@ func (s *Server) routes() {
 	})
 	s.handle("/organizations/{id}/usage", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getUsage),
+	})
+	s.handle("/organizations/{id}/members", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.listMembers),
 	})
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),

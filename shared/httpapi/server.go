@@ -16,6 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/console"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -175,6 +176,10 @@ var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost,
 	http.MethodPatch, http.MethodDelete, http.MethodOptions}
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if console.WantsPage(r) { // a browser at the service's address: the console
+		http.Redirect(w, r, console.Prefix, http.StatusFound)
+		return
+	}
 	writeError(w, r, kiln.Errorf(kiln.ENotFound, "no such endpoint: %s", r.URL.Path))
 }
 

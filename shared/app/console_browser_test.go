@@ -1,0 +1,224 @@
+package app
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsoleInBrowser drives the web console in headless Chromium against a real kiln serve
+// with the fake GitHub and the stand-in engine: sign in with the owner token, link GitHub through
+// the install flow, add a project and a build setting, trigger, watch the log grow, see the
+// build complete, download its artifact (MD5 checked), see an API error with its request id, and
+// cancel a slow build. Each page is saved as a screenshot.
+func TestConsoleInBrowser(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t, func(c *Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
+	w.gh.ClientID, w.gh.ClientSecret = "Iv1.test", "client-secret"
+	// Builds of main pause 1 s in each stage, so their log grows while the page watches; the
+	// branch "slow" pauses long enough to be cancelled.
+	w.shooter.Commit("main", "Pace the build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=1\n"})
+	w.shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=120\n"})
+	shots := artifactsDir(t)
+	t.Logf("screenshots in %s", shots)
+
+	// A browser at the service's address lands on the console's sign-in.
+	run(t, ctx, "open the service", chromedp.Navigate(w.URL()+"/"), chromedp.WaitVisible(chromedp.ID(`#token`)))
+	at := value(t, ctx, "read the location", chromedp.Location())
+	if at != w.URL()+"/console/" {
+		t.Fatalf("/ led a browser to %s, want the console", at)
+	}
+	screenshot(t, ctx, shots, "signin")
+	// By keyboard: the token field has the focus; Enter signs in.
+	run(t, ctx, "sign in", waitJS(`document.activeElement?.id === 'token'`),
+		chromedp.KeyEvent(w.token+"\r"),
+		chromedp.WaitVisible(chromedp.ID(`#builds`)))
+	stored := value(t, ctx, "read storage", chromedp.Evaluate[string](`sessionStorage.getItem('kiln.token')`))
+	cookies := value(t, ctx, "read cookies", chromedp.Evaluate[string](`document.cookie`))
+	at = value(t, ctx, "read the location", chromedp.Location())
+	if stored != w.token || cookies != "" || strings.Contains(at, "kiln_") {
+		t.Fatalf("the token should be in sessionStorage only: stored %q, cookies %q, location %q", stored, cookies, at)
+	}
+
+	// Link GitHub: the console asks for the install link; GitHub sends the installer back to the
+	// callback (here: in a second tab), and the organization page notices.
+	run(t, ctx, "open the organization", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
+	run(t, ctx, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
+	install := value(t, ctx, "read the install link", chromedp.AttributeValue(chromedp.ID(`#github-install`), "href")).Value
+	u, err := url.Parse(install)
+	if err != nil || !strings.HasPrefix(install, w.gh.WebURL()) || u.Query().Get("state") == "" {
+		t.Fatalf("install link %q", install)
+	}
+	w.gh.AuthorizeUser("code-1", "gho_installer", testInstallation)
+	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {"code-1"},
+		"installation_id": {w.inst}, "setup_action": {"install"}}.Encode()
+	gitHubTab, closeTab := chromedp.NewContext(ctx)
+	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback))
+	closeTab()
+	run(t, ctx, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`))
+	screenshot(t, ctx, shots, "organization-linked")
+
+	// Add the project and a setting.
+	run(t, ctx, "add the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.ID(`#add-repo`)),
+		chromedp.SendKeys(chromedp.CSS(`#add-repo input[name=name]`), "Shooter"), chromedp.SetValue(chromedp.CSS(`#add-repo select[name=repoFullName]`), "studio/shooter"),
+		chromedp.Click(chromedp.CSS(`#add-repo button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#settings`)))
+	screenshot(t, ctx, shots, "project-new")
+	run(t, ctx, "add a setting", chromedp.SetValue(chromedp.CSS(`form[aria-label="New build setting"] select[name=buildType]`), "Shipping"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New build setting"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
+	screenshot(t, ctx, shots, "project")
+
+	// An API error shows its message and request id.
+	run(t, ctx, "trigger a bad commit", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=commit]`), "not-a-sha"),
+		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), waitJS(`document.querySelector('#errors .rid')?.textContent.startsWith('request id: req_')`))
+	shown := value(t, ctx, "read the error", chromedp.Text(chromedp.ID(`#errors`)))
+	if !strings.Contains(shown, "validation_failed") || !strings.Contains(shown, "commit") {
+		t.Fatalf("error shown: %q", shown)
+	}
+	screenshot(t, ctx, shots, "error")
+
+	// Trigger; the log grows while the build runs; it completes.
+	run(t, ctx, "trigger", chromedp.Evaluate[chromedp.Void](`document.querySelector("[data-setting] input[name=commit]").value = ""`), chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID(`#log`)), waitJS(`document.querySelectorAll('#log span').length > 0`))
+	first := value(t, ctx, "count log lines", chromedp.Evaluate[int](`document.querySelectorAll('#log span').length`))
+	run(t, ctx, "watch the log grow", waitJS(`document.querySelectorAll('#log span').length > `+strconv.Itoa(first)))
+	run(t, ctx, "see it complete", waitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`), chromedp.WaitVisible(chromedp.ID(`#download`)),
+		waitJS(`document.getElementById('log-state').textContent.includes('ended')`))
+	last := value(t, ctx, "count log lines", chromedp.Evaluate[int](`document.querySelectorAll('#log span').length`))
+	if last <= first {
+		t.Fatalf("the log did not grow: %d then %d lines", first, last)
+	}
+	at = value(t, ctx, "read the build's location", chromedp.Location())
+	buildID := at[strings.LastIndex(at, "/")+1:]
+	screenshot(t, ctx, shots, "build")
+
+	// Download, and check the file's MD5 against the API and the page.
+	dl := w.do(t, "GET", "/builds/"+buildID+"/download", w.token, nil)
+	md5Shown := value(t, ctx, "read the MD5", chromedp.Text(chromedp.ID(`#md5`)))
+	if md5Shown != field(t, dl.Body, "checksumMd5") {
+		t.Fatalf("page shows MD5 %q, API %q", md5Shown, field(t, dl.Body, "checksumMd5"))
+	}
+	if got := download(t, ctx, `#download`); got != md5Shown {
+		t.Fatalf("downloaded file's MD5 %s, want %s", got, md5Shown)
+	}
+
+	// The builds list shows it.
+	run(t, ctx, "list the builds", chromedp.Click(chromedp.CSS(`nav a[href="/console/"]`)),
+		waitJS(`document.querySelector('tr[data-build="`+buildID+`"] .status')?.textContent === 'complete'`))
+	screenshot(t, ctx, shots, "builds")
+
+	// A larger build of main: the size report compares it with the previous one.
+	w.shooter.Commit("main", "Bigger pak", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_PAK_MB=2\n"})
+	run(t, ctx, "trigger a bigger build", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)),
+		chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)),
+		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
+		waitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`),
+		waitJS(`[...document.querySelectorAll('#size-diff tr')].some(r => r.textContent.includes('Shooter-Linux.pak') && r.textContent.includes('grew'))`))
+	screenshot(t, ctx, shots, "size-report")
+
+	// Cancel a slow build.
+	run(t, ctx, "list the projects", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)))
+	screenshot(t, ctx, shots, "projects")
+	run(t, ctx, "open the project", chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
+	run(t, ctx, "trigger the slow branch", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=branch]`), "slow"),
+		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
+		waitJS(`document.querySelector('h1 .status')?.textContent === 'running'`), chromedp.WaitVisible(chromedp.ID(`#cancel`)))
+	run(t, ctx, "cancel it", chromedp.Click(chromedp.ID(`#cancel`)), chromedp.WaitVisible(chromedp.ID(`#cancel-yes`)), chromedp.Click(chromedp.ID(`#cancel-yes`)),
+		waitJS(`document.getElementById('failure')?.textContent === 'cancelled'`))
+	screenshot(t, ctx, shots, "build-cancelled")
+
+	// A token for CI and an organization webhook, each secret shown once.
+	run(t, ctx, "create a token", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#members`)),
+		chromedp.SendKeys(chromedp.CSS(`form[aria-label="New API token"] input[name=name]`), "ci"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New API token"] button[type=submit]`)),
+		waitJS(`/^kiln_[0-9A-Za-z]{40}$/.test(document.getElementById('new-token')?.textContent)`))
+	run(t, ctx, "add a webhook", chromedp.SendKeys(chromedp.CSS(`form[aria-label="New webhook"] input[name=url]`), "https://hooks.example.com/kiln"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New webhook"] button[type=submit]`)),
+		waitJS(`document.querySelector('#hooks-h ~ div .secret')?.textContent.startsWith('whsec_')`))
+	screenshot(t, ctx, shots, "organization-secrets")
+	run(t, ctx, "see the webhook", chromedp.Click(chromedp.CSS(`#hooks-h ~ div .notice button`)),
+		waitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'https://hooks.example.com/kiln')`),
+		chromedp.Click(chromedp.CSS(`.card details summary`)), waitJS(`document.querySelector('.card details tbody tr') !== null`))
+	screenshot(t, ctx, shots, "organization")
+}
+
+// download clicks a download link and returns the MD5 of the file the browser saved.
+func download(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	dir := t.TempDir()
+	tctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+	defer cancel()
+	progress := chromedp.BrowserEvents(tctx, browser.DownloadProgress)
+	events := true
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events}); err != nil {
+		t.Fatalf("allow downloads: %v", err)
+	}
+	run(t, ctx, "download", chromedp.Click(chromedp.CSS(sel)))
+	guid := ""
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("the download did not complete: %v", err)
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			guid = ev.GUID
+			break
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, guid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum := md5.New()
+	if _, err := io.Copy(sum, f); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(sum.Sum(nil))
+}
+
+// TestConsoleLinksGitHubByID: on a service without the GitHub App's OAuth client (one studio's
+// own kiln, and make demo), the console links an installation by its id.
+func TestConsoleLinksGitHubByID(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t)
+	run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
+	run(t, ctx, "link by id", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)),
+		chromedp.SendKeys(chromedp.CSS(`#link-by-id input`), w.inst), chromedp.Click(chromedp.CSS(`#link-by-id button`)),
+		waitJS(`document.getElementById('github-state')?.textContent === 'Linked to installation `+w.inst+`.'`))
+	if r := w.do(t, "GET", "/organizations/"+w.orgID, w.token, nil); field(t, r.Body, "integrationSettings", "github", "installationId") != w.inst {
+		t.Fatalf("not linked: %s", r.Raw)
+	}
+}
+
+// TestConsoleRedeploys: a complete build of a setting with auto deploy shows its delivery and
+// offers "Deploy again", which delivers it once more.
+func TestConsoleRedeploys(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t, loopbackAllowed)
+	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	if b := w.waitDeploy(t, id); b["autoDeployStatus"] != "succeeded" {
+		t.Fatalf("first delivery: %v", b)
+	}
+	run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)),
+		waitJS(`document.getElementById('facts')?.textContent.includes('succeeded')`), chromedp.WaitVisible(chromedp.ID(`#redeploy`)))
+	run(t, ctx, "deploy again", chromedp.Click(chromedp.ID(`#redeploy`)))
+	w.waitBuild(t, id, "delivered again", func(b map[string]any) bool { return len(rc.got()) == 2 && b["autoDeployStatus"] == "succeeded" })
+	screenshot(t, ctx, artifactsDir(t), "build-redeployed")
+}

@@ -1,0 +1,62 @@
+// The public API, with the token the user pasted (kept in this tab's sessionStorage only).
+const KEY = 'kiln.token';
+
+export const token = {
+  get: () => sessionStorage.getItem(KEY),
+  set: (t) => sessionStorage.setItem(KEY, t),
+  clear: () => sessionStorage.removeItem(KEY),
+};
+
+// ApiError carries the API's error envelope: code, message and request id.
+export class ApiError extends Error {
+  constructor(status, body, requestId) {
+    super(body.message || ('HTTP ' + status));
+    this.status = status;
+    this.code = body.error || 'http_' + status;
+    this.requestId = body.requestId || requestId || '';
+    this.fields = body.fields || null;
+  }
+}
+
+let onUnauthorized = () => {};
+export function whenUnauthorized(fn) { onUnauthorized = fn; }
+
+// api('GET', '/builds', null, {limit: 25}) → the decoded JSON answer (null for 204).
+export async function api(method, path, body, query) {
+  const url = new URL(path, location.origin);
+  for (const [k, v] of Object.entries(query || {})) if (v !== null && v !== undefined && v !== '') url.searchParams.set(k, v);
+  const headers = {Authorization: 'Bearer ' + token.get(), Accept: 'application/json'};
+  if (body !== null && body !== undefined) headers['Content-Type'] = 'application/json';
+  const resp = await fetch(url, {method, headers, body: body == null ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit'});
+  const rid = resp.headers.get('X-Request-Id');
+  if (resp.status === 204) return null;
+  const text = await resp.text();
+  let data = {};
+  try { data = text ? JSON.parse(text) : {}; } catch { data = {message: text.slice(0, 200)}; }
+  if (!resp.ok) {
+    const err = new ApiError(resp.status, data, rid);
+    if (resp.status === 401) onUnauthorized(err);
+    throw err;
+  }
+  return data;
+}
+
+let meCache = null;
+// me is GET /auth/me: the user, the organization and the membership's role.
+export async function me() {
+  if (!meCache) meCache = api('GET', '/auth/me').catch((e) => { meCache = null; throw e; });
+  return meCache;
+}
+export function forgetMe() { meCache = null; }
+
+// The role matrix of the API (docs/api.md, "Roles"): what the console offers.
+const WRITE = ['owner', 'admin', 'member'], ADMIN = ['owner', 'admin'];
+export const can = {
+  write: (role) => WRITE.includes(role),
+  admin: (role) => ADMIN.includes(role),
+};
+
+export const PLATFORMS = ['Win64', 'Linux', 'LinuxArm64', 'Mac', 'Android', 'IOS'];
+export const BUILD_TYPES = ['Development', 'Shipping', 'DebugGame', 'Test', 'Server'];
+export const STATUSES = ['pending', 'running', 'complete', 'failed', 'superseded'];
+export const TRIGGERS = ['manual', 'push', 'scheduled'];

@@ -1,0 +1,134 @@
+// The console's shell: sign-in, navigation, the error area, and one page module per route.
+import {api, token, me, forgetMe, whenUnauthorized} from './api.js';
+import {h, put} from './dom.js';
+import * as builds from './builds.js';
+
+const main = document.getElementById('main');
+const errors = document.getElementById('errors');
+const nav = document.getElementById('nav');
+const who = document.getElementById('who');
+
+// Routes: path below /console/ → page module (loaded on first use) and its parameters.
+const routes = [
+  [/^$/, () => Promise.resolve(builds)],
+  [/^builds\/([\w-]+)$/, () => import('./build.js'), 'id'],
+  [/^projects$/, () => import('./projects.js')],
+  [/^projects\/([\w-]+)$/, () => import('./project.js'), 'id'],
+  [/^organization$/, () => import('./org.js')],
+];
+
+// showError puts an API error (message and request id) or any other error in the alert area.
+export function showError(err) {
+  const rid = err && err.requestId;
+  const box = h('div', {class: 'error'},
+    h('div', {}, h('strong', {}, err.code ? err.code + ': ' : 'Error: '), err.message || String(err),
+      err.fields ? h('ul', {}, Object.entries(err.fields).map(([k, v]) => h('li', {}, h('code', {}, k), ': ' + v))) : null,
+      rid ? h('div', {class: 'rid'}, 'request id: ' + rid) : null),
+    h('button', {type: 'button', onclick: () => box.remove(), 'aria-label': 'Dismiss error'}, 'Dismiss'));
+  errors.append(box);
+}
+
+export function clearErrors() { errors.replaceChildren(); }
+
+// navigate shows the page at a console path, e.g. '/console/builds/abc'.
+export function navigate(path, replace) {
+  if (replace) history.replaceState(null, '', path); else history.pushState(null, '', path);
+  render();
+}
+
+let stop = null; // the current page's cleanup (polling)
+let shown = 0;    // counts renders, so a page that finishes loading after the user moved on stops at once
+
+async function render() {
+  if (stop) { stop(); stop = null; }
+  const mine = ++shown;
+  clearErrors();
+  if (!token.get()) return signIn();
+  let ctx;
+  try {
+    ctx = await me();
+  } catch (e) {
+    if (e.status === 401) return;
+    return showError(e);
+  }
+  nav.hidden = false;
+  put(who, h('span', {}, ctx.user.name + ' · ' + ctx.organization.name + ' · ', h('strong', {}, ctx.membership.role)),
+    h('button', {type: 'button', onclick: signOut}, 'Sign out'));
+  const rest = location.pathname.replace(/^\/console\/?/, '');
+  for (const a of nav.querySelectorAll('a')) {
+    const target = a.getAttribute('href').replace(/^\/console\/?/, '');
+    a.toggleAttribute('aria-current', target === '' ? rest === '' || rest.startsWith('builds') : rest.startsWith(target));
+    if (a.hasAttribute('aria-current')) a.setAttribute('aria-current', 'page');
+  }
+  for (const [re, load, param] of routes) {
+    const m = rest.match(re);
+    if (!m) continue;
+    const page = await load();
+    const params = Object.fromEntries(new URLSearchParams(location.search));
+    if (param) params[param] = m[1];
+    put(main, h('p', {class: 'muted'}, 'Loading…'));
+    try {
+      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate}) || null;
+      if (mine === shown) stop = cleanup; else if (cleanup) cleanup();
+    } catch (e) {
+      if (mine !== shown) return;
+      put(main);
+      showError(e);
+    }
+    return;
+  }
+  put(main, h('h1', {}, 'Not found'), h('p', {}, h('a', {href: '/console/'}, 'Back to the builds')));
+}
+
+function signIn() {
+  nav.hidden = true;
+  put(who);
+  // No name: a form submitted without this script can never put the token in a URL.
+  const field = h('input', {id: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false',
+    placeholder: 'kiln_…', 'aria-describedby': 'token-help'});
+  const form = h('form', {onsubmit: async (ev) => {
+    ev.preventDefault();
+    clearErrors();
+    token.set(field.value.trim());
+    forgetMe();
+    try {
+      await me();
+      render();
+    } catch (e) {
+      token.clear();
+      if (e.status !== 401) showError(e);
+    }
+  }}, h('label', {for: 'token'}, 'API token'), field,
+  h('p', {id: 'token-help', class: 'muted'}, 'Paste an API token once: the owner token ', h('code', {}, 'kiln serve'),
+    ' printed on its first start, or one made on the organization page. It stays in this browser tab only (sessionStorage) and is sent to this server alone.'),
+  h('div', {}, h('button', {type: 'submit', id: 'signin'}, 'Sign in')));
+  put(main, h('section', {class: 'signin'}, h('h1', {}, 'Sign in to kiln'), form));
+  field.focus();
+}
+
+function signOut() {
+  token.clear();
+  forgetMe();
+  navigate('/console/');
+}
+
+whenUnauthorized((err) => {
+  token.clear();
+  forgetMe();
+  signIn();
+  showError(err);
+});
+
+// Links inside the console change the page without a reload.
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest('a');
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || a.target || a.hasAttribute('download')) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || !url.pathname.startsWith('/console/') || url.pathname.startsWith('/console/v/')) return;
+  ev.preventDefault();
+  navigate(url.pathname + url.search);
+  main.focus();
+});
+addEventListener('popstate', render);
+
+render();

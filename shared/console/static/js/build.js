@@ -1,0 +1,112 @@
+// A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, redeploy
+// and size report.
+import {api, can} from './api.js';
+import {h, put, time, duration, status, bytes, busy} from './dom.js';
+import {sizeReport} from './sizes.js';
+
+const ENDED = ['complete', 'failed', 'superseded'];
+
+export async function render(main, params, ctx) {
+  const id = params.id;
+  let b = await api('GET', '/builds/' + id);
+  const project = await api('GET', '/projects/' + b.projectId).catch(() => null);
+  const facts = h('dl', {class: 'facts', id: 'facts'});
+  const actions = h('div', {class: 'row', id: 'actions'});
+  const artifact = h('section', {id: 'artifact', 'aria-labelledby': 'artifact-h'});
+  const sizes = h('section', {id: 'sizes', 'aria-labelledby': 'sizes-h'});
+  const log = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Build log', 'aria-live': 'off'});
+  const logState = h('p', {class: 'muted', id: 'log-state'});
+  const heading = h('h1', {});
+  put(main, heading, facts, actions, artifact, h('h2', {}, 'Log'), logState, log, sizes);
+
+  let stopped = false, timer = null, shownArtifact = false;
+  function show() {
+    put(heading, 'Build ', h('code', {}, b.id), ' ', status(b.status));
+    const source = b.changelist ? ['Changelist', b.changelist] : ['Commit', b.commit ? h('code', {}, b.commit) : '—'];
+    put(facts,
+      ...pair('Project', project ? h('a', {href: '/console/projects/' + project.id}, project.name) : 'deleted project'),
+      ...pair('Platform · type · engine', b.platform + ' · ' + b.buildType + ' · UE ' + b.ueVersion),
+      ...pair('Branch', b.branch || '—'), ...pair(...source),
+      ...pair('Message', b.commitMessage || '—'), ...pair('Triggered by', b.triggeredBy),
+      ...pair('Created', time(b.createdAt)), ...pair('Started', time(b.startedAt)), ...pair('Finished', time(b.finishedAt)),
+      ...pair('Duration', duration(b.durationMs)),
+      b.waitingFor ? pair('Waiting for', b.waitingFor) : [],
+      b.failureReason ? pair('Failure', h('strong', {id: 'failure'}, b.failureReason)) : [],
+      b.autoDeployStatus ? pair('Auto deploy', [status(b.autoDeployStatus), ' ', b.autoDeployError || '', ` (${b.autoDeployAttempts} attempts)`]) : []);
+    put(actions);
+    if (can.write(ctx.role) && !ENDED.includes(b.status)) {
+      const sure = h('span', {class: 'row', hidden: true}, 'Stop this build? ',
+        h('button', {type: 'button', class: 'danger', id: 'cancel-yes', onclick: (ev) => busy(ev.target, async () => {
+          try { b = await api('POST', '/builds/' + id + '/cancel', {}); show(); } catch (e) { ctx.showError(e); }
+        })}, 'Yes, cancel it'),
+        h('button', {type: 'button', class: 'secondary', onclick: () => { sure.hidden = true; ask.hidden = false; ask.focus(); }}, 'No'));
+      const ask = h('button', {type: 'button', class: 'danger', id: 'cancel', onclick: () => {
+        ask.hidden = true; sure.hidden = false; sure.querySelector('button').focus();
+      }}, 'Cancel build');
+      actions.append(ask, sure);
+    }
+    if (can.write(ctx.role) && b.status === 'complete' && b.autoDeployStatus) {
+      actions.append(h('button', {type: 'button', class: 'secondary', id: 'redeploy', onclick: (ev) => busy(ev.target, async () => {
+        try { b = await api('POST', '/builds/' + id + '/deploy', {}); show(); } catch (e) { ctx.showError(e); }
+      })}, 'Deploy again'));
+    }
+    if (b.status === 'complete' && !shownArtifact) {
+      shownArtifact = true;
+      showArtifact();
+      sizeReport(sizes, b, ctx);
+    }
+  }
+
+  async function showArtifact() {
+    put(artifact, h('h2', {id: 'artifact-h'}, 'Artifact'));
+    try {
+      const d = await api('GET', '/builds/' + id + '/download');
+      artifact.append(h('dl', {class: 'facts'}, ...pair('Size', bytes(d.sizeBytes) + ' (' + d.sizeBytes + ' bytes)'),
+        ...pair('MD5', h('code', {id: 'md5'}, d.checksumMd5)), ...pair('Link valid until', time(d.expiresAt))),
+      h('a', {class: 'button', id: 'download', href: d.url, download: id + '.tar.gz'}, 'Download ' + id + '.tar.gz'));
+    } catch (e) {
+      artifact.append(h('p', {class: 'muted'}, e.message));
+    }
+  }
+
+  // The build's facts, every 3 s until it ends.
+  async function poll() {
+    clearTimeout(timer);
+    try {
+      b = await api('GET', '/builds/' + id);
+      if (stopped) return;
+      show();
+    } catch (e) { if (!stopped) ctx.showError(e); }
+    if (!stopped && !ENDED.includes(b.status)) timer = setTimeout(poll, 3000);
+  }
+
+  // The log: pages of lines after the cursor; a page waits up to 10 s for new lines.
+  async function follow() {
+    let cursor = null, lines = 0;
+    for (;;) {
+      let page;
+      try {
+        page = await api('GET', '/builds/' + id + '/logs', null, {format: 'json', limit: 1000, cursor, wait: ENDED.includes(b.status) ? 0 : 10});
+      } catch (e) {
+        if (!stopped) ctx.showError(e);
+        return;
+      }
+      if (stopped) return;
+      const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+      log.append(...page.items.map(l => h('span', {class: l.level}, l.message + '\n')));
+      lines += page.items.length;
+      if (atEnd) log.scrollTop = log.scrollHeight;
+      logState.textContent = lines + ' lines' + (page.nextCursor ? '; following the build…' : '; the build has ended.');
+      if (page.buildStatus !== b.status) poll();
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  show();
+  poll();
+  follow();
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
+function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }

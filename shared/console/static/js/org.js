@@ -1,0 +1,164 @@
+// The organization: GitHub (the install flow), Perforce credentials, members (read-only), the
+// signed-in user's API tokens, and org webhooks with their delivery log.
+import {api, can} from './api.js';
+import {h, put, time, status, input, check, formValues, busy} from './dom.js';
+
+const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded'];
+
+export async function render(main, params, ctx) {
+  const orgPath = '/organizations/' + ctx.organization.id;
+  const admin = can.admin(ctx.role);
+  const org = await api('GET', orgPath);
+  const again = () => ctx.navigate(location.pathname, true);
+  let stopPolling = null;
+  put(main, h('h1', {}, org.name), h('p', {class: 'muted'}, 'Plan ' + org.plan + ' · you are ' + ctx.role));
+
+  // GitHub
+  const gh = org.integrationSettings.github;
+  const ghBox = h('section', {id: 'github', 'aria-labelledby': 'github-h'}, h('h2', {id: 'github-h'}, 'GitHub'),
+    h('p', {id: 'github-state'}, gh ? 'Linked to installation ' + gh.installationId + '.' : 'Not linked.'));
+  main.append(ghBox);
+  if (admin && gh) {
+    ghBox.append(h('button', {type: 'button', class: 'danger', onclick: (ev) => busy(ev.target, async () => {
+      try { await api('DELETE', orgPath + '/integrations/github'); again(); } catch (e) { ctx.showError(e); }
+    })}, 'Unlink GitHub'));
+  } else if (admin) {
+    ghBox.append(h('button', {type: 'button', id: 'link-github', onclick: (ev) => busy(ev.target, async () => {
+      try {
+        const link = await api('GET', '/integrations/github/install');
+        ev.target.hidden = true;
+        ghBox.append(h('p', {}, h('a', {class: 'button', id: 'github-install', href: link.url, target: '_blank', rel: 'noopener noreferrer'}, 'Install the GitHub App on GitHub'),
+          ' (opens GitHub in a new tab; this link is valid until ' + time(link.expiresAt) + '). This page notices when GitHub sends you back.'));
+        stopPolling = waitForLink(orgPath, ctx, again);
+      } catch (e) {
+        if (e.code !== 'github_not_connected') return ctx.showError(e);
+        // No OAuth client: this server links an installation by its id.
+        ev.target.hidden = true;
+        const form = h('form', {class: 'row', id: 'link-by-id', onsubmit: (e2) => {
+          e2.preventDefault();
+          busy(form.querySelector('button'), async () => {
+            try { await api('PATCH', orgPath, {integrationSettings: {github: {installationId: formValues(form).installationId}}}); again(); } catch (err) { ctx.showError(err); }
+          });
+        }}, input('GitHub App installation id', 'installationId', '', {required: true, inputmode: 'numeric'}), h('button', {type: 'submit'}, 'Link'));
+        ghBox.append(form);
+      }
+    })}, 'Link GitHub'));
+  }
+
+  // Perforce
+  const p4 = org.perforce;
+  const p4Box = h('section', {id: 'perforce', 'aria-labelledby': 'p4-h'}, h('h2', {id: 'p4-h'}, 'Perforce'),
+    h('p', {}, p4 ? `Server ${p4.serverUrl} as ${p4.userName}; ticket ${p4.ticketSet ? 'saved' : 'not saved'}.` : 'No credentials saved.'));
+  main.append(p4Box);
+  if (admin) {
+    const form = h('form', {class: 'grid', 'aria-label': 'Perforce credentials', onsubmit: (ev) => {
+      ev.preventDefault();
+      busy(form.querySelector('button'), async () => {
+        try { await api('PATCH', orgPath + '/perforce', formValues(form)); again(); } catch (e) { ctx.showError(e); }
+      });
+    }}, input('Server', 'serverUrl', p4 && p4.serverUrl, {required: true, placeholder: 'ssl:perforce.example.com:1666'}),
+    input('User', 'userName', p4 && p4.userName, {required: true}), input('Ticket', 'ticket', '', {required: true, type: 'password', autocomplete: 'off'}),
+    h('div', {class: 'actions'}, h('button', {type: 'submit'}, 'Save and check credentials'),
+      p4 ? h('button', {type: 'button', class: 'danger', onclick: (ev) => busy(ev.target, async () => {
+        try { await api('DELETE', orgPath + '/perforce'); again(); } catch (e) { ctx.showError(e); }
+      })}, 'Remove credentials') : null));
+    p4Box.append(form);
+  }
+
+  // Members, read-only: kiln admin user adds them.
+  const members = await api('GET', orgPath + '/members', null, {limit: 100});
+  main.append(h('section', {'aria-labelledby': 'members-h'}, h('h2', {id: 'members-h'}, 'Members'),
+    h('table', {id: 'members'}, h('thead', {}, h('tr', {}, ['Name', 'Email', 'Role', 'Since'].map(t => h('th', {scope: 'col'}, t)))),
+      h('tbody', {}, members.items.map(m => h('tr', {}, h('td', {}, m.user.name), h('td', {}, m.user.email), h('td', {}, m.role), h('td', {}, time(m.createdAt))))))));
+
+  main.append(await tokensSection(ctx, again));
+  if (admin) main.append(await webhooksSection(orgPath, ctx, again));
+  return () => { if (stopPolling) stopPolling(); };
+}
+
+// waitForLink polls the organization until GitHub sent the installer back and kiln linked it.
+function waitForLink(orgPath, ctx, done) {
+  let timer = null, stopped = false;
+  const tick = async () => {
+    try {
+      const org = await api('GET', orgPath);
+      if (stopped) return;
+      if (org.integrationSettings.github) return done();
+    } catch (e) { ctx.showError(e); return; }
+    timer = setTimeout(tick, 2000);
+  };
+  timer = setTimeout(tick, 2000);
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
+async function tokensSection(ctx, again) {
+  const list = await api('GET', '/auth/tokens', null, {limit: 100});
+  const shown = h('div', {});
+  const form = h('form', {class: 'row', 'aria-label': 'New API token', onsubmit: (ev) => {
+    ev.preventDefault();
+    busy(form.querySelector('button'), async () => {
+      const v = formValues(form), body = {};
+      if (v.name) body.name = v.name;
+      if (v.expiresInDays) body.expiresInDays = Number(v.expiresInDays);
+      try {
+        const t = await api('POST', '/auth/tokens', body);
+        put(shown, h('div', {class: 'notice'}, 'New token ', h('strong', {}, t.name), ' — copy it now, it is not shown again:',
+          h('div', {class: 'secret', id: 'new-token'}, t.token)));
+      } catch (e) { ctx.showError(e); }
+    });
+  }}, input('Name', 'name', ''), input('Expires in days (optional)', 'expiresInDays', '', {type: 'number', min: 1, max: 3650}),
+  h('button', {type: 'submit'}, 'Create token'));
+  return h('section', {'aria-labelledby': 'tokens-h'}, h('h2', {id: 'tokens-h'}, 'Your API tokens'), form, shown,
+    h('table', {id: 'tokens'}, h('thead', {}, h('tr', {}, ['Name', 'Starts with', 'Created', 'Expires', ''].map(t => h('th', {scope: 'col'}, t)))),
+      h('tbody', {}, list.items.map(t => h('tr', {}, h('td', {}, t.name), h('td', {}, h('code', {}, t.hint + '…')), h('td', {}, time(t.createdAt)),
+        h('td', {}, t.expiresAt ? time(t.expiresAt) : 'never'),
+        h('td', {}, h('button', {type: 'button', class: 'danger', 'aria-label': 'Revoke token ' + t.name, onclick: (ev) => busy(ev.target, async () => {
+          try { await api('DELETE', '/auth/tokens/' + t.id); again(); } catch (e) { ctx.showError(e); }
+        })}, 'Revoke')))))));
+}
+
+async function webhooksSection(orgPath, ctx, again) {
+  const hooks = (await api('GET', orgPath + '/webhooks')).items;
+  const shown = h('div', {});
+  const form = h('form', {class: 'grid', 'aria-label': 'New webhook', onsubmit: (ev) => {
+    ev.preventDefault();
+    busy(form.querySelector('button'), async () => {
+      const v = formValues(form);
+      try {
+        const w = await api('POST', orgPath + '/webhooks', {url: v.url, events: EVENTS.filter(e => v[e]), active: true});
+        put(shown, h('div', {class: 'notice'}, 'Webhook added. Its signing secret, shown only now:', h('div', {class: 'secret'}, w.secret),
+          h('button', {type: 'button', class: 'secondary', onclick: again}, 'Done')));
+      } catch (e) { ctx.showError(e); }
+    });
+  }}, input('URL', 'url', '', {type: 'url', required: true, placeholder: 'https://example.com/kiln'}),
+  h('fieldset', {}, h('legend', {}, 'Events'), EVENTS.map(e => check(e, e, true))),
+  h('div', {class: 'actions'}, h('button', {type: 'submit'}, 'Add webhook')));
+  return h('section', {'aria-labelledby': 'hooks-h'}, h('h2', {id: 'hooks-h'}, 'Webhooks'), form, shown,
+    hooks.length ? hooks.map(w => hookCard(orgPath, w, ctx, again)) : h('p', {class: 'muted'}, 'No webhooks.'));
+}
+
+function hookCard(orgPath, w, ctx, again) {
+  const path = orgPath + '/webhooks/' + w.id;
+  const log = h('tbody', {});
+  const card = h('div', {class: 'card'}, h('h3', {}, w.url), h('p', {}, (w.active ? 'active' : 'paused') + ' · ' + w.events.join(', ')),
+    h('div', {class: 'row'},
+      h('button', {type: 'button', class: 'secondary', onclick: (ev) => busy(ev.target, async () => {
+        try { await api('PATCH', path, {active: !w.active}); again(); } catch (e) { ctx.showError(e); }
+      })}, w.active ? 'Pause' : 'Resume'),
+      h('button', {type: 'button', class: 'danger', onclick: (ev) => busy(ev.target, async () => {
+        try { await api('DELETE', path); again(); } catch (e) { ctx.showError(e); }
+      })}, 'Delete')),
+    h('details', {ontoggle: (ev) => { if (ev.target.open) deliveries(); }}, h('summary', {}, 'Delivery log'),
+      h('table', {}, h('thead', {}, h('tr', {}, ['Event', 'Status', 'Attempts', 'Response', 'Error', 'Created', ''].map(t => h('th', {scope: 'col'}, t)))), log)));
+  async function deliveries() {
+    try {
+      const list = await api('GET', path + '/deliveries', null, {limit: 50});
+      put(log, list.items.length ? list.items.map(d => h('tr', {}, h('td', {}, d.event), h('td', {}, status(d.status)), h('td', {class: 'num'}, d.attempts),
+        h('td', {}, d.responseStatus ?? '—'), h('td', {}, d.error || ''), h('td', {}, time(d.createdAt)),
+        h('td', {}, h('button', {type: 'button', class: 'secondary', onclick: (ev) => busy(ev.target, async () => {
+          try { await api('POST', path + '/deliveries/' + d.id + '/redeliver', {}); deliveries(); } catch (e) { ctx.showError(e); }
+        })}, 'Redeliver')))) : h('tr', {}, h('td', {colspan: 7, class: 'muted'}, 'No deliveries yet.')));
+    } catch (e) { ctx.showError(e); }
+  }
+  return card;
+}
