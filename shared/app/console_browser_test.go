@@ -138,6 +138,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		waitJS(`document.getElementById('failure')?.textContent === 'cancelled'`))
 	screenshot(t, ctx, shots, "build-cancelled")
 
+	// The month's usage: the builds that ran counted their minutes, on Linux, against the plan.
+	run(t, ctx, "see the usage", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#usage`)),
+		waitJS(`(() => { const rows = [...document.querySelectorAll('#usage tbody tr')].map(r => [...r.children].map(c => c.textContent));
+			const minutes = rows.find(r => r[0] === 'Build minutes'), linux = rows.find(r => r[0] === '· on Linux');
+			return minutes && Number(minutes[1]) >= 2 && minutes[2] === 'unlimited' && linux && linux[1] === minutes[1]; })()`))
+
 	// A token for CI and an organization webhook, each secret shown once.
 	run(t, ctx, "create a token", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#members`)),
 		chromedp.SendKeys(chromedp.CSS(`form[aria-label="New API token"] input[name=name]`), "ci"),

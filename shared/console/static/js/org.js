@@ -1,9 +1,10 @@
-// The organization: GitHub (the install flow), Perforce credentials, members (read-only), the
-// signed-in user's API tokens, and org webhooks with their delivery log.
+// The organization: this month's usage against the plan, GitHub (the install flow), Perforce
+// credentials, members (read-only), the signed-in user's API tokens, and org webhooks with their
+// delivery log.
 import {api, can} from './api.js';
-import {h, put, time, status, input, check, formValues, busy} from './dom.js';
+import {h, put, time, status, input, check, formValues, busy, bytes} from './dom.js';
 
-const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded'];
+const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped'];
 
 export async function render(main, params, ctx) {
   const orgPath = '/organizations/' + ctx.organization.id;
@@ -12,6 +13,7 @@ export async function render(main, params, ctx) {
   const again = () => ctx.navigate(location.pathname, true);
   let stopPolling = null;
   put(main, h('h1', {}, org.name), h('p', {class: 'muted'}, 'Plan ' + org.plan + ' · you are ' + ctx.role));
+  main.append(usageSection(await api('GET', orgPath + '/usage')));
 
   // GitHub
   const gh = org.integrationSettings.github;
@@ -74,6 +76,22 @@ export async function render(main, params, ctx) {
   main.append(await tokensSection(ctx, again));
   if (admin) main.append(await webhooksSection(orgPath, ctx, again));
   return () => { if (stopPolling) stopPolling(); };
+}
+
+// usageSection shows the month's use against the plan (a null allowance is unlimited).
+function usageSection(u) {
+  const allowed = (n) => n === null || n === undefined ? 'unlimited' : String(n);
+  const row = (what, used, limit) => h('tr', {}, h('th', {scope: 'row'}, what), h('td', {class: 'num'}, used), h('td', {class: 'num'}, limit));
+  const platforms = Object.keys(u.buildMinutes.byPlatform).sort();
+  return h('section', {'aria-labelledby': 'usage-h'}, h('h2', {id: 'usage-h'}, 'Usage in ' + u.month + ' (UTC)'),
+    h('table', {id: 'usage'}, h('thead', {}, h('tr', {}, ['', 'Used', 'Allowed by the ' + u.plan + ' plan'].map(t => h('th', {scope: 'col'}, t)))),
+      h('tbody', {},
+        row('Build minutes', u.buildMinutes.used, allowed(u.buildMinutes.allowed)),
+        platforms.map(p => row('· on ' + p, u.buildMinutes.byPlatform[p], '')),
+        row('Builds running now', u.concurrentBuilds.current, allowed(u.concurrentBuilds.allowed)),
+        row('Projects', u.projects.current, allowed(u.projects.allowed)),
+        row('Artifact storage', bytes(u.artifactStorageBytes), ''),
+        row('Triggers skipped (allowance used up)', u.skippedTriggers.total, ''))));
 }
 
 // waitForLink polls the organization until GitHub sent the installer back and kiln linked it.
