@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +28,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/autoscaling"
 	"github.com/kilnbuild/kiln/shared/awslocal/imds"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
+	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
 // Config is the hosts' launch template and scaling policy.
@@ -62,7 +62,7 @@ type Pool struct {
 }
 
 type instance struct {
-	cmd    *exec.Cmd
+	tree   *proctree.Tree // the agent and what it starts
 	server *http.Server
 }
 
@@ -139,7 +139,7 @@ func (p *Pool) launch() error {
 	}
 	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tree := proctree.New(cmd, proctree.Options{})
 	cmd.Env = append(append([]string{}, p.cfg.Env...), "KILN_AGENT_IMDS=http://"+ln.Addr().String(), "KILN_AGENT_WORKDIR="+filepath.Join(work, "work"))
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -148,18 +148,19 @@ func (p *Pool) launch() error {
 		server.Close()
 		return errors.New("ec2hosts: closed")
 	}
-	if err := cmd.Start(); err != nil {
+	if err := tree.Start(); err != nil {
 		logFile.Close()
 		server.Close()
 		return fmt.Errorf("ec2hosts: start the agent: %w", err)
 	}
-	p.alive[id] = &instance{cmd: cmd, server: server}
+	p.alive[id] = &instance{tree: tree, server: server}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer logFile.Close()
 		err := cmd.Wait()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the agent left behind goes with it
+		_ = tree.Kill() // what the agent left behind goes with it
+		_ = tree.Close()
 		p.cfg.Logger.Info("aws-local: a Windows host's agent ended", slog.String("instance_id", id), slog.Any("error", err))
 	}()
 	p.cfg.Group.Launch(id, hostedhosts.StateInService, func() { p.terminated(id) })
@@ -176,7 +177,7 @@ func (p *Pool) terminated(id string) {
 	if in == nil {
 		return
 	}
-	syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL)
+	_ = in.tree.Kill()
 	in.server.Close()
 	p.cfg.Logger.Info("aws-local: a Windows host was terminated", slog.String("instance_id", id))
 }
