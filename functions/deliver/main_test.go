@@ -154,7 +154,7 @@ func newFixture(t *testing.T, arts artifacts.Store, size int64, receiver http.Ha
 	f.hook.Secret = keys.Sealer().Seal([]byte("hook secret"), webhooks.SecretAD(f.hook.ID))
 	f.del = &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: f.org, WebhookID: f.hook.ID, Event: kiln.EventBuildComplete,
 		Payload: []byte(`{"event":"build.complete"}`), Status: kiln.DeliveryPending, CreatedAt: now, UpdatedAt: now}
-	for _, err := range []error{st.CreateProject(ctx, p), st.CreateBuildSetting(ctx, setting), st.CreateBuild(ctx, f.build),
+	for _, err := range []error{st.CreateProject(ctx, p, 0), st.CreateBuildSetting(ctx, setting), st.CreateBuild(ctx, f.build),
 		st.CreateArtifact(ctx, a), st.CreateWebhook(ctx, f.hook), st.CreateWebhookDelivery(ctx, f.del)} {
 		if err != nil {
 			t.Fatal(err)

@@ -90,7 +90,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{st: st, org: created.Organization.ID, wf: &workflow{}, queue: &queue{}, now: now}
 	f.project = &kiln.Project{ID: kiln.NewID(), OrganizationID: f.org, Name: "P", SourceControl: kiln.SourceGitHub,
 		RepoLink: "studio/game", InstallationID: "1", CreatedAt: now, UpdatedAt: now}
-	if err := st.CreateProject(ctx, f.project); err != nil {
+	if err := st.CreateProject(ctx, f.project, 0); err != nil {
 		t.Fatal(err)
 	}
 	if f.arts, err = fsartifacts.New(t.TempDir()); err != nil {

@@ -56,7 +56,7 @@ func benchProject(b *testing.B, edit func(*kiln.BuildSetting)) (*sqlitestore.Sto
 	s := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: p.OrganizationID, ProjectID: p.ID, Platform: kiln.PlatformLinux,
 		BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", Trigger: kiln.TriggerManual, CreatedAt: now, UpdatedAt: now}
 	edit(s)
-	if err := st.CreateProject(ctx, p); err != nil {
+	if err := st.CreateProject(ctx, p, 0); err != nil {
 		b.Fatal(err)
 	}
 	if err := st.CreateBuildSetting(ctx, s); err != nil {

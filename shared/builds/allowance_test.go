@@ -45,7 +45,7 @@ func TestTriggersOverTheAllowance(t *testing.T) {
 	w.org = created.Organization.ID
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: w.org, Name: "Game", SourceControl: kiln.SourceGitHub, RepoLink: "studio/game",
 		InstallationID: "1", DefaultBranch: "main", UprojectPath: "Game.uproject", CreatedAt: w.now, UpdatedAt: w.now}
-	if err := w.st.CreateProject(ctx, p); err != nil {
+	if err := w.st.CreateProject(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	st := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: w.org, ProjectID: p.ID, Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping,

@@ -77,7 +77,7 @@ func (w *deliveryWorld) org(t testing.TB, url string) *kiln.BuildSetting {
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: org.ID, Name: "Shooter", SourceControl: kiln.SourceGitHub,
 		UprojectPath: "Shooter.uproject", RepoLink: "studio/shooter", InstallationID: "1", DefaultBranch: "main",
 		CreatedAt: at, UpdatedAt: at}
-	if err := w.st.CreateProject(ctx, p); err != nil {
+	if err := w.st.CreateProject(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	set := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: org.ID, ProjectID: p.ID, Platform: kiln.PlatformLinux,

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ func (s *Server) addRepo(w http.ResponseWriter, r *http.Request, p *auth.Princip
 	if err := pr.Validate(); err != nil {
 		return err
 	}
-	if err := s.store.CreateProject(ctx, pr); err != nil {
+	if err := s.createProject(ctx, pr); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, renderProject(pr, nil))
@@ -155,11 +156,25 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := pr.Validate(); err != nil {
 		return err
 	}
-	if err := s.store.CreateProject(r.Context(), pr); err != nil {
+	if err := s.createProject(r.Context(), pr); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, renderProject(pr, nil))
 	return nil
+}
+
+// createProject stores pr unless its organization (as stored now) has as many projects as its
+// plan allows. The store counts and writes in one atomic step: it decides, not the early
+// CheckNewProject, which requests made at the same moment may all pass.
+func (s *Server) createProject(ctx context.Context, pr *kiln.Project) error {
+	if s.plans == nil {
+		return s.store.CreateProject(ctx, pr, 0)
+	}
+	org, err := s.store.GetOrganization(ctx, pr.OrganizationID)
+	if err != nil {
+		return err
+	}
+	return s.plans.CreateProject(ctx, s.store, org, pr)
 }
 
 func deref(s *string) string {

@@ -72,7 +72,8 @@ func (p *Plans) CheckMinutes(ctx context.Context, orgID string) error {
 }
 
 // CheckNewProject is nil when the organization may add a project, plan_limit_reached when it
-// has as many as its plan allows.
+// has as many as its plan allows. It is an early check only: projects created at the same moment
+// may all pass it, so CreateProject decides.
 func (p *Plans) CheckNewProject(ctx context.Context, org *kiln.Organization) error {
 	allowed := p.Limits(org).Projects
 	if allowed == 0 {
@@ -86,9 +87,13 @@ func (p *Plans) CheckNewProject(ctx context.Context, org *kiln.Organization) err
 		return fmt.Errorf("plan check: count projects: %w", err)
 	}
 	if n >= allowed {
-		return kiln.PlanLimitError(org.Plan, "%d project(s)", allowed)
+		return projectLimitError(org, allowed)
 	}
 	return nil
+}
+
+func projectLimitError(org *kiln.Organization, allowed int) error {
+	return kiln.PlanLimitError(org.Plan, "%d project(s)", allowed)
 }
 
 // CheckPerforce is nil when the organization's plan allows Perforce.

@@ -145,7 +145,12 @@ type ProjectFilter struct {
 
 // Projects keeps projects.
 type Projects interface {
-	CreateProject(ctx context.Context, p *kiln.Project) error
+	// CreateProject adds a project to an existing organization (not_found otherwise; conflict when
+	// its id is taken) only while the organization has fewer than max projects (max 0: no limit).
+	// The count and the write are one atomic step, so projects created at the same moment never
+	// exceed max: at the limit it returns ProjectLimitReached (plan_limit_reached) and writes
+	// nothing.
+	CreateProject(ctx context.Context, p *kiln.Project, max int) error
 	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 	ListProjects(ctx context.Context, orgID string, f ProjectFilter, p Page) ([]*kiln.Project, string, error)
 	// UpdateProject replaces a project's mutable fields (name, description, uproject,

@@ -154,7 +154,7 @@ func (s *service) addProject(t testing.TB, repo, uproject string) (*kiln.Project
 	now := time.Now().UTC()
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: s.orgID, Name: repo, SourceControl: kiln.SourceGitHub, RepoLink: repo,
 		InstallationID: strconv.Itoa(installation), DefaultBranch: "main", UprojectPath: uproject, CreatedAt: now, UpdatedAt: now}
-	if err := s.store.CreateProject(ctx, p); err != nil {
+	if err := s.store.CreateProject(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	st := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: s.orgID, ProjectID: p.ID, Platform: kiln.PlatformLinux,

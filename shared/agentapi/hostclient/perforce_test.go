@@ -56,7 +56,7 @@ func TestRemoteHostBuildsAPerforceStream(t *testing.T) {
 	now := time.Now().UTC()
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: s.orgID, Name: "Shooter", SourceControl: kiln.SourcePerforce, RepoLink: "//game/main",
 		Depot: "//game", StreamPath: "//game/main", UprojectPath: "Shooter/Shooter.uproject", CreatedAt: now, UpdatedAt: now}
-	if err := s.store.CreateProject(ctx, p); err != nil {
+	if err := s.store.CreateProject(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	st := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: s.orgID, ProjectID: p.ID, Platform: kiln.PlatformLinux,

@@ -45,7 +45,7 @@ func TestCancelAndSupersedeInAWSRecordWebhookDeliveries(t *testing.T) {
 	}
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: org, Name: "P", SourceControl: kiln.SourceGitHub,
 		RepoLink: "a/b", InstallationID: "1", CreatedAt: now, UpdatedAt: now}
-	if err := st.CreateProject(ctx, p); err != nil {
+	if err := st.CreateProject(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	newBuild := func(branch string) *kiln.Build {

@@ -79,7 +79,7 @@ func TestHostAPIBesideTheAPI(t *testing.T) {
 		Branch: "main", UEVersion: "5.3", Trigger: kiln.TriggerManual, CreatedAt: now, UpdatedAt: now}
 	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org, ProjectID: p.ID, BuildSettingID: s.ID, Status: kiln.StatusPending,
 		Platform: s.Platform, BuildType: s.BuildType, Branch: "main", UEVersion: "5.3", TriggeredBy: "manual", CreatedAt: now}
-	for _, err := range []error{st.CreateProject(ctx, p), st.CreateBuildSetting(ctx, s), st.CreateBuild(ctx, b)} {
+	for _, err := range []error{st.CreateProject(ctx, p, 0), st.CreateBuildSetting(ctx, s), st.CreateBuild(ctx, b)} {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func TestFunctionsThatEndBuildsPostTheFinalCommitStatus(t *testing.T) {
 			b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org, ProjectID: p.ID, BuildSettingID: kiln.NewID(), Status: kiln.StatusRunning,
 				Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", Commit: strings.Repeat("ab", 20),
 				UEVersion: "5.3", TriggeredBy: "manual", CreatedAt: silentSince, StartedAt: &silentSince, HeartbeatAt: &silentSince, Host: "codebuild"}
-			for _, err := range []error{st.CreateProject(ctx, p), st.CreateBuild(ctx, b)} {
+			for _, err := range []error{st.CreateProject(ctx, p, 0), st.CreateBuild(ctx, b)} {
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -86,7 +86,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	now := time.Now().UTC()
 	w.project = &kiln.Project{ID: kiln.NewID(), OrganizationID: w.org, Name: "P", SourceControl: kiln.SourceGitHub, RepoLink: "a/b",
 		InstallationID: "1", CreatedAt: now, UpdatedAt: now}
-	if err := st.CreateProject(ctx, w.project); err != nil {
+	if err := st.CreateProject(ctx, w.project, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The host API, passing the hosts' heartbeats on to the Step Functions stand-in (started

@@ -142,7 +142,7 @@ func TestGSI4KeysOfSettingsAndArtifacts(t *testing.T) {
 		ID: kiln.NewID(), OrganizationID: orgID, Name: "Game", SourceControl: kiln.SourceGitHub,
 		RepoLink: "studio/game", InstallationID: "1", CreatedAt: at, UpdatedAt: at,
 	}
-	if err := s.CreateProject(t.Context(), p); err != nil {
+	if err := s.CreateProject(t.Context(), p, 0); err != nil {
 		t.Fatal(err)
 	}
 	bs := &kiln.BuildSetting{

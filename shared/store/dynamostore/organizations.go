@@ -20,8 +20,11 @@ type orgItem struct {
 	Defaults             defaultsAttr  `dynamo:"defaultProjectSettings,omitempty"`
 	GitHubInstallationID string        `dynamo:"githubInstallationId,omitempty"`
 	Perforce             *perforceAttr `dynamo:"perforce,omitempty"`
-	CreatedAt            int64         `dynamo:"createdAt"`
-	UpdatedAt            int64         `dynamo:"updatedAt"`
+	// ProjectCount is the number of the organization's projects (see attrProjectCount); nil on
+	// organizations stored before it existed. Only CreateProject and DeleteProject write it.
+	ProjectCount *int  `dynamo:"projectCount,omitempty"`
+	CreatedAt    int64 `dynamo:"createdAt"`
+	UpdatedAt    int64 `dynamo:"updatedAt"`
 }
 
 // perforceAttr is an organization's Perforce credentials, a map attribute absent when none are
@@ -106,8 +109,10 @@ func (it *orgItem) organization() *kiln.Organization {
 // slug reservation, the owner's member and email items, and the owner's token with its hash item.
 // The organization starts without integrations; LinkGitHubInstallation links one.
 func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error {
+	it := newOrgItem(org)
+	it.ProjectCount = new(int) // a new organization has no projects
 	puts := []*dynamo.Put{
-		s.table.Put(newOrgItem(org)).If(notExists, attrPK),
+		s.table.Put(it).If(notExists, attrPK),
 		s.table.Put(&slugItem{
 			itemKeys:       itemKeys{PK: slugKey(org.Slug), SK: slugKey(org.Slug), Type: typeSlug},
 			OrganizationID: org.ID,

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -83,13 +84,35 @@ func (it *projectItem) project() *kiln.Project {
 	return p
 }
 
-// CreateProject puts the project only if its key is free.
-func (s *Store) CreateProject(ctx context.Context, p *kiln.Project) error {
-	err := s.table.Put(newProjectItem(p)).If(notExists, attrPK).Run(ctx)
-	if isCondFailed(err) {
-		return kiln.Errorf(kiln.EConflict, "project %s already exists", p.ID)
+// CreateProject puts the project, only if its key is free, and adds 1 to the organization's
+// project count, only if the count is below max (see attrProjectCount), in one transaction. When
+// the organization's condition fails, the organization is missing, at max, or has no count yet
+// (stored before the count existed): the last is counted once and the transaction tried again.
+func (s *Store) CreateProject(ctx context.Context, p *kiln.Project, max int) error {
+	for range 2 {
+		err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
+			tx.Put(s.table.Put(newProjectItem(p)).If(notExists, attrPK))
+			tx.Update(s.orgCounterUpdate(p.OrganizationID, 1, max))
+		})
+		at := txFailedAt(err)
+		if at == nil {
+			return wrap("create project", err)
+		}
+		if at[0] == 0 {
+			return kiln.Errorf(kiln.EConflict, "project %s already exists", p.ID)
+		}
+		_, ok, err := s.projectCount(ctx, p.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return store.ProjectLimitReached(max)
+		}
+		if err := s.initProjectCount(ctx, p.OrganizationID); err != nil {
+			return err
+		}
 	}
-	return wrap("create project", err)
+	return wrap("create project", fmt.Errorf("organization %s has no project count after initializing it", p.OrganizationID))
 }
 
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
@@ -140,19 +163,24 @@ func (s *Store) UpdateProject(ctx context.Context, p *kiln.Project) error {
 }
 
 // DeleteProject queries the project's settings, then deletes the project (only if it exists) and
-// its settings in one transaction. Settings beyond what one transaction holds are deleted first,
-// in earlier transactions; the project goes last, so a failure leaves it in place to retry.
+// its settings and subtracts 1 from the organization's project count in one transaction. Settings
+// beyond what one transaction holds are deleted first, in earlier transactions; the project goes
+// last, so a failure leaves it in place to retry.
 func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
 	if _, err := s.GetProject(ctx, orgID, id); err != nil {
+		return err
+	}
+	if err := s.ensureProjectCount(ctx, orgID); err != nil {
 		return err
 	}
 	settings, _, err := queryPage(ctx, s, settingsQuery(orgID, id), 0, func(it *itemKeys) string { return "" })
 	if err != nil {
 		return wrap("delete project", err)
 	}
-	for len(settings) >= maxTxItems {
-		batch := settings[:maxTxItems]
-		settings = settings[maxTxItems:]
+	for len(settings) > maxTxItems-2 { // the last transaction also holds the project and the count
+		n := min(len(settings), maxTxItems)
+		batch := settings[:n]
+		settings = settings[n:]
 		err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
 			for _, k := range batch {
 				tx.Delete(s.table.Delete(attrPK, k.PK).Range(attrSK, k.SK))
@@ -164,11 +192,12 @@ func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
 	}
 	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
 		tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, projectSK(id)).If(exists, attrPK))
+		tx.Update(s.orgCounterUpdate(orgID, -1, 0))
 		for _, k := range settings {
 			tx.Delete(s.table.Delete(attrPK, k.PK).Range(attrSK, k.SK))
 		}
 	})
-	if at := txFailedAt(err); at != nil {
+	if at := txFailedAt(err); at != nil && at[0] == 0 {
 		return kiln.NotFound("project")
 	}
 	return wrap("delete project", err)

@@ -85,20 +85,37 @@ func scanProject(r scanner) (*kiln.Project, error) {
 	return &p, nil
 }
 
-func (s *Store) CreateProject(ctx context.Context, p *kiln.Project) error {
+// CreateProject counts the organization's projects and inserts the new one in one write
+// transaction. Write transactions begin IMMEDIATE (see Open), so they take the write lock before
+// the count: two creations run one after the other, and the second counts the first's project.
+func (s *Store) CreateProject(ctx context.Context, p *kiln.Project, max int) error {
 	uproject, err := encodeUproject(p.Uproject)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: create project: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO projects (`+projectCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.OrganizationID, p.ID, p.Name, p.Description, p.SourceControl, p.RepoLink, p.InstallationID,
-		p.DefaultBranch, p.Depot, p.StreamPath, p.UprojectPath, uproject, optMS(p.LastBuildAt),
-		p.LastBuildStatus, ms(p.CreatedAt), ms(p.UpdatedAt))
-	if err != nil {
-		return writeErr("create project", err, "the project already exists")
-	}
-	return nil
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var orgs, n int
+		if err := tx.QueryRowContext(ctx, `SELECT
+			(SELECT COUNT(*) FROM organizations WHERE id = ?), (SELECT COUNT(*) FROM projects WHERE org_id = ?)`,
+			p.OrganizationID, p.OrganizationID).Scan(&orgs, &n); err != nil {
+			return fmt.Errorf("sqlitestore: create project: count projects: %w", err)
+		}
+		if orgs == 0 {
+			return kiln.NotFound("organization")
+		}
+		if max > 0 && n >= max {
+			return store.ProjectLimitReached(max)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.OrganizationID, p.ID, p.Name, p.Description, p.SourceControl, p.RepoLink, p.InstallationID,
+			p.DefaultBranch, p.Depot, p.StreamPath, p.UprojectPath, uproject, optMS(p.LastBuildAt),
+			p.LastBuildStatus, ms(p.CreatedAt), ms(p.UpdatedAt))
+		if err != nil {
+			return writeErr("create project", err, "the project already exists")
+		}
+		return nil
+	})
 }
 
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {

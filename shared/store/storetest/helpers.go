@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("TriggerTokens", func(t *testing.T) { testTriggerTokens(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 	t.Run("Projects", func(t *testing.T) { testProjects(t, open) })
+	t.Run("ProjectLimit", func(t *testing.T) { testProjectLimit(t, open) })
 	t.Run("BuildSettings", func(t *testing.T) { testBuildSettings(t, open) })
 	t.Run("Builds", func(t *testing.T) { testBuilds(t, open) })
 	t.Run("CreateBuildOnce", func(t *testing.T) { testCreateBuildOnce(t, open) })

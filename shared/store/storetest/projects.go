@@ -34,7 +34,7 @@ func newProject(orgID string, source kiln.SourceControl) *kiln.Project {
 func createProject(t *testing.T, s store.Store, orgID string, source kiln.SourceControl) *kiln.Project {
 	t.Helper()
 	p := newProject(orgID, source)
-	wantOK(t, s.CreateProject(t.Context(), p), "CreateProject")
+	wantOK(t, s.CreateProject(t.Context(), p, 0), "CreateProject")
 	return p
 }
 
@@ -72,7 +72,7 @@ func testProjects(t *testing.T, open func(t *testing.T) store.Store) {
 				if c.lastRun {
 					p.LastBuildAt, p.LastBuildStatus = ptr(now()), kiln.StatusFailed
 				}
-				wantOK(t, s.CreateProject(ctx, p), "CreateProject")
+				wantOK(t, s.CreateProject(ctx, p, 0), "CreateProject")
 				got, err := s.GetProject(ctx, f.org.ID, p.ID)
 				wantOK(t, err, "GetProject")
 				wantEqual(t, "project", got, p)
