@@ -34,6 +34,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"BuildSizeReport", TestBuildSizeReport},
 		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
+		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 	} {
 		t.Run(tt.name, tt.test)
