@@ -19,6 +19,7 @@ import (
 	awscodebuild "github.com/aws/aws-sdk-go-v2/service/codebuild"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
@@ -79,11 +80,16 @@ func newWorld(t *testing.T, o worldOptions) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	w := &world{st: st, modes: filepath.Join(dir, "modes"), hostDir: filepath.Join(dir, "codebuild"), org: kiln.NewID()}
+	w := &world{st: st, modes: filepath.Join(dir, "modes"), hostDir: filepath.Join(dir, "codebuild")}
 	if err := os.Mkdir(w.modes, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
+	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "a@studio.example", OwnerName: "A"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.org = created.Organization.ID
 	w.project = &kiln.Project{ID: kiln.NewID(), OrganizationID: w.org, Name: "P", SourceControl: kiln.SourceGitHub, RepoLink: "a/b",
 		InstallationID: "1", CreatedAt: now, UpdatedAt: now}
 	if err := st.CreateProject(ctx, w.project, 0); err != nil {
