@@ -43,26 +43,18 @@ func Revoke(ctx context.Context, st Store, lc Lifecycle, orgID, id string, now t
 		return nil, err
 	}
 	host := kiln.AgentHost(a.ID)
-	after := ""
-	for seen := 0; seen < maxRunningScan; {
-		page, err := st.QueuedBuildsAfter(ctx, kiln.StatusRunning, after, store.MaxLimit)
-		if err != nil {
-			return nil, fmt.Errorf("revoke agent %s: list running builds: %w", a.ID, err)
+	running, err := store.ReadQueue(ctx, st, kiln.StatusRunning, maxRunningScan)
+	if err != nil {
+		return nil, fmt.Errorf("revoke agent %s: list running builds: %w", a.ID, err)
+	}
+	for _, b := range running {
+		if b.OrganizationID != orgID || b.Host != host {
+			continue
 		}
-		for _, b := range page {
-			if b.OrganizationID != orgID || b.Host != host {
-				continue
-			}
-			if _, err := lc.Fail(ctx, b.OrganizationID, b.ID, ReasonRevoked); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
-				return nil, fmt.Errorf("revoke agent %s: fail build %s: %w", a.ID, b.ID, err)
-			}
-			logger.InfoContext(ctx, "failed the build of a revoked agent", slog.String("build_id", b.ID), slog.String("org_id", orgID))
+		if _, err := lc.Fail(ctx, b.OrganizationID, b.ID, ReasonRevoked); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+			return nil, fmt.Errorf("revoke agent %s: fail build %s: %w", a.ID, b.ID, err)
 		}
-		seen += len(page)
-		if len(page) < store.MaxLimit {
-			break
-		}
-		after = page[len(page)-1].ID
+		logger.InfoContext(ctx, "failed the build of a revoked agent", slog.String("build_id", b.ID), slog.String("org_id", orgID))
 	}
 	return a, nil
 }
