@@ -206,12 +206,22 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 		if err := dynamo.UnmarshalItem(ce.Item, &old); err != nil {
 			return wrap("update build", err)
 		}
-		if old.Status != string(expected) {
-			return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, old.Status, expected)
+		if err := takeStoredToken(b, expected, kiln.BuildStatus(old.Status), old.TaskToken, err); err != nil {
+			return err
 		}
-		if b.TaskToken != "" || old.TaskToken == "" {
-			return wrap("update build", err) // cannot happen: the status matched and no token was in the way
-		}
-		b.TaskToken = old.TaskToken // a token is never removed: the next try is conditional on it
 	}
+}
+
+// takeStoredToken tells why UpdateBuild's conditional write of b from status expected failed,
+// given the stored build's status and task token: invalid_state when the status moved on;
+// otherwise b takes the stored token (a token is never removed) and nil means try again.
+func takeStoredToken(b *kiln.Build, expected, oldStatus kiln.BuildStatus, oldToken string, err error) error {
+	if oldStatus != expected {
+		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, oldStatus, expected)
+	}
+	if b.TaskToken != "" || oldToken == "" {
+		return wrap("update build", err) // cannot happen: the status matched and no token was in the way
+	}
+	b.TaskToken = oldToken // the next try is conditional on it
+	return nil
 }

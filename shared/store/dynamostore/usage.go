@@ -43,13 +43,9 @@ func (s *Store) endBuild(ctx context.Context, b *kiln.Build, expected kiln.Build
 	if gerr != nil {
 		return false, gerr
 	}
-	if old.Status != expected {
-		return false, kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, old.Status, expected)
+	if err := takeStoredToken(b, expected, old.Status, old.TaskToken, err); err != nil {
+		return false, err
 	}
-	if b.TaskToken != "" || old.TaskToken == "" {
-		return false, wrap("update build", err)
-	}
-	b.TaskToken = old.TaskToken
 	return true, nil
 }
 
