@@ -79,10 +79,7 @@ func (p *Plans) CheckNewProject(ctx context.Context, org *kiln.Organization) err
 	if allowed == 0 {
 		return nil
 	}
-	n, err := countUpTo(allowed, func(pg store.Page) (int, string, error) {
-		items, next, err := p.Store.ListProjects(ctx, org.ID, store.ProjectFilter{}, pg)
-		return len(items), next, err
-	})
+	n, err := p.projects(ctx, org.ID, allowed)
 	if err != nil {
 		return fmt.Errorf("plan check: count projects: %w", err)
 	}
@@ -126,6 +123,14 @@ func (p *Plans) ConcurrentBuilds(ctx context.Context, orgID string) (int, error)
 func (p *Plans) Running(ctx context.Context, orgID string, upTo int) (int, error) {
 	return countUpTo(upTo, func(pg store.Page) (int, string, error) {
 		items, next, err := p.Store.ListBuilds(ctx, orgID, store.BuildFilter{Status: kiln.StatusRunning}, pg)
+		return len(items), next, err
+	})
+}
+
+// projects counts the organization's projects, stopping at upTo (0: all).
+func (p *Plans) projects(ctx context.Context, orgID string, upTo int) (int, error) {
+	return countUpTo(upTo, func(pg store.Page) (int, string, error) {
+		items, next, err := p.Store.ListProjects(ctx, orgID, store.ProjectFilter{}, pg)
 		return len(items), next, err
 	})
 }

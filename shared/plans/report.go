@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // Report is an organization's usage of one month beside what its plan allows (0: unlimited).
@@ -42,11 +41,7 @@ func (p *Plans) Report(ctx context.Context, sizes ArtifactSizes, org *kiln.Organ
 	if r.RunningNow, err = p.Running(ctx, org.ID, 0); err != nil {
 		return nil, fmt.Errorf("usage: count running builds: %w", err)
 	}
-	r.Projects, err = countUpTo(0, func(pg store.Page) (int, string, error) {
-		items, next, err := p.Store.ListProjects(ctx, org.ID, store.ProjectFilter{}, pg)
-		return len(items), next, err
-	})
-	if err != nil {
+	if r.Projects, err = p.projects(ctx, org.ID, 0); err != nil {
 		return nil, fmt.Errorf("usage: count projects: %w", err)
 	}
 	if r.ArtifactBytes, err = sizes.ArtifactBytes(ctx, org.ID); err != nil {
