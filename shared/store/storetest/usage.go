@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -123,28 +122,15 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 		f := createOrganization(t, s)
 		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
 		b := runningBuild(t, s, set, kiln.PlatformLinux, at(t, "2026-08-01T08:00:00Z"))
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		won := 0
-		for i := range 6 {
-			c := *b
+		ends := make([]kiln.Build, 6)
+		for i := range ends {
+			ends[i] = *b
 			to := []kiln.BuildStatus{kiln.StatusComplete, kiln.StatusFailed, kiln.StatusSuperseded}[i%3]
-			wantOK(t, c.Transition(to, at(t, "2026-08-01T08:04:10Z"), "x"), "Transition")
-			wg.Go(func() {
-				err := s.UpdateBuild(ctx, &c, kiln.StatusRunning)
-				if err == nil {
-					mu.Lock()
-					won++
-					mu.Unlock()
-				} else if !kiln.IsCode(err, kiln.EInvalidState) {
-					t.Errorf("UpdateBuild: %v", err)
-				}
-			})
+			wantOK(t, ends[i].Transition(to, at(t, "2026-08-01T08:04:10Z"), "x"), "Transition")
 		}
-		wg.Wait()
-		if won != 1 {
-			t.Fatalf("%d ends written, want 1", won)
-		}
+		wantOneWinner(t, race(len(ends), func(i int) error {
+			return s.UpdateBuild(ctx, &ends[i], kiln.StatusRunning)
+		}), kiln.EInvalidState)
 		wantUsage(t, s, f.org.ID, "2026-08", map[kiln.Platform]int64{kiln.PlatformLinux: 5}, nil)
 	})
 
