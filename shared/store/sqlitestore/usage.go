@@ -20,36 +20,39 @@ func addMinutes(ctx context.Context, tx *sql.Tx, b *kiln.Build) error {
 	return nil
 }
 
+// usageCount is one row of a usage table: a platform's minutes or a trigger's skips.
+type usageCount struct {
+	key string
+	n   int64
+}
+
+func scanUsageCount(r scanner) (*usageCount, error) {
+	var c usageCount
+	if err := r.Scan(&c.key, &c.n); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 func (s *Store) GetUsage(ctx context.Context, orgID, month string) (*kiln.Usage, error) {
 	u := &kiln.Usage{Month: month, Minutes: map[kiln.Platform]int64{}, Skipped: map[kiln.Trigger]int64{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT platform, minutes FROM usage_minutes WHERE org_id = ? AND month = ?`, orgID, month)
+	minutes, err := scanAll(ctx, s, "get usage", scanUsageCount,
+		`SELECT platform, minutes FROM usage_minutes WHERE org_id = ? AND month = ?`, orgID, month)
 	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: get usage: %w", err)
+		return nil, err
 	}
-	for rows.Next() {
-		var p kiln.Platform
-		var n int64
-		if err := rows.Scan(&p, &n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("sqlitestore: get usage: %w", err)
-		}
-		u.Minutes[p] = n
+	for _, c := range minutes {
+		u.Minutes[kiln.Platform(c.key)] = c.n
 	}
-	rows.Close()
-	rows, err = s.db.QueryContext(ctx, `SELECT trigger_kind, skipped FROM usage_skipped WHERE org_id = ? AND month = ?`, orgID, month)
+	skipped, err := scanAll(ctx, s, "get usage", scanUsageCount,
+		`SELECT trigger_kind, skipped FROM usage_skipped WHERE org_id = ? AND month = ?`, orgID, month)
 	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: get usage: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var t kiln.Trigger
-		var n int64
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, fmt.Errorf("sqlitestore: get usage: %w", err)
-		}
-		u.Skipped[t] = n
+	for _, c := range skipped {
+		u.Skipped[kiln.Trigger(c.key)] = c.n
 	}
-	return u, rows.Err()
+	return u, nil
 }
 
 func (s *Store) RecordSkippedTrigger(ctx context.Context, orgID, month string, trigger kiln.Trigger, key string) error {
