@@ -36,6 +36,17 @@ var agentList = pagedList{"Agents", func(t *testing.T, s store.Store) (func() st
 	}, func(a *kiln.Agent) string { return a.ID })
 }}
 
+// wantStoredAgent fails the test unless the agent read by its hash and by its id is want.
+func wantStoredAgent(t *testing.T, s store.Store, want *kiln.Agent) {
+	t.Helper()
+	got, err := s.GetAgentByHash(t.Context(), want.Hash)
+	wantOK(t, err, "GetAgentByHash")
+	wantEqual(t, "agent by hash", got, want)
+	got, err = s.GetAgent(t.Context(), want.OrganizationID, want.ID)
+	wantOK(t, err, "GetAgent")
+	wantEqual(t, "agent", got, want)
+}
+
 func testAgents(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("CreateAndGet", func(t *testing.T) {
 		cases := []struct {
@@ -52,12 +63,7 @@ func testAgents(t *testing.T, open func(t *testing.T) store.Store) {
 				a := newAgent(f.org.ID)
 				a.RevokedAt, a.LastSeenAt = c.revoked, c.lastSeen
 				wantOK(t, s.CreateAgent(ctx, a), "CreateAgent")
-				got, err := s.GetAgentByHash(ctx, a.Hash)
-				wantOK(t, err, "GetAgentByHash")
-				wantEqual(t, "agent by hash", got, a)
-				got, err = s.GetAgent(ctx, f.org.ID, a.ID)
-				wantOK(t, err, "GetAgent")
-				wantEqual(t, "agent", got, a)
+				wantStoredAgent(t, s, a)
 			})
 		}
 	})
@@ -128,12 +134,7 @@ func testAgents(t *testing.T, open func(t *testing.T) store.Store) {
 		for _, at := range []time.Time{now().Add(-time.Minute), now()} {
 			wantOK(t, s.TouchAgent(ctx, f.org.ID, a.ID, at), "TouchAgent")
 			a.LastSeenAt = ptr(at)
-			got, err := s.GetAgentByHash(ctx, a.Hash)
-			wantOK(t, err, "GetAgentByHash")
-			wantEqual(t, "touched agent by hash", got, a)
-			got, err = s.GetAgent(ctx, f.org.ID, a.ID)
-			wantOK(t, err, "GetAgent")
-			wantEqual(t, "touched agent", got, a)
+			wantStoredAgent(t, s, a)
 		}
 	})
 
