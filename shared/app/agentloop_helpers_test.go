@@ -96,3 +96,17 @@ func errorsUnwrapAll(err error) error {
 	}
 	return err
 }
+
+// agentMidBuild starts an agent of pool "win" and a slow build of its pool, and returns once
+// the agent checked the build out: the world, the agent's id, the agent and the build's id.
+func agentMidBuild(t *testing.T) (w *world, agentID string, a *testAgent, build string) {
+	t.Helper()
+	w = newWorld(t)
+	project := w.addShooter(t)
+	w.shooter.Commit("main", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
+	agentID, token := createAgent(t, w.testService, w.token, w.orgID, "box", "win")
+	a = startAgent(t, w, token)
+	build = triggerAs(t, w, w.token, project, poolSetting(t, w, w.token, project, "win", "Shipping"))
+	w.waitBuild(t, build, "checked out on the agent", func(b map[string]any) bool { return b["status"] == "running" && b["commit"] != nil })
+	return w, agentID, a, build
+}

@@ -157,13 +157,7 @@ func TestAgentPoolRouting(t *testing.T) {
 // the reason; the agent's next host call is refused, it stops the build, and its next claim is
 // refused (401): the agent loop ends.
 func TestAgentRevokedMidBuild(t *testing.T) {
-	w := newWorld(t)
-	project := w.addShooter(t)
-	w.shooter.Commit("main", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
-	id, token := createAgent(t, w.testService, w.token, w.orgID, "box", "win")
-	a := startAgent(t, w, token)
-	build := triggerAs(t, w, w.token, project, poolSetting(t, w, w.token, project, "win", "Shipping"))
-	w.waitBuild(t, build, "checking out on the agent", func(b map[string]any) bool { return b["status"] == "running" && b["commit"] != nil })
+	w, id, a, build := agentMidBuild(t)
 	if r := w.do(t, "DELETE", "/organizations/"+w.orgID+"/agents/"+id, w.token, nil); r.Status != 204 {
 		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
 	}
@@ -219,13 +213,7 @@ func TestKilledAgentsBuildFailsAsHostLost(t *testing.T) {
 // TestStoppedAgentFailsItsBuild: an agent stopped mid-build (SIGTERM) stops the engine and
 // fails its build as interrupted at once, rather than leaving it to the silent-host check.
 func TestStoppedAgentFailsItsBuild(t *testing.T) {
-	w := newWorld(t)
-	project := w.addShooter(t)
-	w.shooter.Commit("main", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
-	_, token := createAgent(t, w.testService, w.token, w.orgID, "box", "win")
-	a := startAgent(t, w, token)
-	build := triggerAs(t, w, w.token, project, poolSetting(t, w, w.token, project, "win", "Shipping"))
-	w.waitBuild(t, build, "checked out on the agent", func(b map[string]any) bool { return b["status"] == "running" && b["commit"] != nil })
+	w, _, a, build := agentMidBuild(t)
 	a.stop()
 	if b := w.do(t, "GET", "/builds/"+build, w.token, nil).Body; b["status"] != "failed" || b["failureReason"] != hostclient.ReasonAgentStopped {
 		t.Fatalf("build of the stopped agent: %v", b)

@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -213,14 +212,7 @@ func TestConsoleLinksGitHubByID(t *testing.T) {
 // offers "Deploy again", which delivers it once more.
 func TestConsoleRedeploys(t *testing.T) {
 	ctx := startBrowser(t)
-	w := newWorld(t, loopbackAllowed)
-	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
-	pid := w.addShooter(t)
-	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)
-	id := w.trigger(t, pid, sid, "")
-	if b := w.waitDeploy(t, id); b["autoDeployStatus"] != "succeeded" {
-		t.Fatalf("first delivery: %v", b)
-	}
+	w, rc, id := deliveredBuild(t)
 	run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
 		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)),
 		waitJS(`document.getElementById('facts')?.textContent.includes('succeeded')`), chromedp.WaitVisible(chromedp.ID(`#redeploy`)))

@@ -133,14 +133,7 @@ func TestWebhookRedeliveryIsCapped(t *testing.T) {
 // While 20 of the organization's builds wait for delivery, POST /builds/:id/deploy is 429
 // rate_limited with Retry-After and queues nothing; with 19 it is queued.
 func TestDeployRedeliveryIsCapped(t *testing.T) {
-	w := newWorld(t, loopbackAllowed)
-	rc := newReceiver(t, func(int) int { return http.StatusNoContent })
-	pid := w.addShooter(t)
-	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)
-	id := w.trigger(t, pid, sid, "")
-	if b := w.waitDeploy(t, id); b["autoDeployStatus"] != "succeeded" {
-		t.Fatalf("first delivery: %v", b)
-	}
+	w, rc, id := deliveredBuild(t)
 	// 20 complete builds of the organization whose delivery attempt is under way (leased for an
 	// hour, so the sender leaves them alone).
 	st, ctx := w.local.Store, context.Background()

@@ -94,6 +94,21 @@ func (w *world) waitDeploy(t *testing.T, id string) map[string]any {
 	})
 }
 
+// deliveredBuild is a world whose receiver answers 204, and the complete build of a setting
+// with auto deploy, delivered to it once.
+func deliveredBuild(t *testing.T) (w *world, rc *receiver, id string) {
+	t.Helper()
+	w = newWorld(t, loopbackAllowed)
+	rc = newReceiver(t, func(int) int { return http.StatusNoContent })
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)
+	id = w.trigger(t, pid, sid, "")
+	if b := w.waitDeploy(t, id); b["autoDeployStatus"] != "succeeded" {
+		t.Fatalf("first delivery: %v", b)
+	}
+	return w, rc, id
+}
+
 func TestAutoDeployDeliversTheArtifact(t *testing.T) {
 	w := newWorld(t, loopbackAllowed)
 	rc := newReceiver(t, func(n int) int {

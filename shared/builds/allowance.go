@@ -59,17 +59,9 @@ func (s *Service) allow(ctx context.Context, req TriggerRequest) error {
 	}
 	skipped := &kiln.SkippedTrigger{
 		OrganizationID: req.Project.OrganizationID, ProjectID: req.Project.ID, BuildSettingID: req.Setting.ID,
-		Trigger: trigger, TriggeredBy: req.TriggeredBy, Branch: req.Branch, Commit: req.Commit, Reason: kiln.ErrorMessage(err), At: now,
+		Trigger: trigger, TriggeredBy: req.TriggeredBy, Reason: kiln.ErrorMessage(err), At: now,
 	}
-	if skipped.Branch == "" {
-		skipped.Branch = req.Setting.Branch
-		if req.Project.SourceControl == kiln.SourcePerforce {
-			skipped.Branch = req.Setting.StreamPath
-		}
-	}
-	if skipped.Commit == "" {
-		skipped.Commit = req.Changelist
-	}
+	skipped.Branch, skipped.Commit = req.ref() // those of the build it would have started
 	rerr := s.Skips.RecordSkippedTrigger(context.WithoutCancel(ctx), skipped.OrganizationID, kiln.UsageMonth(now), trigger, key)
 	switch {
 	case kiln.IsCode(rerr, kiln.EConflict):

@@ -55,6 +55,22 @@ type TriggerRequest struct {
 	IdempotencyKey, Fingerprint string
 }
 
+// ref is the branch (a Perforce project's stream) and the commit (its changelist) a build of
+// req builds: the request's overrides, or the setting's branch and no commit yet.
+func (req TriggerRequest) ref() (branch, commit string) {
+	branch, commit = req.Setting.Branch, req.Commit
+	if req.Project.SourceControl == kiln.SourcePerforce {
+		branch = req.Setting.StreamPath
+		if req.Changelist != "" {
+			commit = req.Changelist
+		}
+	}
+	if req.Branch != "" {
+		branch = req.Branch
+	}
+	return branch, commit
+}
+
 func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 
 // Trigger creates a pending build, supersedes the earlier pending or running builds of the same
@@ -69,19 +85,11 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	}
 	b = &kiln.Build{
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
-		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch,
+		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType,
 		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
-		Commit: req.Commit, Changelist: req.Changelist, AgentPool: st.AgentPool,
+		Changelist: req.Changelist, AgentPool: st.AgentPool,
 	}
-	if pr.SourceControl == kiln.SourcePerforce {
-		b.Branch = st.StreamPath
-		if req.Changelist != "" {
-			b.Commit = req.Changelist
-		}
-	}
-	if req.Branch != "" {
-		b.Branch = req.Branch
-	}
+	b.Branch, b.Commit = req.ref()
 	if st.AutoDeploy && st.UploadBuildURL != "" {
 		b.AutoDeployStatus = kiln.AutoDeployPending
 	}
