@@ -14,7 +14,9 @@ import (
 // of builds another invocation (or another Lambda instance) queued, so a claim waiting here reads
 // the queue every 2 seconds until it gets a build or its wait ends: a build waits at most that
 // long for an agent that is already asking, and an idle agent's 25-second claim costs about a
-// dozen queue reads (shared by the claims that wait at once in the same instance).
+// dozen queue reads. A Lambda instance serves one request at a time, so each waiting claim has
+// its own ticker; in a process that serves many claims at once (kiln aws-local) their ticks are
+// not merged and each may cost a read.
 const claimPollEvery = 2 * time.Second
 
 // claimMaxWait bounds a claim's wait below API Gateway's 30-second integration timeout (the API
