@@ -52,15 +52,11 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("%s and %s must be set", agentapi.EnvHostURL, agentapi.EnvHostCredential)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	work := getenv("KILN_HOST_WORKDIR")
-	if work == "" {
-		dir, err := os.MkdirTemp("", "kiln-host-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		work = dir
+	work, cleanup, err := hostWorkDir(getenv("KILN_HOST_WORKDIR"), "kiln-host-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
 	if err != nil {
 		return err
@@ -70,7 +66,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		HostRunID: getenv("CODEBUILD_BUILD_ID"),
 		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
 		Agent:     &agent.Agent{Logger: logger, Sandbox: confiner},
-		P4:        &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second},
+		P4:        p4Verifier(getenv, work),
 		WorkDir:   work,
 		Logger:    logger,
 	}
@@ -86,6 +82,24 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return errBuildFailed
 	}
 	return nil
+}
+
+// hostWorkDir is the host's workspaces and staging: dir when given, else a new temporary
+// directory (named with prefix) that cleanup removes.
+func hostWorkDir(dir, prefix string) (work string, cleanup func(), err error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
+
+// p4Verifier checks Perforce sources with KILN_P4 (default p4), its client files under work.
+func p4Verifier(getenv func(string) string, work string) *perforce.Verifier {
+	return &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second}
 }
 
 // hostSandbox is what confines a build host's builds on goos, said in its start log. KILN_SANDBOX=bwrap

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,13 +20,7 @@ import (
 // instance identity document and signature it read over IMDSv2, for kiln's hosted pool and
 // Win64; with a token it refuses to start.
 func TestAgentEC2HostClaimsWithItsIdentity(t *testing.T) {
-	engines := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles", "RunUAT.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	engines := fakeEngines(t, "5.4")
 	signer, err := imds.NewSigner()
 	if err != nil {
 		t.Fatal(err)

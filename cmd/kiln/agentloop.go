@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -19,7 +17,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/perforce"
 )
 
 // agentLoopCmd runs `kiln agent`: a studio's machine that claims its organization's builds of
@@ -76,15 +73,11 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		return fmt.Errorf("no engine in %s: install one per version (%s/5.4/%s)", *enginesDir, *enginesDir, engines.RunUATPath)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	work := *workdir
-	if work == "" {
-		d, err := os.MkdirTemp("", "kiln-agent-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		work = d
+	work, cleanup, err := hostWorkDir(*workdir, "kiln-agent-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
 	if err != nil {
 		return err
@@ -102,8 +95,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
 				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
-				P4:      &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second},
-				WorkDir: work, Logger: logger,
+				P4: p4Verifier(getenv, work), WorkDir: work, Logger: logger,
 			}
 		},
 	}

@@ -13,19 +13,14 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/engines"
 )
 
 // TestAgentLoopClaimsUntilStopped: `kiln agent` reads its settings from flags over KILN_AGENT_*,
 // offers the engines of its directory, keeps claiming while nothing comes, and returns cleanly
 // when stopped; without a URL or token, or without engines, it refuses to start.
 func TestAgentLoopClaimsUntilStopped(t *testing.T) {
-	engines := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(engines, "5.4", "Engine", "Build", "BatchFiles", "RunUAT.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	engines := fakeEngines(t, "5.4")
 	var claims atomic.Int32
 	var gotAuth, gotBody atomic.Value
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,4 +79,21 @@ func TestAgentLoopClaimsUntilStopped(t *testing.T) {
 			t.Errorf("%s: kiln agent started", name)
 		}
 	}
+}
+
+// fakeEngines is an engines directory with an installation (a RunUAT that does nothing) of each
+// version.
+func fakeEngines(t *testing.T, versions ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, v := range versions {
+		runUAT := filepath.Join(dir, v, filepath.FromSlash(engines.RunUATPath))
+		if err := os.MkdirAll(filepath.Dir(runUAT), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(runUAT, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

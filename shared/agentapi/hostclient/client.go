@@ -68,11 +68,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		var e agentapi.ErrorBody
-		if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e) != nil || e.Error == "" {
-			return fmt.Errorf("host API %s %s: status %d", method, path, resp.StatusCode)
-		}
-		return &kiln.Error{Code: e.Error, Message: e.Message, Fields: e.Fields}
+		return errorAnswer(resp, method, path)
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -82,6 +78,16 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 		return fmt.Errorf("host API %s %s: the answer is not JSON: %w", method, path, err)
 	}
 	return nil
+}
+
+// errorAnswer is the service's error answer as a *kiln.Error with its code; an answer without
+// the error body (a proxy's page) is an error with the status.
+func errorAnswer(resp *http.Response, method, path string) error {
+	var e agentapi.ErrorBody
+	if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e) != nil || e.Error == "" {
+		return fmt.Errorf("host API %s %s: status %d", method, path, resp.StatusCode)
+	}
+	return &kiln.Error{Code: e.Error, Message: e.Message, Fields: e.Fields}
 }
 
 // Start reports what runs the build (CodeBuild's build id; "" for none) and fetches the job.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/artifacts"
-	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // putStream sends the artifact write produces in one streamed PUT /host/v1/artifact (a
@@ -43,11 +42,7 @@ func (c *Client) putStream(ctx context.Context, query string, write func(w io.Wr
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		var e agentapi.ErrorBody
-		if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e) != nil || e.Error == "" {
-			return fmt.Errorf("host API PUT artifact: status %d", resp.StatusCode)
-		}
-		return &kiln.Error{Code: e.Error, Message: e.Message, Fields: e.Fields}
+		return errorAnswer(resp, http.MethodPut, "artifact")
 	}
 	var got agentapi.StreamedArtifact
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&got); err != nil {
