@@ -18,7 +18,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
-	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
 // errBuildFailed ends `kiln agent run` with exit status 1: the build ran and failed (or the
@@ -29,6 +28,7 @@ var errBuildFailed = errors.New("the build did not complete")
 // container), from its environment:
 //
 //	KILN_HOST_URL, KILN_HOST_CREDENTIAL  the service and the build's host credential (required)
+//	KILN_HOST_CREDENTIAL_FILE            a file holding the credential instead (mode 0600; - reads standard input)
 //	KILN_TASK_TOKEN                      the Step Functions task token, sent with each heartbeat (AWS)
 //	KILN_ENGINES                         the engines directory, as kiln serve (default ./engines)
 //	KILN_HOST_WORKDIR                    workspaces and staging (default: a new temporary directory)
@@ -36,10 +36,13 @@ var errBuildFailed = errors.New("the build did not complete")
 //	KILN_P4                              the p4 client, for Perforce projects (default p4)
 //	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
 //
-// KILN_SANDBOX defaults to off here, unlike kiln serve: a build host holds one build of one
-// organization and is thrown away with it, so nothing on it belongs to anyone else, and the
-// engine gets no KILN_* variables (the credential). bwrap still confines the build from the
-// host's own files where the container allows user namespaces.
+// KILN_SANDBOX defaults to off here, unlike kiln serve and kiln agent on Linux: a build host
+// holds one build of one organization and is thrown away with it, so nothing on it belongs to
+// anyone else, CodeBuild's containers usually cannot make user namespaces, and the engine gets
+// no KILN_* variables (the credential). On Linux the host is not dumpable (hideProcess), so a
+// build without CAP_SYS_PTRACE cannot read the credential from its environment or memory either.
+// bwrap still confines the build from the host's own files where the container allows user
+// namespaces.
 func agentCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "run" {
 		return agentLoopCmd(ctx, args, getenv, stderr)
@@ -47,17 +50,23 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if len(args) != 1 {
 		return errors.New("usage: kiln agent run (settings come from the environment; see docs/hosts.md)")
 	}
-	url, cred := getenv(agentapi.EnvHostURL), getenv(agentapi.EnvHostCredential)
-	if url == "" || cred == "" {
-		return fmt.Errorf("%s and %s must be set", agentapi.EnvHostURL, agentapi.EnvHostCredential)
-	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	hide(logger)
+	url := getenv(agentapi.EnvHostURL)
+	cred, err := secretSetting(getenv(agentapi.EnvHostCredential), getenv(envHostCredentialFile),
+		agentapi.EnvHostCredential, envHostCredentialFile, os.Stdin)
+	if err != nil {
+		return err
+	}
+	if url == "" || cred == "" {
+		return fmt.Errorf("%s and %s (or %s) must be set", agentapi.EnvHostURL, agentapi.EnvHostCredential, envHostCredentialFile)
+	}
 	work, cleanup, err := hostWorkDir(getenv("KILN_HOST_WORKDIR"), "kiln-host-")
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, sandboxOff, getenv, logger)
 	if err != nil {
 		return err
 	}
@@ -102,25 +111,14 @@ func p4Verifier(getenv func(string) string, work string) *perforce.Verifier {
 	return &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second}
 }
 
-// hostSandbox is what confines a build host's builds on goos, said in its start log. KILN_SANDBOX=bwrap
-// fails at start where bubblewrap cannot run (anything but Linux: a Windows agent runs its
-// builds unconfined, and says so).
-func hostSandbox(ctx context.Context, goos string, getenv func(string) string, logger *slog.Logger) (sandbox.Confiner, error) {
-	switch v := cmp.Or(getenv("KILN_SANDBOX"), "off"); v {
-	case "off":
-		logger.Warn("builds run without a sandbox (KILN_SANDBOX=off): the engine and the project's build rules run as this agent's user " +
-			"and can read what it can; give the agent a user of its own")
-		return sandbox.Unconfined{}, nil
-	case "bwrap":
-		if err := sandbox.Supported(goos); err != nil {
-			return nil, fmt.Errorf("KILN_SANDBOX=bwrap: %w", err)
-		}
-		c, err := sandbox.Open(ctx, sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")})
-		if err == nil {
-			logger.Info("builds run in a bubblewrap sandbox")
-		}
-		return c, err
-	default:
-		return nil, fmt.Errorf("KILN_SANDBOX: %q is neither off nor bwrap", v)
+// envHostCredentialFile names a file that holds the build's host credential, in place of
+// KILN_HOST_CREDENTIAL: the credential is then never in the host's environment.
+const envHostCredentialFile = "KILN_HOST_CREDENTIAL_FILE"
+
+// hide makes this agent's process unreadable to its builds where the system allows it (Linux:
+// not dumpable), and says so when it cannot.
+func hide(logger *slog.Logger) {
+	if err := hideProcess(); err != nil {
+		logger.Warn("could not make the agent's process unreadable to its builds", slog.String("error", err.Error()))
 	}
 }

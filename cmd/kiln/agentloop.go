@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -24,7 +25,9 @@ import (
 // failed as interrupted). Flags override the environment:
 //
 //	--url KILN_AGENT_URL              the service's base URL (required)
-//	--token KILN_AGENT_TOKEN          the agent's token (required; never printed)
+//	--token KILN_AGENT_TOKEN          the agent's token (required, or a file: never printed)
+//	--token-file KILN_AGENT_TOKEN_FILE  a file holding the token (mode 0600; - reads standard
+//	                                  input): the token is then never in the agent's environment
 //	--pool KILN_AGENT_POOL            the pool the token was made for (checked by the service)
 //	--engines KILN_AGENT_ENGINES      the engines directory (default ./engines): one engine per version
 //	--platforms KILN_AGENT_PLATFORMS  comma-separated platforms (default: this machine's)
@@ -35,12 +38,16 @@ import (
 //	--imds KILN_AGENT_IMDS            the instance metadata service (default http://169.254.169.254)
 //
 // In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it)
-// and --platforms to Win64. KILN_SANDBOX, KILN_BWRAP and KILN_P4 are read as for `kiln agent run`.
+// and --platforms to Win64. KILN_SANDBOX is bwrap by default on Linux (a missing bubblewrap stops
+// the agent at start; off runs builds unconfined, with a warning) and off elsewhere; KILN_BWRAP,
+// KILN_SANDBOX_NETWORK, KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV and KILN_P4 are read as for kiln
+// serve.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("url", getenv("KILN_AGENT_URL"), "the service's base URL")
-	token := fs.String("token", getenv("KILN_AGENT_TOKEN"), "the agent's token (prefer KILN_AGENT_TOKEN: flags show in process lists)")
+	token := fs.String("token", getenv("KILN_AGENT_TOKEN"), "the agent's token (prefer --token-file: flags show in process lists, the environment in /proc)")
+	tokenFile := fs.String("token-file", getenv("KILN_AGENT_TOKEN_FILE"), "a file holding the agent's token, readable by its owner only; - reads standard input")
 	pool := fs.String("pool", getenv("KILN_AGENT_POOL"), "the agent's pool, as created")
 	enginesDir := fs.String("engines", cmp.Or(getenv("KILN_AGENT_ENGINES"), "./engines"), "the engines directory")
 	platforms := fs.String("platforms", cmp.Or(getenv("KILN_AGENT_PLATFORMS"), defaultPlatform()), "comma-separated platforms this machine builds")
@@ -53,6 +60,12 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return fmt.Errorf("kiln agent takes flags only, not %q", fs.Arg(0))
 	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	hide(logger)
+	var err error
+	if *token, err = secretSetting(*token, *tokenFile, "--token (KILN_AGENT_TOKEN)", "--token-file (KILN_AGENT_TOKEN_FILE)", os.Stdin); err != nil {
+		return fmt.Errorf("kiln agent: %w", err)
+	}
 	if *ec2Host {
 		*url = cmp.Or(*url, getenv("KILN_HOST_URL"))
 		if getenv("KILN_AGENT_PLATFORMS") == "" && !flagSet(fs, "platforms") {
@@ -62,7 +75,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 			return errors.New("kiln agent --ec2-host: --url (or KILN_HOST_URL) is required, and no token: the host claims with its instance identity")
 		}
 	} else if *url == "" || *token == "" {
-		return errors.New("kiln agent: --url and --token (or KILN_AGENT_URL and KILN_AGENT_TOKEN) are required")
+		return errors.New("kiln agent: --url and --token or --token-file (or KILN_AGENT_URL and KILN_AGENT_TOKEN_FILE or KILN_AGENT_TOKEN) are required")
 	}
 	dir := engines.Dir{Path: *enginesDir}
 	versions, err := dir.Versions(ctx)
@@ -72,13 +85,12 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if len(versions) == 0 {
 		return fmt.Errorf("no engine in %s: install one per version (%s/5.4/%s)", *enginesDir, *enginesDir, engines.RunUATPath)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	work, cleanup, err := hostWorkDir(*workdir, "kiln-agent-")
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	confiner, err := hostSandbox(ctx, runtime.GOOS, getenv, logger)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, loopSandboxDefault(runtime.GOOS), getenv, logger)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,14 @@ import (
 	"github.com/kilnbuild/kiln/shared/store/dynamostore/dynamolocal"
 )
 
-// The package's tests run with DynamoDB Local, for kiln admin --dynamodb-table.
-func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
+// The package's tests run with DynamoDB Local, for kiln admin --dynamodb-table. Run with
+// runAsKiln set, the test binary is kiln itself (main), for the tests that need a kiln process.
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsKiln) == "1" {
+		main()
+	}
+	os.Exit(dynamolocal.Main(m))
+}
 
 // TestAdminOnDynamoDB: kiln admin --dynamodb-table bootstraps the first organization on the AWS
 // deployment's table (endpoint from the AWS SDK's environment), refuses a second bootstrap

@@ -4,46 +4,67 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
-// TestHostSandboxPerOS: an agent asked for bwrap where bubblewrap cannot run (Windows) refuses to
-// start with a reason, rather than pretending to confine builds; unconfined, it says so at start.
+// TestHostSandboxPerOS: `kiln agent` confines builds with bubblewrap by default on Linux and
+// refuses to start when it cannot, naming the fix; `kiln agent run` (a CodeBuild host) and agents
+// elsewhere default to off. An agent asked for bwrap where bubblewrap cannot run (Windows) refuses
+// to start with a reason, rather than pretending to confine builds; unconfined, it says so at start.
 func TestHostSandboxPerOS(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-bwrap")
 	for _, tc := range []struct {
-		name, goos, setting string
-		wantErr, wantLog    string
+		name, goos, def string
+		env             map[string]string
+		wantErr         []string
+		wantLog         string
+		wantConfined    bool
 	}{
-		{name: "windows bwrap refused", goos: "windows", setting: "bwrap", wantErr: "needs Linux"},
-		{name: "darwin bwrap refused", goos: "darwin", setting: "bwrap", wantErr: "needs Linux"},
-		{name: "windows off runs unconfined and says so", goos: "windows", setting: "off", wantLog: "builds run without a sandbox"},
-		{name: "windows default is off", goos: "windows", setting: "", wantLog: "builds run without a sandbox"},
-		{name: "linux off says so too", goos: "linux", setting: "off", wantLog: "builds run without a sandbox"},
-		{name: "unknown setting", goos: "windows", setting: "docker", wantErr: "neither off nor bwrap"},
+		{name: "linux agent default is bwrap", goos: "linux", def: loopSandboxDefault("linux"),
+			wantConfined: true, wantLog: "builds run in a bubblewrap sandbox"},
+		{name: "linux agent without bwrap refuses to start", goos: "linux", def: loopSandboxDefault("linux"),
+			env:     map[string]string{"KILN_BWRAP": missing},
+			wantErr: []string{"bubblewrap sandbox", "not found", "apt-get install bubblewrap", "KILN_SANDBOX=off"}},
+		{name: "linux agent off says so", goos: "linux", def: loopSandboxDefault("linux"),
+			env: map[string]string{"KILN_SANDBOX": "off", "KILN_BWRAP": missing}, wantLog: "builds run without a sandbox"},
+		{name: "linux build host default is off", goos: "linux", def: sandboxOff, wantLog: "builds run without a sandbox"},
+		{name: "no kiln variable passed to builds", goos: "linux", def: sandboxBwrap,
+			env: map[string]string{"KILN_SANDBOX_ENV": "JAVA_HOME,KILN_AGENT_TOKEN"}, wantErr: []string{`"KILN_AGENT_TOKEN" cannot be passed`}},
+		{name: "relative read-only directory", goos: "linux", def: sandboxBwrap,
+			env: map[string]string{"KILN_SANDBOX_READONLY": "opt/sdk"}, wantErr: []string{"not an absolute path"}},
+		{name: "windows bwrap refused", goos: "windows", def: sandboxOff, env: map[string]string{"KILN_SANDBOX": "bwrap"}, wantErr: []string{"needs Linux"}},
+		{name: "darwin bwrap refused", goos: "darwin", def: sandboxOff, env: map[string]string{"KILN_SANDBOX": "bwrap"}, wantErr: []string{"needs Linux"}},
+		{name: "windows off runs unconfined and says so", goos: "windows", def: sandboxOff, env: map[string]string{"KILN_SANDBOX": "off"},
+			wantLog: "builds run without a sandbox"},
+		{name: "windows agent default is off", goos: "windows", def: loopSandboxDefault("windows"), wantLog: "builds run without a sandbox"},
+		{name: "unknown setting", goos: "windows", def: sandboxOff, env: map[string]string{"KILN_SANDBOX": "docker"}, wantErr: []string{"neither off nor bwrap"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			getenv := func(k string) string {
-				if k == "KILN_SANDBOX" {
-					return tc.setting
+			c, err := hostSandbox(context.Background(), tc.goos, tc.def, func(k string) string { return tc.env[k] },
+				slog.New(slog.NewTextHandler(&logs, nil)))
+			if len(tc.wantErr) > 0 {
+				if err == nil {
+					t.Fatalf("started with %T, want an error", c)
 				}
-				return ""
-			}
-			c, err := hostSandbox(context.Background(), tc.goos, getenv, slog.New(slog.NewTextHandler(&logs, nil)))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+				for _, want := range tc.wantErr {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("err = %v, want one saying %q", err, want)
+					}
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := c.(sandbox.Unconfined); !ok {
-				t.Errorf("confiner %T, want sandbox.Unconfined", c)
+			_, unconfined := c.(sandbox.Unconfined)
+			_, confined := c.(*sandbox.Bubblewrap)
+			if confined != tc.wantConfined || unconfined == tc.wantConfined {
+				t.Errorf("confiner %T, want confined %v", c, tc.wantConfined)
 			}
 			if !strings.Contains(logs.String(), tc.wantLog) {
 				t.Errorf("start log %q does not say %q", logs.String(), tc.wantLog)
