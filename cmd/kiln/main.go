@@ -37,10 +37,10 @@ Usage:
                           organization); prints {"token","organizationId","userId"}
   kiln agent run          run the one build of a build host (a CodeBuild container) through the
                           service's host API; exits 0 when the build completed, 1 when not
-  kiln agent --url URL --token TOKEN [--pool P] [--engines DIR] [--platforms Win64,Linux]
+  kiln agent --url URL --token-file FILE [--pool P] [--engines DIR] [--platforms Win64,Linux]
                           a studio's build machine: claims its organization's builds of its pool
-                          and runs them one at a time until SIGTERM (also KILN_AGENT_*; see
-                          docs/agents.md)
+                          and runs them one at a time until SIGTERM, on Linux each in a bubblewrap
+                          sandbox (also KILN_AGENT_*; see docs/agents.md)
   kiln --version          the version, commit and Go version of this binary
 
 For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
