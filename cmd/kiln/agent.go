@@ -40,7 +40,8 @@ var errBuildFailed = errors.New("the build did not complete")
 // holds one build of one organization and is thrown away with it, so nothing on it belongs to
 // anyone else, CodeBuild's containers usually cannot make user namespaces, and the engine gets
 // no KILN_* variables (the credential). On Linux the host is not dumpable (hideProcess), so a
-// build without CAP_SYS_PTRACE cannot read the credential from its environment or memory either.
+// build running as the same non-root user cannot read the credential from kiln's environment or
+// memory either (in CodeBuild builds run as root, which can, but the credential is its own build's).
 // bwrap still confines the build from the host's own files where the container allows user
 // namespaces.
 func agentCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ echo "LogInit: Display: environ probe: readable=$probe_readable found=$probe_fou
 // the agent's environment, the same build finds it (the probe works). Given in a file, the token
 // is in no process's environment, the agent's included, and the agent claims with it.
 func TestAgentBuildsCannotReadTheAgentToken(t *testing.T) {
+	linuxOnly(t)
 	gh := githubtest.New(t)
 	gh.AddInstallation(1, "studio")
 	gh.AddRepo(1, "studio/shooter", true, "main").Commit("main", "Probe", "Ada Lovelace", map[string]string{
@@ -114,6 +116,7 @@ func TestAgentBuildsCannotReadTheAgentToken(t *testing.T) {
 // TestAgentWithoutBwrapRefusesToStart: on Linux, where builds are sandboxed by default, an agent
 // that cannot run bubblewrap stops at start with the fix rather than run builds unconfined.
 func TestAgentWithoutBwrapRefusesToStart(t *testing.T) {
+	linuxOnly(t)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	defer api.Close()
 	env := map[string]string{"KILN_AGENT_URL": api.URL, "KILN_AGENT_TOKEN": testAgentToken, "KILN_BWRAP": filepath.Join(t.TempDir(), "no-bwrap")}
@@ -127,6 +130,13 @@ func TestAgentWithoutBwrapRefusesToStart(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("start error %q does not say %q", err, want)
 		}
+	}
+}
+
+// linuxOnly skips a test of what only Linux has (bubblewrap, /proc): kiln's tests run on Linux.
+func linuxOnly(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("bubblewrap and /proc are Linux's")
 	}
 }
 
