@@ -237,6 +237,8 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		Engines:        cfg.Engines,
 		PublicURL:      cfg.PublicURL,
 		BuildTimeLimit: cfg.Workflow.BuildTimeLimit,
+		// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
+		BufferedAnswers: true,
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},
