@@ -40,7 +40,7 @@ func BenchmarkTriggerPlanChecks(b *testing.B) {
 	if err := ran.Transition(kiln.StatusComplete, time.Now(), ""); err != nil {
 		b.Fatal(err)
 	}
-	if err := st.UpdateBuild(ctx, ran, kiln.StatusRunning); err != nil {
+	if err := st.UpdateBuild(ctx, ran, kiln.StatusRunning, kiln.AllBuildFields); err != nil {
 		b.Fatal(err)
 	}
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: discardLogger()}

@@ -34,7 +34,7 @@ func (r *signalRunner) Run(ctx context.Context, b *kiln.Build) error {
 	if err := b.Transition(kiln.StatusComplete, time.Now(), ""); err != nil {
 		return err
 	}
-	return r.st.UpdateBuild(ctx, b, kiln.StatusRunning)
+	return r.st.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields)
 }
 
 // benchProject opens a store with an organization, a GitHub project and a manual Linux build

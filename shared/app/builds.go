@@ -72,6 +72,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
+	logs.SetRetention(cfg.ArtifactRetention, nil) // a log is kept as long as the artifact
 	arts, err := newArtifactStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	return &buildMachine{
 		service: svc, agents: dispatcher, plans: orgPlans, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
-		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Retention: cfg.ArtifactRetention, Logger: logger},
+		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
 }
 

@@ -24,6 +24,9 @@ type Files struct {
 	dir     string
 	mu      sync.Mutex // serialises appends; lines of one build arrive from one writer anyway
 	watches watchers
+	// retention and now: see SetRetention (0 keeps logs for ever).
+	retention time.Duration
+	now       func() time.Time
 }
 
 // NewFiles keeps logs under dir.
@@ -140,6 +143,9 @@ func (f *Files) Read(ctx context.Context, orgID, buildID string, from int64, max
 		return nil, err
 	}
 	from, max = readBounds(from, max)
+	if f.expired(buildID) {
+		return nil, f.Delete(ctx, orgID, buildID)
+	}
 	start, err := indexedAtOrBefore(p.idx, from)
 	if err != nil {
 		return nil, err
@@ -178,6 +184,9 @@ func (f *Files) Last(ctx context.Context, orgID, buildID string) (int64, error) 
 	p, err := f.paths(orgID, buildID)
 	if err != nil {
 		return 0, err
+	}
+	if f.expired(buildID) {
+		return 0, f.Delete(ctx, orgID, buildID)
 	}
 	end, err := f.end(ctx, p)
 	return end.seq - 1, err

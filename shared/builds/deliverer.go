@@ -30,7 +30,7 @@ const leaseMargin = 30 * time.Second
 // DeliveryStore is what the deliverer keeps in the store.
 type DeliveryStore interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
-	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, fields kiln.BuildFields) error
 	DueBuildDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.Build, error)
 	RecordBuildDelivery(ctx context.Context, b *kiln.Build, expectedNextAt time.Time) error
 	QueuedBuildDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
@@ -253,7 +253,8 @@ func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln
 			MaxQueuedDeliveries, RedeliverRetryAfter)
 	}
 	b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, b.AutoDeployNextAt = kiln.AutoDeployPending, "", 0, time.Time{}
-	if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete); err != nil {
+	redelivery := kiln.FieldAutoDeployStatus | kiln.FieldAutoDeployError | kiln.FieldAutoDeployAttempts | kiln.FieldAutoDeployNextAt
+	if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete, redelivery); err != nil {
 		return nil, fmt.Errorf("redeliver: %w", err)
 	}
 	d.Notify()

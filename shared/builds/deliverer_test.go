@@ -256,7 +256,7 @@ func TestRedeliverIsCapped(t *testing.T) {
 	}
 	done := w.build(t, set)
 	done.AutoDeployStatus = kiln.AutoDeploySucceeded
-	if err := w.st.UpdateBuild(t.Context(), done, kiln.StatusComplete); err != nil {
+	if err := w.st.UpdateBuild(t.Context(), done, kiln.StatusComplete, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	d := w.deliverer()
@@ -271,7 +271,7 @@ func TestRedeliverIsCapped(t *testing.T) {
 	other := w.org(t, "http://127.0.0.1:9/")
 	ob := w.build(t, other)
 	ob.AutoDeployStatus = kiln.AutoDeployFailed
-	if err := w.st.UpdateBuild(t.Context(), ob, kiln.StatusComplete); err != nil {
+	if err := w.st.UpdateBuild(t.Context(), ob, kiln.StatusComplete, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := d.Redeliver(t.Context(), other.OrganizationID, ob.ID); err != nil || got.AutoDeployStatus != kiln.AutoDeployPending {

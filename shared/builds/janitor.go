@@ -2,6 +2,7 @@ package builds
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,11 +12,16 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// Janitor deletes artifacts older than the retention period; their builds stay, and their
-// download answers 404 from then on.
+// Janitor deletes artifacts older than the retention period, and the logs of builds created
+// before it; their builds stay, and their download answers 404 from then on.
 type Janitor struct {
 	Store     store.Artifacts
 	Artifacts artifacts.Store
+	// Logs deletes the logs past the retention (nil: the log store expires them itself, as
+	// DynamoDB's time to live does).
+	Logs interface {
+		DeleteExpired(ctx context.Context) (int, error)
+	}
 	Retention time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
@@ -75,7 +81,22 @@ func (j *Janitor) Sweep(ctx context.Context) (deleted int, err error) {
 			deleted++
 		}
 		if !progress {
-			return deleted, nil
+			return deleted, j.deleteLogs(ctx)
 		}
 	}
+}
+
+// deleteLogs deletes the logs past their retention, if the janitor has a log store to sweep.
+func (j *Janitor) deleteLogs(ctx context.Context) error {
+	if j.Logs == nil {
+		return nil
+	}
+	n, err := j.Logs.DeleteExpired(ctx)
+	if n > 0 && j.Logger != nil {
+		j.Logger.InfoContext(ctx, "build logs past retention deleted", slog.Int("logs", n))
+	}
+	if err != nil {
+		return fmt.Errorf("log retention: %w", err)
+	}
+	return nil
 }

@@ -73,3 +73,30 @@ func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {
 		t.Errorf("second sweep deleted %d", n)
 	}
 }
+
+// expiringLogs counts the janitor's calls to delete expired logs.
+type expiringLogs struct{ calls int }
+
+func (l *expiringLogs) DeleteExpired(context.Context) (int, error) { l.calls++; return 3, nil }
+
+// Every sweep also deletes the logs past retention, with no artifact to delete too.
+func TestJanitorDeletesExpiredLogs(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	arts, err := fsartifacts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &expiringLogs{}
+	j := &Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: 30 * 24 * time.Hour}
+	if _, err := j.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if logs.calls != 1 {
+		t.Fatalf("the sweep deleted expired logs %d times, want 1", logs.calls)
+	}
+}

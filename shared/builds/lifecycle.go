@@ -92,6 +92,7 @@ func (l *Lifecycle) write(ctx context.Context, orgID, id string, c change) (b *k
 		return nil, "", false, err
 	}
 	was = b.Status
+	read := *b
 	if !slices.Contains(c.from, was) {
 		if c.repeat != nil && c.repeat(b) {
 			return b, was, false, nil
@@ -111,7 +112,9 @@ func (l *Lifecycle) write(ctx context.Context, orgID, id string, c change) (b *k
 	if c.edit != nil {
 		c.edit(b)
 	}
-	err = l.Builds.UpdateBuild(ctx, b, was)
+	// Only what this change changed is written: a concurrent write of other fields (a host's
+	// heartbeat, the workflow's task token) stays.
+	err = l.Builds.UpdateBuild(ctx, b, was, kiln.ChangedBuildFields(&read, b))
 	if kiln.IsCode(err, kiln.EInvalidState) {
 		return nil, was, false, errChangedMeanwhile
 	}

@@ -88,11 +88,11 @@ type failingEnds struct {
 	fail bool
 }
 
-func (f *failingEnds) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
+func (f *failingEnds) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, fields kiln.BuildFields) error {
 	if f.fail && b.Status.Terminal() && !expected.Terminal() {
 		return errors.New("connection reset")
 	}
-	return f.Builds.UpdateBuild(ctx, b, expected)
+	return f.Builds.UpdateBuild(ctx, b, expected, fields)
 }
 
 // TestMeteringSurvivesAFailedEnd: the end of a build whose write fails is neither written nor

@@ -109,7 +109,7 @@ func TestReaperTick(t *testing.T) {
 	}
 	waitingBuild.Status = kiln.StatusSuperseded
 	waitingBuild.FinishedAt = &now
-	if err := st.UpdateBuild(ctx, waitingBuild, kiln.StatusPending); err != nil {
+	if err := st.UpdateBuild(ctx, waitingBuild, kiln.StatusPending, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	terminated = nil
@@ -140,7 +140,7 @@ func TestReaperTick(t *testing.T) {
 	// The metric failing does not stop the terminations, and the tick reports it.
 	metrics.err = errors.New("throttled")
 	running.Status, running.FinishedAt, running.FailureReason = kiln.StatusFailed, &now, "x"
-	if err := st.UpdateBuild(ctx, running, kiln.StatusRunning); err != nil {
+	if err := st.UpdateBuild(ctx, running, kiln.StatusRunning, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	terminated = nil

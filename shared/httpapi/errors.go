@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	kiln.ENotFound:                  http.StatusNotFound,
 	kiln.EUprojectNotFound:          http.StatusNotFound,
 	eMethodNotAllowed:               http.StatusMethodNotAllowed,
+	eLogPagingRequired:              http.StatusBadRequest,
 	kiln.EMultipleUprojects:         http.StatusConflict,
 	kiln.EGitHubNotConnected:        http.StatusConflict,
 	kiln.EPerforceNotConfigured:     http.StatusConflict,
@@ -43,6 +44,9 @@ var statusOf = map[string]int{
 const (
 	eMethodNotAllowed = "method_not_allowed"
 	eForbidden        = "forbidden"
+	// eLogPagingRequired: the API answers through a proxy that buffers whole answers (API
+	// Gateway and Lambda), so a build's log is read in JSON pages there (see BufferedAnswers).
+	eLogPagingRequired = "log_paging_required"
 )
 
 // errorBody is the error envelope of every failed request.

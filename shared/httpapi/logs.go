@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -65,6 +67,10 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	default:
 		return fieldError("format", "must be text (the default) or json")
 	}
+	if following && s.buffered {
+		return kiln.Errorf(eLogPagingRequired, "this deployment cannot stream a log (follow=1): its API answers through API Gateway, which holds whole answers; "+
+			"page the log with format=json, passing each page's nextCursor as cursor and wait=%d to wait for new lines", MaxLogWait)
+	}
 	if following && !b.Status.Terminal() {
 		release := s.followers.acquire(slot{"build:" + id, maxFollowersPerBuild}, slot{"token:" + p.Token.ID, maxFollowersPerToken})
 		if release == nil {
@@ -78,7 +84,12 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	bw := bufio.NewWriterSize(w, 32<<10)
+	var bw textWriter = bufio.NewWriterSize(w, 32<<10)
+	var capped *cappedText
+	if s.buffered {
+		capped = &cappedText{max: MaxBufferedTextLog}
+		bw = capped
+	}
 	next := int64(1)
 	// writeNew writes the lines from next on; it returns false when the log could not be read.
 	writeNew := func() (bool, error) {
@@ -100,6 +111,14 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	}
 	if _, err := writeNew(); err != nil {
 		return err // nothing is sent yet: the error envelope goes out
+	}
+	if capped != nil {
+		if capped.over {
+			return kiln.Errorf(eLogPagingRequired, "this build's log is larger than this deployment answers as text (%d MiB, API Gateway's limit); "+
+				"page it with format=json, passing each page's nextCursor as cursor", MaxBufferedTextLog>>20)
+		}
+		_, err := w.Write(capped.buf.Bytes())
+		return err
 	}
 	if !following {
 		return bw.Flush()
@@ -126,6 +145,37 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	}
 	return bw.Flush()
 }
+
+// MaxBufferedTextLog is the largest whole log answered as text where answers are buffered
+// (Config.BufferedAnswers): Lambda answers at most 6 MB, and its answer carries the text as a
+// JSON string, in which a control character (an ANSI colour code) takes six bytes.
+const MaxBufferedTextLog = 1 << 20
+
+// textWriter is where a text log is written: a buffered writer on the answer, or cappedText.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	Flush() error
+}
+
+// cappedText holds a text log up to max bytes; past them it keeps nothing more and says so.
+type cappedText struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *cappedText) WriteString(s string) (int, error) {
+	if c.over || c.buf.Len()+len(s) > c.max {
+		c.over = true
+		return 0, errTextLogTooLarge
+	}
+	return c.buf.WriteString(s)
+}
+
+func (c *cappedText) Flush() error { return nil }
+
+// errTextLogTooLarge stops reading a log that cappedText cannot hold.
+var errTextLogTooLarge = errors.New("the log is too large to answer as text")
 
 // watchLog returns the wake channel of a build's log (nil when the store cannot wake readers)
 // and the function that stops watching.

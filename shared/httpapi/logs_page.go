@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -17,6 +19,10 @@ const (
 	DefaultLogLimit = 200
 	MaxLogLimit     = buildlog.MaxRead
 	MaxLogWait      = 20 // seconds
+	// MaxLogPageBytes bounds a page's items as JSON: a page stops before the line that would
+	// pass it (it always has at least one line, at most 16 KiB as text) and its cursor continues
+	// there. Far under Lambda's 6 MB answer, on both deployments alike.
+	MaxLogPageBytes = 1 << 20
 )
 
 type logItemBody struct {
@@ -95,14 +101,25 @@ func (s *Server) getBuildLogPage(w http.ResponseWriter, r *http.Request, p *auth
 		}
 	}
 	body := logPageBody{Items: make([]logItemBody, 0, len(lines)), BuildStatus: string(b.Status)}
+	size := 0
 	for _, l := range lines {
-		body.Items = append(body.Items, logItemBody{Seq: l.Seq, Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)})
+		item := logItemBody{Seq: l.Seq, Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)}
+		encoded, err := json.Marshal(item)
+		if err != nil {
+			return fmt.Errorf("log page: %w", err)
+		}
+		if size += len(encoded) + 1; size > MaxLogPageBytes && len(body.Items) > 0 {
+			break // the cursor continues at this line
+		}
+		body.Items = append(body.Items, item)
 	}
+	full := len(body.Items) < len(lines) || len(lines) == limit
+	lines = lines[:len(body.Items)]
 	complete, err := s.logComplete(ctx, b, from, lines)
 	if err != nil {
 		return err
 	}
-	if !complete || len(lines) == limit {
+	if !complete || full {
 		body.NextCursor = s.cursors.encode(orgID, logPageQuery(id), strconv.FormatInt(from+int64(len(lines)), 10))
 	}
 	w.Header().Set("Cache-Control", "no-store")

@@ -66,6 +66,11 @@ type Config struct {
 	// AuthCacheTTL is how long a resolved token is reused before the store is asked again
 	// (changes made through this server apply at once); 0 turns the cache off.
 	AuthCacheTTL time.Duration
+	// BufferedAnswers is true where the API answers through a proxy that holds whole answers and
+	// bounds their size and time (API Gateway in front of Lambda: at most 6 MB, 30 s): there a
+	// log is not streamed (follow=1) nor sent whole as text past MaxBufferedTextLog bytes; both
+	// answer 400 log_paging_required, pointing to the JSON pages.
+	BufferedAnswers bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -86,6 +91,7 @@ type Server struct {
 	webhookSender  WebhookDispatcher
 	perforce       PerforceVerifier
 	checkUpload    func(ctx context.Context, rawURL string) error
+	buffered       bool
 	artifacts      artifacts.Store
 	logs           LogReader
 	webhookSecret  []byte
@@ -118,6 +124,7 @@ func New(cfg Config) *Server {
 		webhookSender:  cfg.Webhooks,
 		perforce:       cfg.Perforce,
 		checkUpload:    cfg.CheckUploadURL,
+		buffered:       cfg.BufferedAnswers,
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),

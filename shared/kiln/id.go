@@ -3,6 +3,7 @@ package kiln
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"sync"
 	"time"
 )
@@ -90,4 +91,17 @@ func ValidID(s string) bool {
 		}
 	}
 	return true
+}
+
+// IDTime is when the id was made (to the millisecond), read from its first eight characters;
+// false for a string that is not a kiln id.
+func IDTime(id string) (time.Time, bool) {
+	if !ValidID(id) || id[0] != idAlphabet[idMarker] {
+		return time.Time{}, false
+	}
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v = v<<6 | uint64(strings.IndexByte(idAlphabet, id[i]))
+	}
+	return time.UnixMilli(int64(v & (1<<42 - 1))).UTC(), true
 }

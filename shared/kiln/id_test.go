@@ -51,3 +51,14 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+func TestIDTime(t *testing.T) {
+	at := time.Date(2026, 11, 26, 4, 40, 1, 123e6, time.UTC)
+	var g IDGenerator
+	if got, ok := IDTime(g.New(at)); !ok || !got.Equal(at) {
+		t.Fatalf("IDTime = %v %v, want %v", got, ok, at)
+	}
+	if _, ok := IDTime("not an id"); ok {
+		t.Fatal("IDTime of a non-id reported a time")
+	}
+}

@@ -60,7 +60,7 @@ func (f *fixture) endBuild(t *testing.T, b *kiln.Build, end time.Time, d time.Du
 	if err := b.Transition(kiln.StatusComplete, end, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.st.UpdateBuild(context.Background(), b, kiln.StatusRunning); err != nil {
+	if err := f.st.UpdateBuild(context.Background(), b, kiln.StatusRunning, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 }

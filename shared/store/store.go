@@ -212,12 +212,16 @@ type Builds interface {
 	CreateBuild(ctx context.Context, b *kiln.Build) error
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
 	ListBuilds(ctx context.Context, orgID string, f BuildFilter, p Page) ([]*kiln.Build, string, error)
-	// UpdateBuild writes b only if the stored build's status is still expected; otherwise it
-	// returns invalid_state and writes nothing. A write that ends the build also adds its
-	// BuildMinutes to the organization's usage, atomically with it (see MetersEnd). Of many concurrent updates from the same status,
-	// exactly one succeeds. A b without a TaskToken keeps the stored one, which it then carries
-	// (the workflow stores the token beside the lifecycle's writes, which read the build first).
-	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+	// UpdateBuild writes the fields of b named in fields, and nothing else, only if the stored
+	// build's status is still expected; otherwise it returns invalid_state and writes nothing.
+	// Fields it does not name keep what is stored, so writers that changed different fields
+	// from the same read (kiln.ChangedBuildFields) do not undo each other. An empty TaskToken is
+	// never written (a token is never removed). After the write b is the build as stored: it
+	// carries what others wrote to the fields it left alone (such as the workflow's task token).
+	// A write that ends the build also adds its BuildMinutes to the organization's usage,
+	// atomically with it (see MetersEnd). Of many concurrent updates from the same status,
+	// exactly one succeeds when they change the status.
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, fields kiln.BuildFields) error
 	// CreateBuildOnce creates b under an idempotency key of its organization, atomically: if the
 	// key is new, b is created and recorded with the key and fingerprint (a digest of the
 	// request); if the key was used before, nothing is written and the build recorded with it is

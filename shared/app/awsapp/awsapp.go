@@ -72,6 +72,17 @@ type AWSConfig struct {
 	// Plans is the plans' limits (KILN_PLANS: a JSON file in the function's package, as on one
 	// machine; nil: the defaults).
 	Plans kiln.PlanTable
+	// LogRetention is how long a build's log is kept from the build's creation: as long as its
+	// artifact (KILN_ARTIFACT_RETENTION, default 30d). Its log chunks carry the expiry in "ttl",
+	// the table's time-to-live attribute.
+	LogRetention time.Duration
+}
+
+// newLogs is the build log store on the table, with the deployment's log retention.
+func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
+	logs := dynamostore.NewLogs(db, cfg.Table)
+	logs.SetRetention(cfg.LogRetention, nil)
+	return logs
 }
 
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
@@ -87,6 +98,14 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	}
 	if c.MasterKeySecretARN == "" {
 		return c, errors.New("KILN_MASTER_KEY_SECRET_ARN is not set")
+	}
+	c.LogRetention = 30 * 24 * time.Hour
+	if v := getenv("KILN_ARTIFACT_RETENTION"); v != "" {
+		d, err := parseRetention(v)
+		if err != nil {
+			return c, fmt.Errorf("KILN_ARTIFACT_RETENTION: %w", err)
+		}
+		c.LogRetention = d
 	}
 	if v := getenv("KILN_PLANS"); v != "" {
 		t, err := kiln.LoadPlans(v)
@@ -160,7 +179,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if cfg.DeliveryQueueURL != "" {
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
 		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newWindowsHostsClients(awsCfg, cfg.WindowsHosts).AutoScaling, logger)
 }
 
@@ -237,6 +256,8 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		Engines:        cfg.Engines,
 		PublicURL:      cfg.PublicURL,
 		BuildTimeLimit: cfg.Workflow.BuildTimeLimit,
+		// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
+		BufferedAnswers: true,
 		CheckUploadURL: func(ctx context.Context, rawURL string) error {
 			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
 		},

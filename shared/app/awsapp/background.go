@@ -138,7 +138,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, secrets Secrets, logge
 	}
 	db := dynamo.New(awsCfg)
 	return Parts{
-		Store: dynamostore.New(db, cfg.Table), Logs: dynamostore.NewLogs(db, cfg.Table), Artifacts: arts, Keys: keys, GitHub: gh,
+		Store: dynamostore.New(db, cfg.Table), Logs: newLogs(db, cfg.AWSConfig), Artifacts: arts, Keys: keys, GitHub: gh,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
 		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), WindowsHosts: newWindowsHostsClients(awsCfg, cfg.WindowsHosts), Logger: logger,
 	}, nil

@@ -35,7 +35,7 @@ func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Fun
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	return newFunctions(cfg, dynamostore.New(db, cfg.Table), dynamostore.NewLogs(db, cfg.Table), nil, gh, logger)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), nil, gh, logger)
 }
 
 // NewFunctionsFromParts builds the workflow's Lambda handlers from ready parts (kiln aws-local).

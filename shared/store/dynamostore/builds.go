@@ -2,9 +2,7 @@ package dynamostore
 
 import (
 	"context"
-	"errors"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -173,55 +171,4 @@ func buildsQuery(orgID string, f store.BuildFilter, after string) listQuery {
 		q.start = startKey(after, attrPK, pk, attrSK, sk, q.pkAttr, q.pk, q.skAttr, sk)
 	}
 	return q
-}
-
-// UpdateBuild puts the whole build, with its status-dependent GSI3 and GSI4 keys recomputed (the
-// put replaces the item, so a build leaving a GSI4 queue loses its GSI4 attributes), on the
-// condition that the item exists and its status is still expected. When the condition fails, the
-// old item returned with the failure tells invalid_state (it exists) from not_found.
-// A b without a task token is written only over an item without one; over one with a token, the
-// write is made again carrying it.
-func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
-	for {
-		put := s.table.Put(newBuildItem(b)).If("attribute_exists($) AND $ = ?", attrPK, "status", string(expected))
-		if b.TaskToken == "" {
-			put = put.If("attribute_not_exists($)", "taskToken")
-		}
-		if store.MetersEnd(b, expected) {
-			retry, err := s.endBuild(ctx, b, expected, put)
-			if !retry {
-				return err
-			}
-			continue
-		}
-		err := put.IncludeItemInCondCheckFail(true).Run(ctx)
-		var ce *types.ConditionalCheckFailedException
-		if !errors.As(err, &ce) {
-			return wrap("update build", err)
-		}
-		if len(ce.Item) == 0 {
-			return kiln.NotFound("build")
-		}
-		var old buildItem
-		if err := dynamo.UnmarshalItem(ce.Item, &old); err != nil {
-			return wrap("update build", err)
-		}
-		if err := takeStoredToken(b, expected, kiln.BuildStatus(old.Status), old.TaskToken, err); err != nil {
-			return err
-		}
-	}
-}
-
-// takeStoredToken tells why UpdateBuild's conditional write of b from status expected failed,
-// given the stored build's status and task token: invalid_state when the status moved on;
-// otherwise b takes the stored token (a token is never removed) and nil means try again.
-func takeStoredToken(b *kiln.Build, expected, oldStatus kiln.BuildStatus, oldToken string, err error) error {
-	if oldStatus != expected {
-		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, oldStatus, expected)
-	}
-	if b.TaskToken != "" || oldToken == "" {
-		return wrap("update build", err) // cannot happen: the status matched and no token was in the way
-	}
-	b.TaskToken = oldToken // the next try is conditional on it
-	return nil
 }

@@ -72,7 +72,7 @@ func TestUpdateBuildMovesStatusIndex(t *testing.T) {
 	if err := b.Transition(kiln.StatusRunning, time.Now(), ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpdateBuild(t.Context(), b, kiln.StatusPending); err != nil {
+	if err := s.UpdateBuild(t.Context(), b, kiln.StatusPending, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	if got := listIDs(t, s, orgID, pending, 10); len(got) != 0 {
@@ -81,11 +81,11 @@ func TestUpdateBuildMovesStatusIndex(t *testing.T) {
 	if got := listIDs(t, s, orgID, running, 10); !slices.Equal(got, []string{b.ID}) {
 		t.Fatalf("running after: %v", got)
 	}
-	if err := s.UpdateBuild(t.Context(), b, kiln.StatusPending); !kiln.IsCode(err, kiln.EInvalidState) {
+	if err := s.UpdateBuild(t.Context(), b, kiln.StatusPending, kiln.AllBuildFields); !kiln.IsCode(err, kiln.EInvalidState) {
 		t.Fatalf("update from stale status: %v", err)
 	}
 	missing := newBuild(orgID, kiln.NewID(), kiln.PlatformLinux)
-	if err := s.UpdateBuild(t.Context(), missing, kiln.StatusPending); !kiln.IsCode(err, kiln.ENotFound) {
+	if err := s.UpdateBuild(t.Context(), missing, kiln.StatusPending, kiln.AllBuildFields); !kiln.IsCode(err, kiln.ENotFound) {
 		t.Fatalf("update of a missing build: %v", err)
 	}
 }

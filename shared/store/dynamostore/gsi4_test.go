@@ -55,7 +55,7 @@ func TestGSI4KeysOfBuilds(t *testing.T) {
 		if err := b.Transition(st.to, time.Now(), ""); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.UpdateBuild(t.Context(), b, from); err != nil {
+		if err := s.UpdateBuild(t.Context(), b, from, kiln.AllBuildFields); err != nil {
 			t.Fatal(err)
 		}
 		wantGSI4(t, table, string(st.to)+" build", pk, sk, st.wantPK, st.wantSK)
@@ -94,14 +94,14 @@ func TestGSI4KeysOfBuildsAwaitingDelivery(t *testing.T) {
 			}
 		}
 		b.AutoDeployStatus = st.deploy
-		if err := s.UpdateBuild(t.Context(), b, from); err != nil {
+		if err := s.UpdateBuild(t.Context(), b, from, kiln.AllBuildFields); err != nil {
 			t.Fatal(err)
 		}
 		wantGSI4(t, table, fmt.Sprintf("%s build, delivery %s", st.to, st.deploy), pk, sk, st.wantPK, st.wantSK)
 	}
 	// A retry scheduled (RecordBuildDelivery) sorts the build by its due time.
 	b.AutoDeployStatus = kiln.AutoDeployPending
-	if err := s.UpdateBuild(t.Context(), b, kiln.StatusComplete); err != nil {
+	if err := s.UpdateBuild(t.Context(), b, kiln.StatusComplete, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	b.AutoDeployStatus, b.AutoDeployNextAt = kiln.AutoDeployDelivering, time.UnixMilli(1234567890123).UTC()

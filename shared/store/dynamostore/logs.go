@@ -22,6 +22,35 @@ import (
 // docs/dynamodb.md for the cost per build.
 type Logs struct {
 	table dynamo.Table
+	// retention and now: see SetRetention (0 keeps logs for ever).
+	retention time.Duration
+	now       func() time.Time
+}
+
+// SetRetention makes the store keep a build's log for retention from the build's creation (as
+// long as its artifact): each chunk carries "ttl", the log's expiry in Unix seconds, for the
+// table's time to live, and an expired log reads as empty meanwhile (DynamoDB deletes expired
+// items within days, not at once). now is the clock (nil: time.Now). Call it before use.
+func (l *Logs) SetRetention(retention time.Duration, now func() time.Time) {
+	l.retention, l.now = retention, now
+}
+
+// expired reports whether the build's log has passed the store's retention.
+func (l *Logs) expired(buildID string) bool {
+	now := time.Now
+	if l.now != nil {
+		now = l.now
+	}
+	return buildlog.Expired(buildID, l.retention, now())
+}
+
+// expiry is the ttl of the build's log chunks: 0 (none) without a retention.
+func (l *Logs) expiry(buildID string) int64 {
+	created, ok := kiln.IDTime(buildID)
+	if l.retention <= 0 || !ok {
+		return 0
+	}
+	return created.Add(l.retention).Unix()
 }
 
 // NewLogs returns the log store on the table of the given name (the layout CreateTable makes).
@@ -42,6 +71,9 @@ type logChunk struct {
 	First int64  `dynamo:"first"`
 	Count int64  `dynamo:"count"`
 	Lines []byte `dynamo:"lines"` // gzip of one JSON object a line: {"t","l","m"}
+	// TTL is when the log expires, in Unix seconds, for the table's time to live (see
+	// SetRetention); left out without a retention.
+	TTL int64 `dynamo:"ttl,omitempty"`
 }
 
 type chunkLine struct {
@@ -77,7 +109,7 @@ func (l *Logs) Append(ctx context.Context, orgID, buildID string, first int64, l
 		if err != nil {
 			return err
 		}
-		c := logChunk{PK: pk, SK: logSK(first), Type: typeLogChunk, First: first, Count: int64(n), Lines: data}
+		c := logChunk{PK: pk, SK: logSK(first), Type: typeLogChunk, First: first, Count: int64(n), Lines: data, TTL: l.expiry(buildID)}
 		err = l.table.Put(c).If("attribute_not_exists($)", attrPK).Run(ctx)
 		if err != nil && !isCondFailed(err) {
 			return wrap("append log", err)
@@ -141,6 +173,9 @@ func (l *Logs) Read(ctx context.Context, orgID, buildID string, from int64, max 
 		return nil, err
 	}
 	from, max = max64(from, 1), min(maxInt(max, 1), buildlog.MaxRead)
+	if l.expired(buildID) {
+		return nil, nil
+	}
 	r := chunkReader{next: from, max: max}
 	var first logChunk
 	err = l.table.Get(attrPK, pk).Range(attrSK, dynamo.LessOrEqual, logSK(from)).
@@ -213,6 +248,9 @@ func (l *Logs) Last(ctx context.Context, orgID, buildID string) (int64, error) {
 	pk, err := logKey(orgID, buildID)
 	if err != nil {
 		return 0, err
+	}
+	if l.expired(buildID) {
+		return 0, nil
 	}
 	var c logChunk
 	err = l.table.Get(attrPK, pk).Range(attrSK, dynamo.BeginsWith, "SEQ#").

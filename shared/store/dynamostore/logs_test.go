@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/buildlog/logstoretest"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -13,5 +14,16 @@ func TestLogs(t *testing.T) {
 		_, table := newStoreTable(t)
 		db := newDB(endpoint())
 		return dynamostore.NewLogs(db, table.Name()), func() logstoretest.Store { return dynamostore.NewLogs(newDB(endpoint()), table.Name()) }
+	})
+}
+
+// TestLogsRetention: chunks carry the log's expiry for the table's time to live, and an expired
+// log reads as gone before DynamoDB deletes it.
+func TestLogsRetention(t *testing.T) {
+	logstoretest.Retention(t, func(t *testing.T, retention time.Duration, now func() time.Time) logstoretest.Store {
+		_, table := newStoreTable(t)
+		l := dynamostore.NewLogs(newDB(endpoint()), table.Name())
+		l.SetRetention(retention, now)
+		return l
 	})
 }

@@ -25,28 +25,21 @@ func (s *Store) usageAdd(orgID, month, attr string, n int64) *dynamo.Update {
 	return s.table.Update(attrPK, orgPK(orgID)).Range(attrSK, usageSK(month)).Set("type", typeUsage).Add(attr, n)
 }
 
-// endBuild writes put, the conditional write that ends b, and adds b's minutes to its
-// organization's usage in one transaction: both or neither. retry is true when the condition
-// failed only on the task token, which b now carries (as UpdateBuild's own loop does).
-func (s *Store) endBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, put *dynamo.Put) (retry bool, err error) {
+// endBuild runs u, the conditional update that ends b, and adds b's minutes to its
+// organization's usage in one transaction: both or neither. failed is true when u's condition
+// failed (the caller tells why).
+func (s *Store) endBuild(ctx context.Context, b *kiln.Build, u *dynamo.Update) (failed bool, err error) {
 	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Put(put)
+		tx.Update(u)
 		tx.Update(s.usageAdd(b.OrganizationID, kiln.UsageMonth(*b.FinishedAt), minutesAttrPrefix+string(b.Platform), b.BuildMinutes))
 	})
 	if err == nil {
 		return false, nil
 	}
-	if !slices.Contains(txFailedAt(err), 0) {
-		return false, wrap("update build", err)
+	if slices.Contains(txFailedAt(err), 0) {
+		return true, nil
 	}
-	old, gerr := s.GetBuild(ctx, b.OrganizationID, b.ID)
-	if gerr != nil {
-		return false, gerr
-	}
-	if err := takeStoredToken(b, expected, old.Status, old.TaskToken, err); err != nil {
-		return false, err
-	}
-	return true, nil
+	return false, wrap("update build", err)
 }
 
 func (s *Store) GetUsage(ctx context.Context, orgID, month string) (*kiln.Usage, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -66,20 +67,17 @@ func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilte
 		func(b *kiln.Build) string { return b.ID })
 }
 
-// UpdateBuild writes b only if the stored build's status is still expected.
-func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error {
+// UpdateBuild writes the named fields of b only if the stored build's status is still expected,
+// then reads the build back into b.
+func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, fields kiln.BuildFields) error {
+	if b.TaskToken == "" {
+		fields &^= kiln.FieldTaskToken // a token is never removed
+	}
+	set, args := buildSets(b, fields)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE builds
-			SET status = ?, platform = ?, build_type = ?, branch = ?, commit_sha = ?, commit_message = ?,
-				changelist = ?, ue_version = ?, triggered_by = ?, failure_reason = ?, auto_deploy_status = ?,
-				auto_deploy_error = ?, auto_deploy_attempts = ?, started_at = ?, finished_at = ?, heartbeat_at = ?,
-				auto_deploy_next_at = ?, host = ?, host_credential_hash = ?, agent_pool = ?, task_token = CASE WHEN ? = '' THEN task_token ELSE ? END,
-				build_minutes = ?
-			WHERE org_id = ? AND id = ? AND status = ?`,
-			b.Status, b.Platform, b.BuildType, b.Branch, b.Commit, b.CommitMessage, b.Changelist, b.UEVersion,
-			b.TriggeredBy, b.FailureReason, b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts,
-			optMS(b.StartedAt), optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.TaskToken, b.BuildMinutes,
-			b.OrganizationID, b.ID, expected)
+		// Setting status to itself keeps the statement valid when no field is named.
+		res, err := tx.ExecContext(ctx, `UPDATE builds SET status = status`+set+` WHERE org_id = ? AND id = ? AND status = ?`,
+			append(args, b.OrganizationID, b.ID, expected)...)
 		if err != nil {
 			return fmt.Errorf("sqlitestore: update build: %w", err)
 		}
@@ -88,17 +86,16 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 			return fmt.Errorf("sqlitestore: update build: %w", err)
 		}
 		if n == 1 {
-			if store.MetersEnd(b, expected) {
+			if fields.Has(kiln.FieldStatus) && store.MetersEnd(b, expected) {
 				if err := addMinutes(ctx, tx, b); err != nil {
 					return err
 				}
 			}
-			if b.TaskToken == "" { // it kept the stored one
-				err := tx.QueryRowContext(ctx, `SELECT task_token FROM builds WHERE org_id = ? AND id = ?`, b.OrganizationID, b.ID).Scan(&b.TaskToken)
-				if err != nil {
-					return readErr("update build", err, "build")
-				}
+			stored, err := scanBuild(tx.QueryRowContext(ctx, `SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, b.OrganizationID, b.ID))
+			if err != nil {
+				return readErr("update build", err, "build")
 			}
+			*b = *stored
 			return nil
 		}
 		var status kiln.BuildStatus
@@ -108,4 +105,47 @@ func (s *Store) UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.Bu
 		}
 		return kiln.Errorf(kiln.EInvalidState, "build %s is %s, not %s", b.ID, status, expected)
 	})
+}
+
+// buildSets is the SET list (", col = ?" each) and its arguments for the named fields of b.
+func buildSets(b *kiln.Build, fields kiln.BuildFields) (string, []any) {
+	cols := []struct {
+		field kiln.BuildFields
+		col   string
+		value any
+	}{
+		{kiln.FieldStatus, "status", b.Status},
+		{kiln.FieldProjectID, "project_id", b.ProjectID},
+		{kiln.FieldBuildSettingID, "build_setting_id", b.BuildSettingID},
+		{kiln.FieldPlatform, "platform", b.Platform},
+		{kiln.FieldBuildType, "build_type", b.BuildType},
+		{kiln.FieldBranch, "branch", b.Branch},
+		{kiln.FieldCommit, "commit_sha", b.Commit},
+		{kiln.FieldCommitMessage, "commit_message", b.CommitMessage},
+		{kiln.FieldChangelist, "changelist", b.Changelist},
+		{kiln.FieldUEVersion, "ue_version", b.UEVersion},
+		{kiln.FieldTriggeredBy, "triggered_by", b.TriggeredBy},
+		{kiln.FieldFailureReason, "failure_reason", b.FailureReason},
+		{kiln.FieldAutoDeployStatus, "auto_deploy_status", b.AutoDeployStatus},
+		{kiln.FieldAutoDeployError, "auto_deploy_error", b.AutoDeployError},
+		{kiln.FieldAutoDeployAttempts, "auto_deploy_attempts", b.AutoDeployAttempts},
+		{kiln.FieldAutoDeployNextAt, "auto_deploy_next_at", dueMS(b.AutoDeployNextAt)},
+		{kiln.FieldStartedAt, "started_at", optMS(b.StartedAt)},
+		{kiln.FieldFinishedAt, "finished_at", optMS(b.FinishedAt)},
+		{kiln.FieldHeartbeatAt, "heartbeat_at", optMS(b.HeartbeatAt)},
+		{kiln.FieldHost, "host", b.Host},
+		{kiln.FieldHostCredentialHash, "host_credential_hash", b.HostCredentialHash},
+		{kiln.FieldAgentPool, "agent_pool", b.AgentPool},
+		{kiln.FieldTaskToken, "task_token", b.TaskToken},
+		{kiln.FieldBuildMinutes, "build_minutes", b.BuildMinutes},
+	}
+	var set strings.Builder
+	var args []any
+	for _, c := range cols {
+		if fields.Has(c.field) {
+			set.WriteString(", " + c.col + " = ?")
+			args = append(args, c.value)
+		}
+	}
+	return set.String(), args
 }

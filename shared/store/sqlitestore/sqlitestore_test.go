@@ -107,7 +107,7 @@ func writeSome(ctx context.Context, s *sqlitestore.Store, orgID, tag string) err
 	if err := b.Transition(kiln.StatusRunning, at, ""); err != nil {
 		return err
 	}
-	if err := s.UpdateBuild(ctx, b, kiln.StatusPending); err != nil {
+	if err := s.UpdateBuild(ctx, b, kiln.StatusPending, kiln.AllBuildFields); err != nil {
 		return fmt.Errorf("UpdateBuild: %w", err)
 	}
 	return nil

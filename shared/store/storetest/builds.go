@@ -83,7 +83,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		b.HostCredentialHash = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
 		b.AgentPool = "linux.big_1"                             // written with the rest, though nothing changes it after the trigger
 		b.TaskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAT4pYqf0example" // the workflow's await task sets it
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending), "UpdateBuild pending→running")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→running")
 		got, err := s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")
 		wantEqual(t, "running build", got, b)
@@ -94,7 +94,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		stale := *b
 		stale.TaskToken = ""
 		stale.HeartbeatAt = ptr(now())
-		wantOK(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning), "UpdateBuild without the task token")
+		wantOK(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild without the task token")
 		if stale.TaskToken != b.TaskToken {
 			t.Errorf("UpdateBuild without the task token: the build carries %q, want the stored %q", stale.TaskToken, b.TaskToken)
 		}
@@ -106,7 +106,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		// Heartbeats are updates that keep the status.
 		for i := range 2 {
 			b.HeartbeatAt = ptr(now().Add(time.Duration(i) * time.Second))
-			wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild running→running (heartbeat)")
+			wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→running (heartbeat)")
 			got, err = s.GetBuild(ctx, f.org.ID, b.ID)
 			wantOK(t, err, "GetBuild")
 			wantEqual(t, "build after a heartbeat", got, b)
@@ -114,18 +114,18 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 
 		wantOK(t, b.Transition(kiln.StatusComplete, now().Add(time.Minute), ""), "Transition")
 		b.AutoDeployStatus, b.HeartbeatAt = kiln.AutoDeployPending, nil
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild running→complete")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→complete")
 		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")
 		wantEqual(t, "complete build awaiting delivery", got, b)
 		// A complete build still takes updates that keep its status (auto deploy progress).
 		b.AutoDeployStatus, b.AutoDeployAttempts = kiln.AutoDeployDelivering, 1
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete (delivering)")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete (delivering)")
 		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")
 		wantEqual(t, "build delivering", got, b)
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts = kiln.AutoDeployFailed, "connection refused", 2
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete")
 		got, err = s.GetBuild(ctx, f.org.ID, b.ID)
 		wantOK(t, err, "GetBuild")
 		wantEqual(t, "complete build", got, b)
@@ -143,7 +143,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 				b := *stored
 				b.Status, b.FinishedAt, b.FailureReason = kiln.StatusFailed, ptr(now()), "nope"
 				b.Commit, b.AutoDeployStatus = "changed", kiln.AutoDeployDelivering
-				wantCode(t, s.UpdateBuild(ctx, &b, expected), kiln.EInvalidState, "UpdateBuild with a wrong expected status")
+				wantCode(t, s.UpdateBuild(ctx, &b, expected, kiln.AllBuildFields), kiln.EInvalidState, "UpdateBuild with a wrong expected status")
 				got, err := s.GetBuild(ctx, f.org.ID, stored.ID)
 				wantOK(t, err, "GetBuild")
 				wantEqual(t, "build after a refused update", got, stored)
@@ -161,9 +161,9 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		b := *stored
 		b.OrganizationID = other.org.ID
 		wantOK(t, b.Transition(kiln.StatusRunning, now(), ""), "Transition")
-		wantCode(t, s.UpdateBuild(ctx, &b, kiln.StatusPending), kiln.ENotFound, "UpdateBuild of another organization")
+		wantCode(t, s.UpdateBuild(ctx, &b, kiln.StatusPending, kiln.AllBuildFields), kiln.ENotFound, "UpdateBuild of another organization")
 		unknown := newBuild(set, kiln.StatusPending)
-		wantCode(t, s.UpdateBuild(ctx, unknown, kiln.StatusPending), kiln.ENotFound, "UpdateBuild of an unknown build")
+		wantCode(t, s.UpdateBuild(ctx, unknown, kiln.StatusPending, kiln.AllBuildFields), kiln.ENotFound, "UpdateBuild of an unknown build")
 		got, err := s.GetBuild(ctx, f.org.ID, stored.ID)
 		wantOK(t, err, "GetBuild")
 		wantEqual(t, "build untouched", got, stored)

@@ -154,14 +154,14 @@ func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Stor
 		for _, x := range []*kiln.Build{a, b, c} {
 			wantOK(t, x.Transition(kiln.StatusRunning, now(), ""), "Transition")
 			x.HeartbeatAt = ptr(now())
-			wantOK(t, s.UpdateBuild(ctx, x, kiln.StatusPending), "UpdateBuild pending→running")
+			wantOK(t, s.UpdateBuild(ctx, x, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→running")
 			wantNotAwaiting(t, s, x)
 		}
 		// Complete: listed, oldest first, across organizations (c has no auto deploy).
 		for _, x := range []*kiln.Build{b, a, c} {
 			wantOK(t, x.Transition(kiln.StatusComplete, now(), ""), "Transition")
 			x.HeartbeatAt = nil
-			wantOK(t, s.UpdateBuild(ctx, x, kiln.StatusRunning), "UpdateBuild running→complete")
+			wantOK(t, s.UpdateBuild(ctx, x, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→complete")
 		}
 		wantDeliveryHead(t, s, a, b)
 		wantNotAwaiting(t, s, c)
@@ -169,25 +169,25 @@ func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Stor
 
 		// Delivering, and back to pending for a retry: still listed, whole.
 		a.AutoDeployStatus, a.AutoDeployAttempts = kiln.AutoDeployDelivering, 1
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete), "UpdateBuild complete→complete (delivering)")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete (delivering)")
 		wantDeliveryHead(t, s, a, b)
 		a.AutoDeployStatus, a.AutoDeployError = kiln.AutoDeployPending, "HTTP 503"
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete), "UpdateBuild complete→complete (retry)")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete (retry)")
 		wantDeliveryHead(t, s, a, b)
 
 		// A refused update moves nothing.
 		stale := *a
 		stale.AutoDeployStatus = kiln.AutoDeploySucceeded
-		wantCode(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning), kiln.EInvalidState, "UpdateBuild from a wrong status")
+		wantCode(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning, kiln.AllBuildFields), kiln.EInvalidState, "UpdateBuild from a wrong status")
 		wantDeliveryHead(t, s, a, b)
 
 		// Succeeded and failed leave the list.
 		a.AutoDeployStatus, a.AutoDeployError, a.AutoDeployAttempts = kiln.AutoDeploySucceeded, "", 2
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete), "UpdateBuild complete→complete (succeeded)")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete (succeeded)")
 		wantNotAwaiting(t, s, a)
 		wantDeliveryHead(t, s, b)
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts = kiln.AutoDeployFailed, "HTTP 404", 1
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete (failed)")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete (failed)")
 		wantNotAwaiting(t, s, b)
 		for _, x := range []*kiln.Build{a, b} {
 			got, err := s.GetBuild(ctx, x.OrganizationID, x.ID)
@@ -200,7 +200,7 @@ func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Stor
 		d.AutoDeployStatus = kiln.AutoDeployPending
 		wantOK(t, s.CreateBuild(ctx, d), "CreateBuild")
 		wantOK(t, d.Transition(kiln.StatusFailed, now(), "compile error"), "Transition")
-		wantOK(t, s.UpdateBuild(ctx, d, kiln.StatusRunning), "UpdateBuild running→failed")
+		wantOK(t, s.UpdateBuild(ctx, d, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→failed")
 		wantNotAwaiting(t, s, d)
 	})
 }

@@ -23,7 +23,7 @@ func MeteringFailure(t *testing.T, s store.Store, breakMetering, repair func(org
 	breakMetering(f.org.ID, month)
 	ended := *b
 	wantOK(t, ended.Transition(kiln.StatusComplete, started.Add(150*time.Second), ""), "Transition to complete")
-	if err := s.UpdateBuild(ctx, &ended, kiln.StatusRunning); err == nil {
+	if err := s.UpdateBuild(ctx, &ended, kiln.StatusRunning, kiln.AllBuildFields); err == nil {
 		t.Fatal("UpdateBuild succeeded although its minutes could not be written")
 	}
 	got, err := s.GetBuild(ctx, f.org.ID, b.ID)
@@ -32,7 +32,7 @@ func MeteringFailure(t *testing.T, s store.Store, breakMetering, repair func(org
 	}
 	repair(f.org.ID, month)
 	for range 2 { // the retry, then a repeat of it
-		err = s.UpdateBuild(ctx, &ended, kiln.StatusRunning)
+		err = s.UpdateBuild(ctx, &ended, kiln.StatusRunning, kiln.AllBuildFields)
 	}
 	wantCode(t, err, kiln.EInvalidState, "the repeated end")
 	wantUsage(t, s, f.org.ID, month, map[kiln.Platform]int64{kiln.PlatformLinux: 3}, nil)

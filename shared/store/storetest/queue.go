@@ -39,7 +39,7 @@ func newPastBuilds(t *testing.T, s store.Store, base time.Time) *pastBuilds {
 			}
 			if awaitingDelivery(got) {
 				got.AutoDeployStatus, got.AutoDeployError = kiln.AutoDeployFailed, "test ended"
-				_ = s.UpdateBuild(ctx, got, got.Status)
+				_ = s.UpdateBuild(ctx, got, got.Status, kiln.AllBuildFields)
 				continue
 			}
 			if got.Status.Terminal() {
@@ -47,7 +47,7 @@ func newPastBuilds(t *testing.T, s store.Store, base time.Time) *pastBuilds {
 			}
 			from := got.Status
 			if got.Transition(kiln.StatusFailed, time.Now(), "test ended") == nil {
-				_ = s.UpdateBuild(ctx, got, from)
+				_ = s.UpdateBuild(ctx, got, from, kiln.AllBuildFields)
 			}
 		}
 	})
@@ -198,23 +198,23 @@ func testQueuedBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 
 		wantOK(t, a.Transition(kiln.StatusRunning, now(), ""), "Transition")
 		a.HeartbeatAt = ptr(now())
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusPending), "UpdateBuild pending→running")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→running")
 		wantQueueHead(t, s, kiln.StatusPending, b, c)
 		wantQueueHead(t, s, kiln.StatusRunning, a)
 
 		a.HeartbeatAt = ptr(now().Add(time.Second))
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusRunning), "UpdateBuild running→running (heartbeat)")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→running (heartbeat)")
 		wantQueueHead(t, s, kiln.StatusRunning, a)
 
 		wantOK(t, a.Transition(kiln.StatusComplete, now(), ""), "Transition")
-		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusRunning), "UpdateBuild running→complete")
+		wantOK(t, s.UpdateBuild(ctx, a, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild running→complete")
 		wantNotQueued(t, s, kiln.StatusRunning, a)
 		wantNotQueued(t, s, kiln.StatusPending, a)
 
 		wantOK(t, b.Transition(kiln.StatusSuperseded, now(), ""), "Transition")
-		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending), "UpdateBuild pending→superseded")
+		wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→superseded")
 		wantOK(t, c.Transition(kiln.StatusFailed, now(), "cancelled"), "Transition")
-		wantOK(t, s.UpdateBuild(ctx, c, kiln.StatusPending), "UpdateBuild pending→failed")
+		wantOK(t, s.UpdateBuild(ctx, c, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→failed")
 		for _, gone := range []*kiln.Build{b, c} {
 			wantNotQueued(t, s, kiln.StatusPending, gone)
 			wantNotQueued(t, s, kiln.StatusRunning, gone)
@@ -224,7 +224,7 @@ func testQueuedBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		d := past.create(set, kiln.StatusPending)
 		stale := *d
 		wantOK(t, stale.Transition(kiln.StatusRunning, now(), ""), "Transition")
-		wantCode(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning), kiln.EInvalidState, "UpdateBuild from a wrong status")
+		wantCode(t, s.UpdateBuild(ctx, &stale, kiln.StatusRunning, kiln.AllBuildFields), kiln.EInvalidState, "UpdateBuild from a wrong status")
 		wantQueueHead(t, s, kiln.StatusPending, d)
 		wantNotQueued(t, s, kiln.StatusRunning, d)
 	})

@@ -66,7 +66,7 @@ func testRaces(t *testing.T, open func(t *testing.T) store.Store) {
 				return fmt.Errorf("Transition: %w", err)
 			}
 			b.TriggeredBy = fmt.Sprintf("racer %d", i)
-			return s.UpdateBuild(ctx, b, kiln.StatusPending)
+			return s.UpdateBuild(ctx, b, kiln.StatusPending, kiln.AllBuildFields)
 		})
 		winner := wantOneWinner(t, errs, kiln.EInvalidState)
 		got, err := s.GetBuild(ctx, f.org.ID, stored.ID)

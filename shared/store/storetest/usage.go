@@ -25,7 +25,7 @@ func runningBuild(t *testing.T, s store.Store, set *kiln.BuildSetting, platform 
 	b.Platform, b.CreatedAt = platform, started.Add(-time.Hour) // an hour in the queue: never counted
 	wantOK(t, s.CreateBuild(t.Context(), b), "CreateBuild")
 	wantOK(t, b.Transition(kiln.StatusRunning, started, ""), "Transition to running")
-	wantOK(t, s.UpdateBuild(t.Context(), b, kiln.StatusPending), "UpdateBuild pending→running")
+	wantOK(t, s.UpdateBuild(t.Context(), b, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→running")
 	return b
 }
 
@@ -67,14 +67,14 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 				b := runningBuild(t, s, set, c.platform, at(t, c.started))
 				// A heartbeat keeps the status: nothing counted yet.
 				b.HeartbeatAt = ptr(at(t, c.started).Add(time.Second))
-				wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild heartbeat")
+				wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild heartbeat")
 				wantUsage(t, s, f.org.ID, c.month, nil, nil)
 
 				wantOK(t, b.Transition(c.to, at(t, c.ended), "x"), "Transition")
 				if b.BuildMinutes != c.want {
 					t.Fatalf("BuildMinutes = %d, want %d", b.BuildMinutes, c.want)
 				}
-				wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild ending the build")
+				wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild ending the build")
 				got, err := s.GetBuild(ctx, f.org.ID, b.ID)
 				wantOK(t, err, "GetBuild")
 				wantEqual(t, "ended build", got, b)
@@ -83,11 +83,11 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 					wantUsage(t, s, f.org.ID, m, nil, nil)
 				}
 				// The same end written again (a retried Lambda) is refused and counts nothing more.
-				wantCode(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), kiln.EInvalidState, "UpdateBuild ending it again")
+				wantCode(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), kiln.EInvalidState, "UpdateBuild ending it again")
 				// Later writes that keep the ended status (auto deploy progress) count nothing.
 				if c.to == kiln.StatusComplete {
 					b.AutoDeployAttempts = 1
-					wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete), "UpdateBuild complete→complete")
+					wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusComplete, kiln.AllBuildFields), "UpdateBuild complete→complete")
 				}
 				wantUsage(t, s, f.org.ID, c.month, map[kiln.Platform]int64{c.platform: c.want}, nil)
 			})
@@ -107,12 +107,12 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 		}{{set, kiln.PlatformLinux, 90 * time.Second}, {set, kiln.PlatformLinux, 10 * time.Minute}, {set, kiln.PlatformWin64, time.Second}, {otherSet, kiln.PlatformLinux, time.Hour}} {
 			b := runningBuild(t, s, run.set, run.platform, start.Add(time.Duration(i)*time.Hour))
 			wantOK(t, b.Transition(kiln.StatusComplete, start.Add(time.Duration(i)*time.Hour+run.d), ""), "Transition")
-			wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning), "UpdateBuild")
+			wantOK(t, s.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields), "UpdateBuild")
 		}
 		// A pending build that is superseded never ran: nothing counted.
 		p := createBuild(t, s, set, kiln.StatusPending)
 		wantOK(t, p.Transition(kiln.StatusSuperseded, start, ""), "Transition")
-		wantOK(t, s.UpdateBuild(ctx, p, kiln.StatusPending), "UpdateBuild pending→superseded")
+		wantOK(t, s.UpdateBuild(ctx, p, kiln.StatusPending, kiln.AllBuildFields), "UpdateBuild pending→superseded")
 		wantUsage(t, s, f.org.ID, "2026-07", map[kiln.Platform]int64{kiln.PlatformLinux: 12, kiln.PlatformWin64: 1}, nil)
 		wantUsage(t, s, other.org.ID, "2026-07", map[kiln.Platform]int64{kiln.PlatformLinux: 60}, nil)
 	})
@@ -129,7 +129,7 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 			wantOK(t, ends[i].Transition(to, at(t, "2026-08-01T08:04:10Z"), "x"), "Transition")
 		}
 		wantOneWinner(t, race(len(ends), func(i int) error {
-			return s.UpdateBuild(ctx, &ends[i], kiln.StatusRunning)
+			return s.UpdateBuild(ctx, &ends[i], kiln.StatusRunning, kiln.AllBuildFields)
 		}), kiln.EInvalidState)
 		wantUsage(t, s, f.org.ID, "2026-08", map[kiln.Platform]int64{kiln.PlatformLinux: 5}, nil)
 	})

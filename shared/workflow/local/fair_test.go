@@ -36,7 +36,7 @@ func (g *gateRunner) Run(ctx context.Context, b *kiln.Build) error {
 	if err := b.Transition(kiln.StatusComplete, time.Now(), ""); err != nil {
 		return err
 	}
-	return g.st.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusRunning)
+	return g.st.UpdateBuild(context.WithoutCancel(ctx), b, kiln.StatusRunning, kiln.AllBuildFields)
 }
 
 // next waits for the next build to start.

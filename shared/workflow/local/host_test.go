@@ -56,7 +56,7 @@ func TestWorkersClaimAsThemselvesAndReportAsThemselves(t *testing.T) {
 		}
 		if held.Host != "elsewhere/worker-1" {
 			held.Host = "elsewhere/worker-1"
-			if err := st.UpdateBuild(context.Background(), held, kiln.StatusRunning); err != nil {
+			if err := st.UpdateBuild(context.Background(), held, kiln.StatusRunning, kiln.AllBuildFields); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -19,7 +19,7 @@ type fakeRunner struct {
 	stopped []string // blocked builds, once stopped
 	block   bool
 	st      interface {
-		UpdateBuild(context.Context, *kiln.Build, kiln.BuildStatus) error
+		UpdateBuild(context.Context, *kiln.Build, kiln.BuildStatus, kiln.BuildFields) error
 	}
 }
 
@@ -38,7 +38,7 @@ func (f *fakeRunner) Run(ctx context.Context, b *kiln.Build) error {
 	if err := b.Transition(kiln.StatusComplete, time.Now(), ""); err != nil {
 		return err
 	}
-	return f.st.UpdateBuild(ctx, b, kiln.StatusRunning)
+	return f.st.UpdateBuild(ctx, b, kiln.StatusRunning, kiln.AllBuildFields)
 }
 
 func newBuild(t *testing.T, st *sqlitestore.Store, org string, status kiln.BuildStatus, at time.Time) *kiln.Build {
@@ -123,7 +123,7 @@ func TestSilentHostFailsItsBuildAndStopStopsIt(t *testing.T) {
 	old := time.Now().Add(-40 * time.Second).UTC().Truncate(time.Millisecond)
 	claimed.HeartbeatAt = &old
 	// The local heartbeat refreshes every 5 s, so the watchdog sees the stale one first.
-	if err := st.UpdateBuild(context.Background(), claimed, kiln.StatusRunning); err != nil {
+	if err := st.UpdateBuild(context.Background(), claimed, kiln.StatusRunning, kiln.AllBuildFields); err != nil {
 		t.Fatal(err)
 	}
 	got := waitStatus(t, st, silent, kiln.StatusFailed)

@@ -43,7 +43,7 @@ const (
 // TaskStore is what the tasks read (and the await task writes: the build's task token).
 type TaskStore interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
-	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus) error
+	UpdateBuild(ctx context.Context, b *kiln.Build, expected kiln.BuildStatus, fields kiln.BuildFields) error
 	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
 }
 
@@ -176,7 +176,7 @@ func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, e
 // for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
 func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
 	b.AgentPool = kiln.HostedPoolWin64
-	err := t.Store.UpdateBuild(ctx, b, kiln.StatusPending)
+	err := t.Store.UpdateBuild(ctx, b, kiln.StatusPending, kiln.FieldAgentPool)
 	if kiln.IsCode(err, kiln.EInvalidState) { // it ended (cancelled, superseded) meanwhile
 		now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID)
 		if gerr != nil {
@@ -301,7 +301,7 @@ func (t *Tasks) await(ctx context.Context, in TaskInput) error {
 			return &BuildEndedError{BuildID: b.ID}
 		}
 		b.TaskToken = in.TaskToken
-		if err := t.Store.UpdateBuild(ctx, b, b.Status); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
+		if err := t.Store.UpdateBuild(ctx, b, b.Status, kiln.FieldTaskToken); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
 			return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
 		}
 	}
