@@ -36,3 +36,6 @@ func (g *Group) MemoryExceeded() bool  { return false }
 func (g *Group) PidsExceeded() bool    { return false }
 func (g *Group) Close() error          { return nil }
 func (g *Group) Dirs() []string        { return nil }
+
+// MachineMemory is unknown outside Linux: 0.
+func MachineMemory() int64 { return 0 }
