@@ -67,6 +67,9 @@ type Agent struct {
 	// Sandbox confines RunUAT, which runs the customer's code; nil runs it unconfined
 	// (sandbox.Unconfined), which only a host that builds for one trusted studio may do.
 	Sandbox sandbox.Confiner
+	// Limits, if set, runs each build's engine step in a resource group of its own; nil runs it
+	// without limits.
+	Limits Limits
 }
 
 func (a *Agent) confiner() sandbox.Confiner {

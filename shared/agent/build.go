@@ -30,6 +30,8 @@ type BuildInput struct {
 	// ScratchDir is the build's own directory for RunUAT's $HOME and $TMPDIR (made if missing);
 	// "" makes a temporary one, removed after the build.
 	ScratchDir string
+	// Name names the engine step's resource group (the build's id); "" makes one up.
+	Name string
 }
 
 // BuildOutput is what RunUAT made.
@@ -103,6 +105,20 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
 	}
 	setCmdLine(cmd, inv.CmdLine)
+	group, err := a.limitGroup(in.Name)
+	if err != nil {
+		closeFiles(cmd)
+		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: kiln could not set up the build's resource limits")
+	}
+	defer func() {
+		if err := group.Close(); err != nil {
+			log.ErrorContext(ctx, "agent: remove the build's resource group", "error", err)
+		}
+	}()
+	if err := group.Place(cmd); err != nil {
+		closeFiles(cmd)
+		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: kiln could not set up the build's resource limits")
+	}
 	err = runGroup(ctx, cmd, func(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
@@ -118,6 +134,9 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		return BuildOutput{}, fmt.Errorf("agent: build stopped: %w", ctx.Err())
 	}
 	if err != nil {
+		if reason := group.Exceeded(); reason != "" {
+			return BuildOutput{}, fail(ctx, r, stage, err, "%s", reason)
+		}
 		code, signal, ok := exitCode(err)
 		switch {
 		case !ok:

@@ -68,6 +68,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
+	limits := newBuildLimits(ctx, cfg, logger)
+	reserve, err := diskReserveOf(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
 	logs, err := buildlog.NewFiles(filepath.Join(cfg.Data, "logs"))
 	if err != nil {
 		return nil, err
@@ -107,9 +112,9 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	host := &runner.Runner{
 		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: logs}, Sources: sources,
 		Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
-		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner},
+		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner, Limits: limits},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
-		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
+		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax, DiskReserve: reserve,
 	}
 	wf := local.New(st, lifecycle, host, cfg.Workers, logger)
 	orgMax := cfg.OrgMaxRunning

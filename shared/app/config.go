@@ -60,6 +60,13 @@ type Config struct {
 	SandboxEnv      []string
 	// BuildTimeout is how long a build may run (KILN_BUILD_TIMEOUT).
 	BuildTimeout time.Duration
+	// BuildMemory (bytes), BuildPids and BuildCPUWeight limit each build's engine step
+	// (KILN_BUILD_MEMORY, KILN_BUILD_PIDS, KILN_BUILD_CPU_WEIGHT); 0 is no limit.
+	BuildMemory    int64
+	BuildPids      int64
+	BuildCPUWeight int
+	// DiskReserve is the free space kept on the data volume (KILN_DISK_RESERVE).
+	DiskReserve diskReserve
 	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
 	OrgMaxRunning int
 	// AgentWait is how long a build for an agent pool waits for an agent (KILN_AGENT_WAIT).
@@ -240,6 +247,11 @@ var settings = []setting{
 		c.BuildTimeout = d
 		return nil
 	}},
+	// The limits of one build (config_limits.go); after KILN_WORKERS, which their defaults divide by.
+	{"KILN_BUILD_MEMORY", "auto", "memory one build may use (e.g. 8GiB, 512MiB or bytes); past it the build is stopped and fails; auto: 90% of the machine's memory divided by KILN_WORKERS; off: no limit", applyBuildMemory},
+	{"KILN_BUILD_PIDS", "auto", "processes and threads one build may run at once; auto: 256 per CPU core, at least 1024; off: no limit", applyBuildPids},
+	{"KILN_BUILD_CPU_WEIGHT", "100", "each build's share of the CPU against the other builds (cgroup cpu.weight, 1 to 10000)", applyBuildCPUWeight},
+	{"KILN_DISK_RESERVE", "5%", "free space kept on KILN_DATA's volume (a size such as 20GiB, or a percentage of the volume); a build does not start, or is stopped, when less is free; 0: no reserve", applyDiskReserve},
 	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/perforce"
@@ -72,8 +73,15 @@ type Runner struct {
 	// bytes (0: no limit).
 	MaxLogLines int
 	ArtifactMax int64
+	// DiskReserve is the free space the data volume (WorkDir's) keeps (KILN_DISK_RESERVE): a
+	// build does not start with less free, and is stopped when free space falls below it. 0: no
+	// reserve.
+	DiskReserve int64
 
 	workspaces workspaceLocks
+	// freeSpace and diskEvery replace diskspace.Of and diskEvery in tests.
+	freeSpace func(string) (diskspace.Space, error)
+	diskEvery time.Duration
 }
 
 // ReasonTimeLimit is the failureReason of a build that ran past its time limit.
@@ -104,6 +112,8 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
 		defer cancel()
 	}
+	ctx, stopWatching := r.watchDisk(ctx)
+	defer stopWatching()
 	rep := &reporter{logs: r.Logs, build: b, now: r.now, logger: r.log(), maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
 	var pkg agent.PackageOutput
@@ -111,6 +121,10 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		pkg, err = r.run(ctx, b, p, st, rep)
 	}
 	stopFlushing()
+	var low diskLow
+	if outer.Err() == nil && errors.As(context.Cause(ctx), &low) {
+		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: "kiln: " + low.reason})
+	}
 	if outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit) {
 		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
 			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", limit)})
@@ -127,6 +141,8 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	switch {
 	case outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit):
 		return r.finishFailed(context.WithoutCancel(ctx), b, ReasonTimeLimit)
+	case outer.Err() == nil && errors.As(context.Cause(ctx), &low):
+		return r.finishFailed(context.WithoutCancel(ctx), b, low.reason)
 	case ctx.Err() != nil:
 		r.noteEndedElsewhere(context.WithoutCancel(ctx), b)
 		return ctx.Err()
@@ -166,6 +182,9 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if !ok {
 		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
 	}
+	if reason, low := r.lowDisk(ctx, "the build did not start"); low {
+		return none, fail("%s", reason)
+	}
 	workspace := filepath.Join(r.WorkDir, "workspaces", b.OrganizationID, p.ID, WorkspaceKey(b.Branch))
 	if err := os.MkdirAll(workspace, 0o700); err != nil {
 		return none, err
@@ -177,6 +196,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	defer release()
+	defer r.logWorkspaceSize(ctx, workspace, b.OrganizationID, p.ID, b.Branch)
 	in := agent.CheckoutInput{Workspace: workspace}
 	if p.SourceControl == kiln.SourcePerforce {
 		in.Perforce, err = r.Sources.Perforce(ctx, b, p)
@@ -210,7 +230,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	out, err := r.Agent.Build(ctx, agent.BuildInput{
 		ProjectDir: co.Dir, UprojectPath: uproject, Platform: b.Platform, BuildType: b.BuildType,
 		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: filepath.Join(staging, "archive"),
-		ScratchDir: filepath.Join(staging, "scratch"),
+		ScratchDir: filepath.Join(staging, "scratch"), Name: b.ID,
 	}, rep)
 	if err != nil {
 		return none, err

@@ -126,6 +126,11 @@ if ((${FAKE_UAT_LONG_LINE:-0} > 0)); then
 	head -c "$FAKE_UAT_LONG_LINE" /dev/zero | tr '\0' x
 	echo
 fi
+if ((${FAKE_UAT_ALLOC_MB:-0} > 0)); then
+	echo "LogCook: Display: loading ${FAKE_UAT_ALLOC_MB} MiB of assets (fake, FAKE_UAT_ALLOC_MB)"
+	# dd's buffer is that big and filled: that much memory, resident.
+	dd if=/dev/zero of=/dev/null bs="${FAKE_UAT_ALLOC_MB}M" count=1 status=none
+fi
 stage_fail cook
 echo "LogCook: Display: Cooked packages 42 Packages Remain 0 Total 42"
 echo "********** COOK COMMAND COMPLETED **********"
