@@ -107,6 +107,13 @@ fi
 
 echo "********** BUILD COMMAND STARTED **********"
 echo "Running: UnrealBuildTool $target $platform $config -Project=$project -NoUBA"
+# Unreal's tools refuse root (FUnixPlatformMemory::Init: geteuid() == 0, no flag to override it),
+# so UnrealHeaderTool fails the compile, and the cook, as root. So does this stand-in.
+if ((EUID == 0)); then
+	echo "Refusing to run with the root privileges."
+	echo "ERROR: UnrealHeaderTool failed (exit code 1)"
+	uat_exit 1 Error_UnknownBuildFailure
+fi
 stage_pause
 stage_fail build
 echo "Building $target..."
