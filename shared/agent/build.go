@@ -94,7 +94,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: %v", err)
 	}
 	logf(ctx, r, LevelInfo, "Running: %s %s", runUAT, strings.Join(args, " "))
-	cmd, err := a.confiner().Command(jail, inv.Path, inv.Args...)
+	step, err := a.confiner().Prepare(jail, inv.Path, inv.Args...)
 	if err != nil {
 		var se *sandbox.Error
 		if errors.As(err, &se) {
@@ -102,8 +102,10 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		}
 		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
 	}
-	setCmdLine(cmd, inv.CmdLine)
-	err = runGroup(ctx, cmd, func(line string) {
+	defer step.Done()
+	setCmdLine(step.Cmd, inv.CmdLine)
+	// Done (which gives the build's uid back) waits for runGroup: the whole tree is gone by then.
+	err = runGroup(ctx, step.Cmd, step.Start, func(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
 		}
@@ -113,6 +115,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		}
 		r.Log(ctx, LogLine{Time: timeNow(), Level: LineLevel(line), Message: line})
 	})
+	step.Done()
 	if ctx.Err() != nil {
 		log.InfoContext(ctx, "agent: build stopped", "cause", context.Cause(ctx))
 		return BuildOutput{}, fmt.Errorf("agent: build stopped: %w", ctx.Err())
