@@ -10,8 +10,9 @@ import (
 // free uid of uids until the step's Done, gives that uid the jail's writable directories (not
 // its protected paths), sets the command's credential to it (uid and gid, no supplementary
 // groups) and starts the command where reach (the directories it opens at their own paths) is
-// reachable by that uid. Every process of the uid is killed before the step and at its Done, so
-// nothing of an earlier build runs beside it. When kiln is not root the step runs as kiln's own user, as it is.
+// reachable by that uid. Every process of the uid is killed at the step's Done, before the uid
+// goes back, so nothing of one build runs beside the next that gets it (what a kiln that died
+// left running, the next start stops: runner.KillOrphans). When kiln is not root the step runs as kiln's own user, as it is.
 func asBuildUser(s *Step, uids UIDRange, j Jail, reach []string) error {
 	if os.Geteuid() != 0 {
 		s.HostUID = os.Geteuid()
@@ -26,9 +27,6 @@ func asBuildUser(s *Step, uids UIDRange, j Jail, reach []string) error {
 		release()
 	})
 	s.HostUID = uid
-	if err := killUID(uid); err != nil {
-		return err
-	}
 	if err := giveWritable(j, uid); err != nil {
 		return err
 	}
