@@ -53,7 +53,11 @@ func hostSandbox(ctx context.Context, goos, def string, getenv func(string) stri
 				"which cannot run here: %w; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; KILN_BWRAP names "+
 				"its binary), or set KILN_SANDBOX=off to run builds unconfined as this agent's user", err)
 		}
-		logger.Info("builds run in a bubblewrap sandbox", slog.Bool("network", !b.NoNetwork))
+		if b.Network == sandbox.NetworkHost {
+			logger.Warn("KILN_SANDBOX_NETWORK=host: builds share this machine's network and reach its loopback services, " +
+				"the private network and, on a cloud VM, the metadata service with the VM's credentials")
+		}
+		logger.Info("builds run in a bubblewrap sandbox", slog.String("network", string(cmp.Or(b.Network, sandbox.NetworkNone))))
 		return c, nil
 	default:
 		return nil, fmt.Errorf("KILN_SANDBOX: %q is neither off nor bwrap", v)
@@ -61,17 +65,15 @@ func hostSandbox(ctx context.Context, goos, def string, getenv func(string) stri
 }
 
 // bubblewrapSettings reads the sandbox's settings: KILN_BWRAP (the binary), KILN_SANDBOX_NETWORK
-// (on, the default, or off), KILN_SANDBOX_READONLY (absolute directories builds see read-only)
+// (none, the default: no network; or host), KILN_SANDBOX_READONLY (absolute directories builds see read-only)
 // and KILN_SANDBOX_ENV (names of variables passed to builds; never kiln's own).
 func bubblewrapSettings(getenv func(string) string) (sandbox.Bubblewrap, error) {
 	b := sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")}
-	switch v := cmp.Or(getenv("KILN_SANDBOX_NETWORK"), "on"); v {
-	case "on":
-	case "off":
-		b.NoNetwork = true
-	default:
-		return b, fmt.Errorf("KILN_SANDBOX_NETWORK: %q is neither on nor off", v)
+	network, err := sandbox.ParseNetwork(getenv("KILN_SANDBOX_NETWORK"))
+	if err != nil {
+		return b, fmt.Errorf("KILN_SANDBOX_NETWORK: %w", err)
 	}
+	b.Network = network
 	for _, p := range commaSplit(getenv("KILN_SANDBOX_READONLY")) {
 		if !filepath.IsAbs(p) {
 			return b, fmt.Errorf("KILN_SANDBOX_READONLY: %q is not an absolute path", p)

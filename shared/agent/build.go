@@ -96,7 +96,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: %v", err)
 	}
 	logf(ctx, r, LevelInfo, "Running: %s %s", runUAT, strings.Join(args, " "))
-	cmd, err := a.confiner().Command(jail, inv.Path, inv.Args...)
+	step, err := a.confiner().Prepare(jail, inv.Path, inv.Args...)
 	if err != nil {
 		var se *sandbox.Error
 		if errors.As(err, &se) {
@@ -104,10 +104,10 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		}
 		return BuildOutput{}, fmt.Errorf("agent: build: %w", err)
 	}
-	setCmdLine(cmd, inv.CmdLine)
+	defer step.Done()
+	setCmdLine(step.Cmd, inv.CmdLine)
 	group, err := a.limitGroup(in.Name)
 	if err != nil {
-		closeFiles(cmd)
 		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: kiln could not set up the build's resource limits")
 	}
 	defer func() {
@@ -115,11 +115,13 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 			log.ErrorContext(ctx, "agent: remove the build's resource group", "error", err)
 		}
 	}()
-	if err := group.Place(cmd); err != nil {
-		closeFiles(cmd)
+	// The group is placed after Prepare: on cgroup v1 it hands the group's cgroup.procs to the
+	// step's build uid (its Credential), so that the step can move itself in before it execs.
+	if err := group.Place(step.Cmd); err != nil {
 		return BuildOutput{}, fail(ctx, r, stage, err, "engine step failed: kiln could not set up the build's resource limits")
 	}
-	err = runGroup(ctx, cmd, func(line string) {
+	// Done (which gives the build's uid back) waits for runGroup: the whole tree is gone by then.
+	err = runGroup(ctx, step.Cmd, step.Start, func(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
 		}
@@ -129,6 +131,7 @@ func (a *Agent) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 		}
 		r.Log(ctx, LogLine{Time: timeNow(), Level: LineLevel(line), Message: line})
 	})
+	step.Done()
 	if ctx.Err() != nil {
 		log.InfoContext(ctx, "agent: build stopped", "cause", context.Cause(ctx))
 		return BuildOutput{}, fmt.Errorf("agent: build stopped: %w", ctx.Err())

@@ -37,6 +37,9 @@ func newGitRun(bin, dir, token string, r Reporter) *gitRun {
 		// there (its sandbox keeps .git read-only; this is the second wall).
 		{"core.hooksPath", "/dev/null"},
 		{"core.fsmonitor", "false"},
+		// A build run as a build uid (kiln as root) owns the workspace's files, its top directory
+		// included; the .git kiln obeys stays kiln's and read-only to builds, so git may work here.
+		{"safe.directory", dir},
 		// Never ask anyone for credentials: no helper, no prompt.
 		{"credential.helper", ""},
 		{"core.askPass", ""},

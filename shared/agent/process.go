@@ -30,8 +30,8 @@ const (
 // line, in order, from one goroutine. When ctx ends, the whole tree is asked to stop (SIGTERM;
 // Windows kills it at once), then killed after killGrace; when the leader exits, whatever it left
 // behind in the tree is killed too. It returns cmd.Wait's error (an *exec.ExitError for a non-zero
-// exit) or the start error.
-func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
+// exit) or the start error. start, if not nil, starts the tree through it (sandbox.Step.Start).
+func runGroup(ctx context.Context, cmd *exec.Cmd, start func(func() error) error, line func(string)) error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return err
@@ -44,7 +44,10 @@ func runGroup(ctx context.Context, cmd *exec.Cmd, line func(string)) error {
 	// killing a build at random. If kiln dies, its next start stops what it left running
 	// (runner.Runner.KillOrphans); on Windows the job object dies with kiln and takes the build.
 	tree := proctree.New(cmd, proctree.Options{Session: true})
-	err = tree.Start()
+	if start == nil {
+		start = func(f func() error) error { return f() }
+	}
+	err = start(tree.Start)
 	for _, f := range cmd.ExtraFiles { // the child has its own copies now
 		f.Close()
 	}

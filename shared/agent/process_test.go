@@ -44,8 +44,12 @@ func groupMembers(t *testing.T, pgid int) []int {
 func TestBuildCancelKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	runUAT := installRunUAT(t)
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	dir := writeProject(t, "FAKE_UAT_SLEEP=60\nFAKE_UAT_PIDFILE="+pidfile+"\n")
+	// The pid file is in the workspace: a build run as a build uid (kiln as root) writes only there.
+	dir := writeProject(t, "")
+	pidfile := filepath.Join(dir, "pids")
+	if err := os.WriteFile(filepath.Join(dir, "FakeUAT.env"), []byte("FAKE_UAT_SLEEP=60\nFAKE_UAT_PIDFILE="+pidfile+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{}
@@ -105,7 +109,8 @@ func TestBuildKillsLeftovers(t *testing.T) {
 	t.Parallel()
 	// A RunUAT that succeeds but leaves a worker behind, holding its output open.
 	engine := filepath.Join(t.TempDir(), "RunUAT.sh")
-	pidfile := filepath.Join(t.TempDir(), "worker")
+	project := writeProject(t, "")
+	pidfile := filepath.Join(project, "worker") // in the workspace, which the build may write
 	script := `#!/bin/bash
 for a; do case $a in -archivedirectory=*) archive=${a#*=} ;; esac; done
 sleep 60 &
@@ -117,7 +122,7 @@ mkdir -p "$archive/Linux" && echo done
 	}
 	start := time.Now()
 	rec := &recorder{}
-	bo, err := (&Agent{}).Build(context.Background(), BuildInput{ProjectDir: writeProject(t, ""), UprojectPath: "Shooter.uproject",
+	bo, err := (&Agent{}).Build(context.Background(), BuildInput{ProjectDir: project, UprojectPath: "Shooter.uproject",
 		Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeDevelopment, RunUAT: engine, ArchiveDir: t.TempDir()}, rec)
 	if err != nil || filepath.Base(bo.StagedDir) != "Linux" {
 		t.Fatalf("%+v, %v\n%s", bo, err, rec.text())

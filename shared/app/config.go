@@ -18,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/packaging"
+	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
 // Config is the operator interface of `kiln serve` (docs/api.md): environment variables, each
@@ -51,13 +52,16 @@ type Config struct {
 	// SandboxOffConfirmed is KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION: builds may run
 	// unconfined although the service holds several organizations.
 	SandboxOffConfirmed bool
-	// Bwrap is the bubblewrap binary; SandboxNetwork whether builds reach the network;
+	// Bwrap is the bubblewrap binary; SandboxNetwork the network builds get (none or host);
 	// SandboxReadOnly more host directories builds see read-only; SandboxEnv names of variables
 	// passed to builds.
 	Bwrap           string
-	SandboxNetwork  bool
+	SandboxNetwork  sandbox.Network
 	SandboxReadOnly []string
 	SandboxEnv      []string
+	// BuildUIDs are the host uids builds run as, one per running build, when kiln runs as root
+	// (KILN_BUILD_UIDS).
+	BuildUIDs sandbox.UIDRange
 	// BuildTimeout is how long a build may run (KILN_BUILD_TIMEOUT).
 	BuildTimeout time.Duration
 	// BuildMemory (bytes), BuildPids and BuildCPUWeight limit each build's engine step
@@ -212,11 +216,22 @@ var settings = []setting{
 	}},
 	{"KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION", "0", "1 lets builds run without a sandbox (KILN_SANDBOX=off) although the service holds several organizations", boolean(func(c *Config) *bool { return &c.SandboxOffConfirmed })},
 	{"KILN_BWRAP", "bwrap", "the bubblewrap binary", str(func(c *Config) *string { return &c.Bwrap })},
-	{"KILN_SANDBOX_NETWORK", "on", "on: builds reach the network; off: builds have no network", func(c *Config, v string) error {
-		if v != "on" && v != "off" {
-			return errors.New("must be on or off")
+	{"KILN_SANDBOX_NETWORK", "none", "the network of sandboxed builds: none (only their own loopback) or host (the host's network, " +
+		"kiln's API, loopback services and a cloud's metadata service included); off and on are older spellings of none and host", func(c *Config, v string) error {
+		n, err := sandbox.ParseNetwork(v)
+		if err != nil {
+			return err
 		}
-		c.SandboxNetwork = v == "on"
+		c.SandboxNetwork = n
+		return nil
+	}},
+	{"KILN_BUILD_UIDS", sandbox.DefaultUIDs.String(), "when kiln runs as root: the host uids builds run as, FIRST-LAST, one per running build " +
+		"(never root, nobody or kiln's own uid; uids nobody else on the host uses)", func(c *Config, v string) error {
+		r, err := sandbox.ParseUIDRange(v)
+		if err != nil {
+			return err
+		}
+		c.BuildUIDs = r
 		return nil
 	}},
 	{"KILN_SANDBOX_READONLY", "", "comma-separated host directories builds also see read-only (SDKs outside the engine, e.g. /opt/android-sdk)", func(c *Config, v string) error {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/sandbox"
 )
 
 func TestLoadConfigDefaults(t *testing.T) {
@@ -17,6 +19,23 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.GitHubWebURL != "https://github.com/" || c.P4 != "p4" || c.DeliveryAttempts != 5 ||
 		c.DeliveryBackoff != 2*time.Second || len(c.OutboundAllow) != 0 {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if c.SandboxNetwork != sandbox.NetworkNone || c.BuildUIDs != sandbox.DefaultUIDs {
+		t.Fatalf("sandbox defaults: network %q, build uids %v", c.SandboxNetwork, c.BuildUIDs)
+	}
+}
+
+func TestSandboxNetworkSpellings(t *testing.T) {
+	for v, want := range map[string]sandbox.Network{"none": sandbox.NetworkNone, "off": sandbox.NetworkNone, "host": sandbox.NetworkHost, "on": sandbox.NetworkHost} {
+		c, err := LoadConfig(nil, func(k string) string {
+			if k == "KILN_SANDBOX_NETWORK" {
+				return v
+			}
+			return ""
+		}, io.Discard)
+		if err != nil || c.SandboxNetwork != want {
+			t.Errorf("KILN_SANDBOX_NETWORK=%s: %q %v, want %q", v, c.SandboxNetwork, err, want)
+		}
 	}
 }
 
@@ -54,6 +73,11 @@ func TestLoadConfigRefusesBadValues(t *testing.T) {
 		{"KILN_DELIVERY_ATTEMPTS", "-1"},
 		{"KILN_DELIVERY_BACKOFF", "soon"},
 		{"KILN_RATE_LIMIT", "-3"},
+		{"KILN_SANDBOX_NETWORK", "public"},
+		{"KILN_SANDBOX_NETWORK", "bridge"},
+		{"KILN_BUILD_UIDS", "0-999"},
+		{"KILN_BUILD_UIDS", "65000-66000"},
+		{"KILN_BUILD_UIDS", "300-200"},
 	}
 	for _, tt := range tests {
 		_, err := LoadConfig(nil, func(k string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime"
 	"time"
 
@@ -22,15 +23,16 @@ type organizationCounter interface {
 // confirmed it with KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION=1.
 func newSandbox(ctx context.Context, cfg Config, orgs organizationCounter, logger *slog.Logger) (sandbox.Confiner, error) {
 	if cfg.Sandbox == "off" {
-		logger.Warn("KILN_SANDBOX=off: builds run without a sandbox, as kiln's own user: a build can read kiln's keys, " +
-			"database and every organization's code. Use it only for a service that builds for one trusted studio.")
+		logger.Warn("KILN_SANDBOX=off: builds run without a sandbox, as kiln's own user (as a build uid of KILN_BUILD_UIDS " +
+			"when kiln runs as root): a build can read kiln's keys, database and every organization's code that its user can. " +
+			"Use it only for a service that builds for one trusted studio.")
 		if cfg.SandboxOffConfirmed {
-			return sandbox.Unconfined{}, nil
+			return sandbox.Unconfined{UIDs: cfg.BuildUIDs}, nil
 		}
 		if err := checkOneOrganization(ctx, orgs); err != nil {
 			return nil, err
 		}
-		return sandbox.Unconfined{Allow: func() error {
+		return sandbox.Unconfined{UIDs: cfg.BuildUIDs, Allow: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := checkOneOrganization(ctx, orgs); err != nil {
@@ -42,14 +44,27 @@ func newSandbox(ctx context.Context, cfg Config, orgs organizationCounter, logge
 	if err := sandbox.Supported(runtime.GOOS); err != nil {
 		return nil, fmt.Errorf("KILN_SANDBOX=bwrap: %w; or run kiln serve on Linux and build on this machine with kiln agent", err)
 	}
+	network := cfg.SandboxNetwork
+	if network == "" {
+		network = sandbox.NetworkNone
+	}
+	if network == sandbox.NetworkHost {
+		logger.Warn("KILN_SANDBOX_NETWORK=host: builds share this host's network, so a build's code can reach kiln's own API, " +
+			"every service listening on this host's loopback or private network, and on a cloud VM the metadata service " +
+			"(169.254.169.254) and the VM's credentials. Use none unless builds must download.")
+	}
 	c, err := sandbox.Open(ctx, sandbox.Bubblewrap{
-		Path: cfg.Bwrap, NoNetwork: !cfg.SandboxNetwork, ReadOnly: cfg.SandboxReadOnly, PassEnv: cfg.SandboxEnv,
+		Path: cfg.Bwrap, Network: network, UIDs: cfg.BuildUIDs, ReadOnly: cfg.SandboxReadOnly, PassEnv: cfg.SandboxEnv,
 	})
 	if err != nil {
 		logger.Error("builds will fail until the build sandbox works: "+sandbox.FixHint, slog.String("error", err.Error()))
 		return c, nil
 	}
-	logger.Info("builds run in a bubblewrap sandbox", slog.Bool("network", cfg.SandboxNetwork))
+	attrs := []any{slog.String("network", string(network))}
+	if os.Geteuid() == 0 {
+		attrs = append(attrs, slog.String("build_uids", cfg.BuildUIDs.String()))
+	}
+	logger.Info("builds run in a bubblewrap sandbox", attrs...)
 	return c, nil
 }
 

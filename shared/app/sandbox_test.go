@@ -3,15 +3,22 @@ package app
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // probeScript is tenant code: the stand-in engine sources a project's FakeUAT.env, as Unreal runs a
-// project's build rules. Each probe prints "PROBE <name>=yes" when the build can do it.
-func probeScript(cfg Config) string {
+// project's build rules. Each probe prints "PROBE <name>=yes" when the build can do it. api is
+// kiln's own API and loopback another listener on the host's 127.0.0.1 (host:port).
+func probeScript(cfg Config, api, loopback string) string {
 	engine := filepath.Join(cfg.Engines, "5.3")
+	connect := func(hostPort string) string {
+		host, port, _ := strings.Cut(hostPort, ":")
+		return `timeout 5 bash -c 'exec 3<>/dev/tcp/` + host + `/` + port + `'`
+	}
 	return strings.Join([]string{
 		`can() { if eval "$2" >/dev/null 2>&1; then echo "PROBE $1=yes"; else echo "PROBE $1=no"; fi; }`,
 		`can read-master-key "cat '` + filepath.Join(cfg.Data, masterKeyFile) + `'"`,
@@ -26,6 +33,10 @@ func probeScript(cfg Config) string {
 		`can write-workspace "touch ./probe-was-here"`,
 		`can write-git-hooks "touch ./.git/hooks/post-checkout"`,
 		`can write-home "touch \"$HOME/probe\""`,
+		`can reach-kiln-api "` + connect(api) + `"`,
+		`can reach-host-loopback "` + connect(loopback) + `"`,
+		`can write-proc-sys "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern"`,
+		`can run-as-uid-0 "test $(id -u) = 0"`,
 		``,
 	}, "\n")
 }
@@ -45,6 +56,22 @@ func probeResults(log string) map[string]string {
 // builds' data, the GitHub App key, kiln's processes and environment, and the engine; in the
 // sandbox it reaches none of them, and with KILN_SANDBOX=off (the control) it reaches them all.
 func TestBuildsRunInASandbox(t *testing.T) {
+	loopback := hostListener(t)
+	// Run as root (as kiln's build hosts run it), an unconfined build still runs as a build uid:
+	// it cannot read what only root can, and cannot write .git or /proc/sys.
+	root := os.Geteuid() == 0
+	off := map[string]string{
+		"read-master-key": "yes", "read-database": "yes", "list-logs": "yes", "list-artifacts": "yes",
+		"read-github-app-key": "yes", "write-engine": "yes", "read-kiln-environment": "yes", "see-kiln-process": "yes",
+		"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "yes", "reach-kiln-api": "yes",
+		"reach-host-loopback": "yes", "write-proc-sys": "yes", "run-as-uid-0": "yes",
+	}
+	if root {
+		for _, name := range []string{"read-master-key", "read-database", "list-logs", "list-artifacts", "read-github-app-key",
+			"write-engine", "read-kiln-environment", "write-git-hooks", "write-proc-sys", "run-as-uid-0"} {
+			off[name] = "no"
+		}
+	}
 	for _, tc := range []struct {
 		mode string
 		want map[string]string
@@ -52,13 +79,10 @@ func TestBuildsRunInASandbox(t *testing.T) {
 		{"bwrap", map[string]string{
 			"read-master-key": "no", "read-database": "no", "list-logs": "no", "list-artifacts": "no",
 			"read-github-app-key": "no", "write-engine": "no", "read-kiln-environment": "no", "see-kiln-process": "no",
-			"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "no",
+			"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "no", "reach-kiln-api": "no",
+			"reach-host-loopback": "no", "write-proc-sys": "no", "run-as-uid-0": "no",
 		}},
-		{"off", map[string]string{
-			"read-master-key": "yes", "read-database": "yes", "list-logs": "yes", "list-artifacts": "yes",
-			"read-github-app-key": "yes", "write-engine": "yes", "read-kiln-environment": "yes", "see-kiln-process": "yes",
-			"write-workspace": "yes", "write-home": "yes", "write-git-hooks": "yes",
-		}},
+		{"off", off},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			w := newWorld(t, func(c *Config) { c.Sandbox = tc.mode })
@@ -68,7 +92,8 @@ func TestBuildsRunInASandbox(t *testing.T) {
 			if b := w.waitEnded(t, w.trigger(t, pid, sid, "")); b["status"] != "complete" {
 				t.Fatalf("first build: %v", b)
 			}
-			w.shooter.Commit("probe", "Probe the build host", "Mallory", map[string]string{"Shooter/FakeUAT.env": probeScript(w.cfg)})
+			api := strings.TrimPrefix(w.URL(), "http://")
+			w.shooter.Commit("probe", "Probe the build host", "Mallory", map[string]string{"Shooter/FakeUAT.env": probeScript(w.cfg, api, loopback)})
 			probe := w.addSetting(t, pid, map[string]any{"branch": "probe"})["id"].(string)
 			id := w.trigger(t, pid, probe, "")
 			if b := w.waitEnded(t, id); b["status"] != "complete" {
@@ -81,11 +106,39 @@ func TestBuildsRunInASandbox(t *testing.T) {
 					t.Errorf("%s: %s = %q, want %q", tc.mode, name, got[name], want)
 				}
 			}
+			// What the build wrote is, as the host sees it, a build uid's: not root's.
+			if root {
+				owner := ownerOf(t, w.cfg.Data, "probe-was-here")
+				if r := w.cfg.BuildUIDs; owner < r.First || owner > r.Last {
+					t.Errorf("%s: the file the build wrote is owned by host uid %d, want one of KILN_BUILD_UIDS %s", tc.mode, owner, r)
+				}
+			}
 			if t.Failed() {
 				t.Logf("log:\n%s", log)
 			}
 		})
 	}
+}
+
+// hostListener listens on the host's 127.0.0.1 (a service a build must not reach) until the test
+// ends; it returns its host:port.
+func hostListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }
 
 func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {

@@ -11,17 +11,23 @@ import (
 )
 
 // Bubblewrap confines steps with bwrap: each step runs as user "build" (uid 1000) in user, mount,
-// PID, IPC, UTS and cgroup namespaces of its own, on an empty root that holds only the system's
-// programs and libraries (/usr, read-only), a few files of /etc, a fresh /proc (only the step's
-// own processes), a minimal /dev, a small /tmp, the jail's read-only directories and its writable
-// ones. The environment is built from nothing: no variable of kiln's reaches the step, not even
-// through /proc/1/environ (bwrap itself starts with the same small environment).
+// PID, IPC, UTS, cgroup and (by default) network namespaces of its own, on an empty root that
+// holds only the system's programs and libraries (/usr, read-only), a few files of /etc, a fresh
+// /proc (only the step's own processes; its kernel knobs read-only), a minimal /dev, a small
+// /tmp, the jail's read-only directories and its writable ones. The environment is built from
+// nothing: no variable of kiln's reaches the step, not even through /proc/1/environ (bwrap itself
+// starts with the same small environment).
+//
+// When kiln runs as root, bwrap itself runs as a build uid of UIDs of the step's own, so the
+// user namespace maps "build" to that unprivileged host uid and nothing inside maps to host root.
+// Otherwise it maps "build" to kiln's own uid.
 type Bubblewrap struct {
 	// Path is the bwrap binary.
 	Path string
-	// NoNetwork gives steps an empty network namespace (loopback only). By default they share
-	// the host's network: builds fetch plugins, SDKs and derived data.
-	NoNetwork bool
+	// Network is the network steps get; the zero value is NetworkNone.
+	Network Network
+	// UIDs are the host uids steps run as when kiln runs as root; the zero value is DefaultUIDs.
+	UIDs UIDRange
 	// ReadOnly are more host directories that steps see read-only at their own paths, for
 	// toolchains outside the engine (an Android SDK, a JDK).
 	ReadOnly []string
@@ -52,8 +58,30 @@ var etcFiles = []string{
 	"/etc/ld.so.conf.d", "/etc/os-release", "/etc/debian_version", "/etc/mime.types",
 }
 
-// Command returns bwrap running path with args inside the jail.
-func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, error) {
+// procKnobs are the parts of /proc that change the kernel rather than describe the step's
+// processes (sysctls such as kernel.core_pattern, the SysRq trigger, interrupt and bus settings):
+// read-only in the sandbox whatever the build's uid.
+var procKnobs = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"}
+
+// Prepare returns bwrap running path with args inside the jail.
+func (b *Bubblewrap) Prepare(j Jail, path string, args ...string) (*Step, error) {
+	cmd, err := b.command(j, path, args...)
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{Cmd: cmd}
+	if err := asBuildUser(s, b.UIDs, j, jailDirs(j, b.ReadOnly, []string{b.Path})); err != nil {
+		s.Done()
+		return nil, err
+	}
+	return s, nil
+}
+
+// command is the bwrap command line for the jail.
+func (b *Bubblewrap) command(j Jail, path string, args ...string) (*exec.Cmd, error) {
+	if err := b.Network.check(); err != nil {
+		return nil, err
+	}
 	for _, d := range slices.Concat([]string{j.Dir, j.Home, j.Tmp}, j.ReadOnly, j.Writable, j.Protected) {
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("sandbox: jail path %q is not absolute", d)
@@ -66,7 +94,7 @@ func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, er
 		"--uid", strconv.Itoa(buildUID), "--gid", strconv.Itoa(buildUID), "--hostname", "kiln-build",
 		"--ro-bind", "/usr", "/usr",
 	}
-	if b.NoNetwork {
+	if b.Network.isolated() {
 		bargs = append(bargs, "--unshare-net")
 	}
 	for _, d := range systemLinks {
@@ -87,7 +115,15 @@ func (b *Bubblewrap) Command(j Jail, path string, args ...string) (*exec.Cmd, er
 		bargs = append(bargs, "--ro-bind-try", f, f)
 	}
 	bargs = append(bargs,
-		"--proc", "/proc", "--dev", "/dev",
+		"--proc", "/proc",
+	)
+	for _, k := range procKnobs {
+		// The host's /proc/sys shows each reader its own namespaces' values (host name,
+		// network); bound read-only over the fresh /proc's, nothing under it can be written.
+		bargs = append(bargs, "--ro-bind-try", k, k)
+	}
+	bargs = append(bargs,
+		"--dev", "/dev",
 		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/dev/shm",
 		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
 		// Who "build" is, for tools that look the user up.

@@ -4,12 +4,13 @@
 // anything but its own build's directories.
 //
 // Bubblewrap (bwrap, from Debian's bubblewrap package) gives each build its own user, mount, PID,
-// IPC and UTS namespaces; Unconfined runs the step as a plain child process, for a single trusted
-// studio; Unavailable fails every build with a reason that names the fix.
+// IPC, UTS and network namespaces; Unconfined runs the step as a plain child process, for a single trusted
+// studio; Unavailable fails every build with a reason that names the fix. When kiln runs as
+// root, both Bubblewrap and Unconfined run each step as an unprivileged host uid of its own
+// (UIDRange): no build ever runs as root.
 package sandbox
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 )
@@ -32,11 +33,11 @@ type Jail struct {
 	Env []string
 }
 
-// Confiner makes the command that runs a program confined to a jail. The command it returns has
-// its Path, Args, Dir and Env set, and no SysProcAttr: the caller runs it in a process group of
-// its own.
+// Confiner prepares the step that runs a program confined to a jail. The caller starts the
+// step's command with Step.Start (in a process group of its own: it may add Setsid or Setpgid to
+// the command's SysProcAttr, keeping its Credential), waits for it, and then calls Step.Done.
 type Confiner interface {
-	Command(j Jail, path string, args ...string) (*exec.Cmd, error)
+	Prepare(j Jail, path string, args ...string) (*Step, error)
 }
 
 var (

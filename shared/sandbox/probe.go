@@ -56,18 +56,30 @@ func (b *Bubblewrap) probe(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 	j := Jail{Writable: []string{dir}, Dir: dir, Home: dir, Tmp: dir}
-	cmd, err := b.Command(j, "true")
+	step, err := b.Prepare(j, "true")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	probe := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
-	probe.Dir, probe.Env, probe.ExtraFiles = cmd.Dir, cmd.Env, cmd.ExtraFiles
-	defer closeAll(cmd.ExtraFiles)
+	defer step.Done()
 	var out bytes.Buffer
-	probe.Stdout, probe.Stderr = &out, &out
-	if err := probe.Run(); err != nil {
+	step.Cmd.Stdout, step.Cmd.Stderr = &out, &out
+	if err := step.Start(step.Cmd.Start); err != nil {
+		return err
+	}
+	closeAll(step.Cmd.ExtraFiles)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+		case <-done:
+			return
+		}
+		step.Cmd.Process.Kill()
+	}()
+	err = step.Cmd.Wait()
+	close(done)
+	if err != nil {
 		msg := strings.TrimSpace(out.String())
 		if msg == "" {
 			msg = err.Error()

@@ -56,17 +56,28 @@ func (l layout) jail() Jail {
 // run runs a shell script in the jail and returns its output, failing the test if it fails.
 func run(t *testing.T, c Confiner, j Jail, script string) string {
 	t.Helper()
-	cmd, err := c.Command(j, "/bin/sh", "-c", script)
+	out, err := runStep(c, j, "/bin/sh", "-c", script)
 	if err != nil {
-		t.Fatalf("Command: %v", err)
+		t.Fatalf("script failed: %v\n%s", err, out)
 	}
-	defer closeAll(cmd.ExtraFiles)
+	return out
+}
+
+// runStep runs a program in the jail as kiln's callers do (Prepare, Start, Wait, Done) and returns
+// its combined output.
+func runStep(c Confiner, j Jail, path string, args ...string) (string, error) {
+	step, err := c.Prepare(j, path, args...)
+	if err != nil {
+		return "", err
+	}
+	defer step.Done()
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("script failed: %v\n%s", err, out.String())
+	step.Cmd.Stdout, step.Cmd.Stderr = &out, &out
+	if err := step.Start(step.Cmd.Start); err != nil {
+		return "", err
 	}
-	return out.String()
+	err = step.Cmd.Wait()
+	return out.String(), err
 }
 
 func TestBubblewrapConfinesTheBuild(t *testing.T) {
@@ -116,15 +127,16 @@ echo "hostname=$(cat /proc/sys/kernel/hostname)"
 func TestBubblewrapNetwork(t *testing.T) {
 	l := newLayout(t)
 	for _, tc := range []struct {
-		name      string
-		noNetwork bool
-		onlyLo    bool
+		name    string
+		network Network
+		onlyLo  bool
 	}{
-		{"shared by default", false, false},
-		{"none when turned off", true, true},
+		{"none by default", "", true},
+		{"none", NetworkNone, true},
+		{"host's when asked", NetworkHost, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := bwrapForTest(t, Bubblewrap{NoNetwork: tc.noNetwork})
+			c := bwrapForTest(t, Bubblewrap{Network: tc.network})
 			out := run(t, c, l.jail(), `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\n' ' '`)
 			host, err := os.ReadFile("/proc/net/dev")
 			if err != nil {
@@ -149,16 +161,10 @@ func TestBubblewrapPassesOnlyNamedVariables(t *testing.T) {
 	c := bwrapForTest(t, Bubblewrap{PassEnv: []string{"ANDROID_HOME", "NOT_SET_ANYWHERE"}})
 	j := l.jail()
 	j.Env = []string{"UE-LocalDataCachePath=" + l.workspace + "/DerivedDataCache"}
-	cmd, err := c.Command(j, "/usr/bin/env") // not through sh, which drops names such as UE-LocalDataCachePath
+	out, err := runStep(c, j, "/usr/bin/env") // not through sh, which drops names such as UE-LocalDataCachePath
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("env: %v\n%s", err, out)
 	}
-	defer closeAll(cmd.ExtraFiles)
-	raw, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("env: %v\n%s", err, raw)
-	}
-	out := string(raw)
 	if !strings.Contains(out, "ANDROID_HOME=/opt/android\n") || strings.Contains(out, "JAVA_HOME") || strings.Contains(out, "NOT_SET_ANYWHERE") ||
 		!strings.Contains(out, "UE-LocalDataCachePath="+l.workspace+"/DerivedDataCache\n") {
 		t.Errorf("environment:\n%s", out)
@@ -170,7 +176,7 @@ func TestOpenWithoutBwrapFailsBuildsWithTheFix(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open found a bwrap that does not exist")
 	}
-	_, err = c.Command(Jail{}, "/bin/true")
+	_, err = c.Prepare(Jail{}, "/bin/true")
 	if err == nil {
 		t.Fatal("an unavailable sandbox returned a command")
 	}
@@ -190,7 +196,7 @@ func TestOpenWithABrokenBwrap(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open accepted a bwrap that cannot make a sandbox")
 	}
-	_, err = c.Command(Jail{}, "/bin/true")
+	_, err = c.Prepare(Jail{}, "/bin/true")
 	if err == nil || !strings.Contains(err.Error(), "No permissions to creating new namespace") {
 		t.Errorf("reason %v does not carry bwrap's cause", err)
 	}
@@ -205,15 +211,11 @@ func TestUnconfined(t *testing.T) {
 		t.Errorf("hostEnv:\n got %s\nwant %s", got, want)
 	}
 	refused := &Error{Reason: "no"}
-	if _, err := (Unconfined{Allow: func() error { return refused }}).Command(Jail{Dir: "/"}, "/bin/true"); err != refused {
+	if _, err := (Unconfined{Allow: func() error { return refused }}).Prepare(Jail{Dir: "/"}, "/bin/true"); err != refused {
 		t.Errorf("Allow's refusal: got %v", err)
 	}
-	cmd, err := Unconfined{}.Command(Jail{Dir: "/tmp"}, "/bin/echo", "hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := cmd.Output(); err != nil || string(out) != "hi\n" || cmd.Dir != "/tmp" {
-		t.Errorf("unconfined run: %q %v dir %q", out, err, cmd.Dir)
+	if out, err := runStep(Unconfined{}, Jail{Dir: "/tmp"}, "/bin/echo", "hi"); err != nil || out != "hi\n" {
+		t.Errorf("unconfined run: %q %v", out, err)
 	}
 }
 
