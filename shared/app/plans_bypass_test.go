@@ -205,7 +205,7 @@ func TestHostReportedMD5IsChecked(t *testing.T) {
 	}
 	host := &hostclient.Client{BaseURL: claim.HostURL, Credential: claim.HostCredential}
 	body := []byte("the artifact's bytes, as uploaded")
-	if err := hostclient.NewArtifactStore(host, 1).Put(t.Context(), "artifact.tar.gz", func(out io.Writer) error {
+	if err := hostclient.NewArtifactStore(host, 1).Put(t.Context(), w.orgID+"/"+id+".tar.gz", func(out io.Writer) error {
 		_, err := out.Write(body)
 		return err
 	}); err != nil {
