@@ -38,6 +38,9 @@ type Uploads interface {
 	AbortUpload(ctx context.Context, key, uploadID string) error
 	// Stat is the stored artifact's size; kiln.NotFound when there is none.
 	Stat(ctx context.Context, key string) (int64, error)
+	// ChecksumMD5 is the stored artifact's size and MD5 (lower-case hex) as the store has them
+	// (S3's own, or read from the object); kiln.NotFound when there is none.
+	ChecksumMD5(ctx context.Context, key string) (size int64, sum string, err error)
 	Delete(ctx context.Context, key string) error
 }
 

@@ -16,7 +16,8 @@ import (
 // putArtifact takes the build's artifact in one streamed PUT (a service without presigned parts,
 // such as kiln serve with its file store): the body goes straight into the artifact store under
 // the build's one key, its size and MD5 measured on the way; nothing is held in memory. The host
-// then completes the build with that size and MD5 as after a multipart upload.
+// then completes the build with that size and MD5 as after a multipart upload; the completion
+// checks them against the stored file again.
 func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
 	if err := running(b); err != nil {
 		return err
@@ -52,6 +53,11 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 
 // streamed checks and removes the artifacts of streamed uploads.
 type streamed struct{ artifacts.Store }
+
+// ChecksumMD5 reads the stored file: the service measures what it stored.
+func (s streamed) ChecksumMD5(ctx context.Context, key string) (int64, string, error) {
+	return artifacts.ReadMD5(ctx, s.Store, key)
+}
 
 func (s streamed) Stat(ctx context.Context, key string) (int64, error) {
 	obj, err := s.Open(ctx, key)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -41,6 +42,7 @@ func (s *Server) objects() (objects, error) {
 // objects checks and removes stored artifacts.
 type objects interface {
 	Stat(ctx context.Context, key string) (int64, error)
+	ChecksumMD5(ctx context.Context, key string) (size int64, sum string, err error)
 	Delete(ctx context.Context, key string) error
 }
 
@@ -174,7 +176,8 @@ func (s *Server) abortUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 
 var md5Pattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// complete checks the uploaded artifact (it exists, with the size the host reports) and
+// complete checks the uploaded artifact (it exists, with the size and MD5 the host reports, as the
+// store measures them) and
 // completes the build with it. A repeat after it succeeded answers the same; a build that ended
 // otherwise is invalid_state and its uploaded artifact is removed.
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
@@ -210,10 +213,23 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, b *kiln.Build)
 		s.discard(r, b, key)
 		return invalid("size", "the artifact is larger than the service's limit")
 	}
+	// The host's MD5 is checked against the stored object, never taken on its word.
+	size, sum, err := up.ChecksumMD5(r.Context(), key)
+	if err != nil {
+		return fmt.Errorf("check the uploaded artifact of build %s: %w", b.ID, err)
+	}
+	if size != in.Size {
+		return invalid("size", "the uploaded artifact has "+strconv.FormatInt(size, 10)+" bytes")
+	}
+	if sum != in.MD5 {
+		s.log().WarnContext(r.Context(), "a host reported an MD5 its uploaded artifact does not have", slog.String("build_id", b.ID),
+			slog.String("org_id", b.OrganizationID), slog.String("reported", in.MD5), slog.String("stored", sum))
+		return invalid("md5", "the uploaded artifact's MD5 is "+sum+", not the one reported")
+	}
 	a := &kiln.Artifact{
 		BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
 		Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch, Commit: b.Commit,
-		Key: key, SizeBytes: size, ChecksumMD5: in.MD5, CreatedAt: s.now(),
+		Key: key, SizeBytes: size, ChecksumMD5: sum, CreatedAt: s.now(),
 	}
 	done, err := s.Lifecycle.Complete(r.Context(), a)
 	if kiln.IsCode(err, kiln.EInvalidState) {

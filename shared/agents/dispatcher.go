@@ -231,8 +231,19 @@ func (d *Dispatcher) claim(ctx context.Context, a *kiln.Agent, b *kiln.Build) (*
 	if grace == 0 {
 		grace = DefaultStartGrace
 	}
+	if err := d.stillValid(ctx, a); err != nil {
+		return nil, err
+	}
 	claimed, err := d.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, a.BuildHost(), hash, grace)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.stillValid(ctx, a); err != nil {
+		// Revoked between the look and the claim, after the revocation failed the agent's
+		// running builds: fail this one too, and never hand out its credential.
+		if _, ferr := d.Lifecycle.Fail(ctx, b.OrganizationID, b.ID, ReasonRevoked); ferr != nil && !kiln.IsCode(ferr, kiln.EInvalidState) {
+			d.log().ErrorContext(ctx, "fail the build a revoked agent claimed", slog.String("build_id", b.ID), slog.String("error", ferr.Error()))
+		}
 		return nil, err
 	}
 	if a.Hosted {
@@ -243,6 +254,27 @@ func (d *Dispatcher) claim(ctx context.Context, a *kiln.Agent, b *kiln.Build) (*
 	d.log().InfoContext(ctx, "an agent claimed a build", slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID),
 		slog.String("agent_id", a.ID), slog.Bool("hosted", a.Hosted))
 	return &Claimed{Build: claimed, Credential: cred}, nil
+}
+
+// stillValid reads an organization's agent again just before and after it claims a build: a
+// claim waits up to MaxWait after its token was checked, and a token revoked meanwhile must not
+// get a build (invalid_token, as for a revoked token at the start). Of the revocation and the
+// claim, whichever writes second sees the other: the revocation fails the builds the agent
+// holds after revoking, the claim reads the agent after claiming.
+func (d *Dispatcher) stillValid(ctx context.Context, a *kiln.Agent) error {
+	if a.Hosted {
+		return nil // one of kiln's hosts: verified by its instance identity, never revoked
+	}
+	now, err := d.Store.GetAgentByHash(ctx, a.Hash)
+	switch {
+	case kiln.IsCode(err, kiln.ENotFound):
+		return kiln.Errorf(kiln.EInvalidToken, "the agent's token was revoked")
+	case err != nil:
+		return fmt.Errorf("read the claiming agent: %w", err)
+	case now.Revoked() || now.ID != a.ID:
+		return kiln.Errorf(kiln.EInvalidToken, "the agent's token was revoked")
+	}
+	return nil
 }
 
 // mayClaim refuses a hosted agent when the deployment has no hosted hosts or the instance

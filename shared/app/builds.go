@@ -96,8 +96,9 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
 		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
 	}
+	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
 	lifecycle := &builds.Lifecycle{
-		Builds: st, Projects: st, Artifacts: st, Logger: logger,
+		Builds: st, Projects: st, Artifacts: st, Logger: logger, Starts: orgPlans,
 		Events: buildEvents(hooks, mailer, deliverer, logs, logger),
 	}
 	var statuses *github.StatusPoster
@@ -121,7 +122,6 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if orgMax == 0 {
 		orgMax = cfg.Workers
 	}
-	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
 	wf.OrgLimit = planLimit(orgPlans, orgMax, logger)
 	wf.AgentWait = cfg.AgentWait
 	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}

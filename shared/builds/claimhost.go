@@ -27,7 +27,7 @@ func (l *Lifecycle) ClaimHost(ctx context.Context, orgID, id, host, credentialHa
 			if b.Status == kiln.StatusRunning && b.Host != host {
 				return kiln.Errorf(kiln.EInvalidState, "the build is held by another host")
 			}
-			return nil
+			return l.mayStart(ctx, b)
 		},
 		edit: func(b *kiln.Build) {
 			if b.Host == "" {
@@ -38,7 +38,7 @@ func (l *Lifecycle) ClaimHost(ctx context.Context, orgID, id, host, credentialHa
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, l.refuseStart(ctx, orgID, id, err)
 	}
 	if changed && was == kiln.StatusPending {
 		l.log().InfoContext(ctx, "build claimed", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", host))

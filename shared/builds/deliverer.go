@@ -224,7 +224,8 @@ func (d *Deliverer) prepare(ctx context.Context, logger *slog.Logger, b *kiln.Bu
 }
 
 // Redeliver queues a complete build's delivery again, due now, with its setting's current
-// destination (POST /builds/:id/deploy). A build without an artifact is invalid_state; while
+// destination (POST /builds/:id/deploy). A build without an artifact, or whose setting has auto
+// deploy off (autoDeploy false, or no uploadBuildUrl), is invalid_state; while
 // MaxQueuedDeliveries of the organization's builds wait for delivery it is rate_limited and
 // nothing is queued.
 func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln.Build, error) {
@@ -240,6 +241,15 @@ func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln
 			return nil, kiln.Errorf(kiln.EInvalidState, "the build has no artifact any more (retention deleted it)")
 		}
 		return nil, err
+	}
+	st, err := d.Store.GetBuildSetting(ctx, orgID, b.ProjectID, b.BuildSettingID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return nil, kiln.Errorf(kiln.EInvalidState, "the build's setting was deleted: there is nothing to deliver to")
+	} else if err != nil {
+		return nil, err
+	}
+	if !st.AutoDeploy || st.UploadBuildURL == "" {
+		return nil, kiln.Errorf(kiln.EInvalidState, "the build's setting has auto deploy off: turn autoDeploy on with an uploadBuildUrl to deliver")
 	}
 	if b.AutoDeployStatus == kiln.AutoDeployPending || b.AutoDeployStatus == kiln.AutoDeployDelivering {
 		return b, nil // already on its way

@@ -26,8 +26,11 @@ type Lifecycle struct {
 	Projects  store.Projects
 	Artifacts store.Artifacts // only Complete uses it
 	Events    Events          // nil: nobody listens
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Starts checks the plan's allowance of a pending build at its claim (nil: no plans): a
+	// build it refuses is failed with ReasonPlanLimit instead of starting.
+	Starts StartCheck
+	Logger *slog.Logger
+	Now    func() time.Time
 
 	// writing serializes the read and write of a change per build within this process, so two
 	// writes that keep the status (a heartbeat, the commit found) cannot undo each other. Across
@@ -148,7 +151,8 @@ func (l *Lifecycle) Created(ctx context.Context, b *kiln.Build) {
 }
 
 // Claim moves a pending build to running for the host (or executor) that takes it, and records
-// that host in the same conditional write. Of several hosts claiming at once exactly one wins;
+// that host in the same conditional write. A build its plan does not let start (Starts) is
+// failed instead, and the answer is invalid_state. Of several hosts claiming at once exactly one wins;
 // the others get invalid_state. The host that holds the build claiming it again (a retried
 // Lambda, a redelivered task) gets the build as it is, and nobody hears of it twice.
 func (l *Lifecycle) Claim(ctx context.Context, orgID, id, host string) (*kiln.Build, error) {
@@ -157,11 +161,12 @@ func (l *Lifecycle) Claim(ctx context.Context, orgID, id, host string) (*kiln.Bu
 	}
 	b, _, claimed, err := l.apply(ctx, orgID, id, change{
 		from: []kiln.BuildStatus{kiln.StatusPending}, to: kiln.StatusRunning,
+		allow:  func(b *kiln.Build) error { return l.mayStart(ctx, b) },
 		edit:   func(b *kiln.Build) { at := *b.StartedAt; b.HeartbeatAt, b.Host = &at, host },
 		repeat: func(b *kiln.Build) bool { return b.Status == kiln.StatusRunning && b.Host == host },
 	})
 	if err != nil {
-		return nil, err
+		return nil, l.refuseStart(ctx, orgID, id, err)
 	}
 	if claimed {
 		l.log().InfoContext(ctx, "build claimed", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", host))

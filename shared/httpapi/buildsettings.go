@@ -10,7 +10,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
-	"github.com/kilnbuild/kiln/shared/plans"
 )
 
 // buildSettingFields is the body of POST and PATCH of a build setting. In a PATCH, an absent
@@ -221,8 +220,9 @@ func (s *Server) createBuildSetting(w http.ResponseWriter, r *http.Request, p *a
 			return err
 		}
 	}
-	if st.AutoDeploy {
-		if err := s.planCheck(r.Context(), pr.OrganizationID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckAutoDeploy(org) }); err != nil {
+	// A delivery address or header is part of auto deploy: a plan without it saves neither.
+	if st.AutoDeploy || st.UploadBuildURL != "" || st.UploadBuildAuthHeader != nil {
+		if err := s.checkAutoDeployPlan(r.Context(), pr.OrganizationID); err != nil {
 			return err
 		}
 	}
@@ -288,9 +288,11 @@ func (s *Server) patchBuildSetting(w http.ResponseWriter, r *http.Request, p *au
 		}
 	}
 	// Auto deploy on a plan without it: one set up before a downgrade keeps working as it is, but
-	// turning it on or pointing it elsewhere is refused.
-	if updated.AutoDeploy && (!st.AutoDeploy || f.UploadBuildURL.Set || f.UploadBuildAuthHeader.Set) {
-		if err := s.planCheck(r.Context(), pr.OrganizationID, func(pl *plans.Plans, org *kiln.Organization) error { return pl.CheckAutoDeploy(org) }); err != nil {
+	// turning it on, pointing it elsewhere or saving a delivery address or header (for a later
+	// POST /builds/:id/deploy) is refused; clearing them is allowed.
+	setsDelivery := f.UploadBuildURL.Set && updated.UploadBuildURL != "" || f.UploadBuildAuthHeader.Set && updated.UploadBuildAuthHeader != nil
+	if updated.AutoDeploy && (!st.AutoDeploy || f.UploadBuildURL.Set || f.UploadBuildAuthHeader.Set) || setsDelivery {
+		if err := s.checkAutoDeployPlan(r.Context(), pr.OrganizationID); err != nil {
 			return err
 		}
 	}

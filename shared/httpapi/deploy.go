@@ -15,8 +15,9 @@ type Deliveries interface {
 }
 
 // deployBuild answers POST /builds/:id/deploy (beyond the contract): deliver a complete build's
-// artifact again, to its setting's current uploadBuildUrl. 202 with the build; 409 invalid_state
-// when it has no artifact; 429 rate_limited with Retry-After while the organization has
+// artifact again, to its setting's current uploadBuildUrl. 202 with the build; 403
+// plan_limit_reached when the organization's plan has no auto deploy; 409 invalid_state when it
+// has no artifact or its setting has auto deploy off; 429 rate_limited with Retry-After while the organization has
 // builds.MaxQueuedDeliveries builds waiting for delivery.
 func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	id := r.PathValue("id")
@@ -28,6 +29,9 @@ func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	if s.deliveries == nil {
 		return kiln.Errorf(kiln.EInvalidState, "auto deploy is not available on this deployment")
+	}
+	if err := s.checkAutoDeployPlan(r.Context(), p.Organization.ID); err != nil {
+		return err // a plan without auto deploy delivers nothing, whatever its settings say
 	}
 	b, err := s.deliveries.Redeliver(r.Context(), p.Organization.ID, id)
 	if kiln.IsCode(err, kiln.ERateLimited) {

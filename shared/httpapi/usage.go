@@ -22,6 +22,12 @@ func (s *Server) planCheck(ctx context.Context, orgID string, check func(p *plan
 	return check(s.plans, org)
 }
 
+// checkAutoDeployPlan is nil when the organization's plan includes auto deploy (a delivery
+// address, its header, a redeploy), plan_limit_reached when it does not.
+func (s *Server) checkAutoDeployPlan(ctx context.Context, orgID string) error {
+	return s.planCheck(ctx, orgID, func(p *plans.Plans, org *kiln.Organization) error { return p.CheckAutoDeploy(org) })
+}
+
 type usageJSON struct {
 	OrganizationID       string           `json:"organizationId"`
 	Plan                 string           `json:"plan"`

@@ -286,7 +286,10 @@ func newLifecycle(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *ke
 		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
 			Downloads: downloadSigner(keys, cfg.PublicURL)}
 	}
-	return &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger}, hooks, nil
+	// Every claim (the workflow's for CodeBuild, an agent's or a hosted host's through the API)
+	// checks the plan's allowance again.
+	starts := &plans.Plans{Store: st, Table: cfg.Plans}
+	return &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger, Starts: starts}, hooks, nil
 }
 
 // sealerOf is the keyring's sealer, nil without a keyring (a function that never opens a sealed
