@@ -60,6 +60,11 @@ func run(m *testing.M) (int, error) {
 			return 0, err
 		}
 	}
+	// A stand-in for the operator's p4 client: the stack ships the file as it is.
+	p4 := filepath.Join(dir, "p4")
+	if err := os.WriteFile(p4, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		return 0, err
+	}
 	ctx, err := stack.CDKContext("../../cdk.json")
 	if err != nil {
 		return 0, err
@@ -79,6 +84,7 @@ func run(m *testing.M) (int, error) {
 		WindowsWarmPoolSize:         3,
 		WindowsMaxHosts:             12,
 		WindowsEgressPorts:          []int{443, 1666},
+		P4File:                      p4,
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)

@@ -4,7 +4,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/jsii-runtime-go"
@@ -15,10 +14,6 @@ import (
 // EndedStatuses are the execution statuses the ended function is told of: the execution ended
 // without its Finish task (a SUCCEEDED execution has already ended its build).
 var EndedStatuses = []string{"FAILED", "TIMED_OUT", "ABORTED"}
-
-// codeBuildSyncRule is the EventBridge rule Step Functions manages in the account to learn that a
-// CodeBuild build ended (codebuild:startBuild.sync).
-const codeBuildSyncRule = "StepFunctionsGetEventsForCodeBuildRule"
 
 // createWorkflow defines the task function and the state machine of sfn.Definition(), one
 // Standard execution per build. It logs errors without execution data: the claim's output holds
@@ -51,23 +46,8 @@ func (s *KilnStack) createWorkflow() {
 		},
 		TracingEnabled: jsii.Bool(s.props.Tracing),
 	})
-	role := s.workflow.Role()
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("lambda:InvokeFunction"),
-		Resources: &[]*string{task.fn.FunctionArn()},
-	}))
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("codebuild:StartBuild", "codebuild:StopBuild", "codebuild:BatchGetBuilds"),
-		Resources: &[]*string{s.hostProject.ProjectArn()},
-	}))
-	// startBuild.sync: Step Functions creates (once per account) and uses a managed EventBridge
-	// rule to learn when the build ended; the execution role must be allowed to manage it.
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions: jsii.Strings("events:PutTargets", "events:PutRule", "events:DescribeRule"),
-		Resources: &[]*string{s.Stack.FormatArn(&awscdk.ArnComponents{
-			Service: jsii.String("events"), Resource: jsii.String("rule"), ResourceName: jsii.String(codeBuildSyncRule),
-		})},
-	}))
+	// What each integration of the definition needs, as AWS documents it (integrations.go).
+	s.allowIntegrations(s.workflow.Role(), task)
 }
 
 // executionsArn is the ARN of every execution of the state machine.
