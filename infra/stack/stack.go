@@ -155,6 +155,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createEndedFunction()
 	s.createAdminFunction()
 	s.addP4Layer()
+	s.addNagSuppressions()
 	s.createAlarms()
 	s.createOutputs()
 	return s.Stack

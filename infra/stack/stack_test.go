@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/kilnbuild/kiln/infra/stack"
 )
@@ -94,6 +95,11 @@ func run(m *testing.M) (int, error) {
 		PublicURL:             "https://kiln.example.com/",
 		ArtifactRetentionDays: 14,
 	})
+	// cdk-nag's AWS Solutions rules on both stacks (TestCDKNag reads their errors).
+	for name, st := range map[string]awscdk.Stack{"Test": main, "Other": second} {
+		awscdk.Aspects_Of(st).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		nagged[name] = st
+	}
 	template = assertions.Template_FromStack(main, nil)
 	other = assertions.Template_FromStack(second, nil)
 	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack

@@ -16,8 +16,8 @@ import (
 var EndedStatuses = []string{"FAILED", "TIMED_OUT", "ABORTED"}
 
 // createWorkflow defines the task function and the state machine of sfn.Definition(), one
-// Standard execution per build. It logs errors without execution data: the claim's output holds
-// the host's credential.
+// Standard execution per build. It logs every event (ALL, what operators need to follow an
+// execution) without execution data: the claim's output holds the host's credential.
 func (s *KilnStack) createWorkflow() {
 	task := s.newFunction(functionSpec{
 		name: "task", description: "kiln build workflow tasks (claim, finish, unsupported)", memoryMB: 256,
@@ -41,7 +41,7 @@ func (s *KilnStack) createWorkflow() {
 		},
 		Logs: &awsstepfunctions.LogOptions{
 			Destination:          logs,
-			Level:                awsstepfunctions.LogLevel_ERROR,
+			Level:                awsstepfunctions.LogLevel_ALL,
 			IncludeExecutionData: jsii.Bool(false),
 		},
 		TracingEnabled: jsii.Bool(s.props.Tracing),

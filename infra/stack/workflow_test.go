@@ -28,11 +28,11 @@ func TestStateMachine(t *testing.T) {
 			sfn.PlaceholderTaskFunction: arnOf(task),
 			sfn.PlaceholderHostProject:  ref(project),
 		},
-		// Errors only, and never the execution data: the claim's output holds the host's credential.
+		// Every event, and never the execution data: the claim's output holds the host's credential.
 		"LoggingConfiguration": obj{
 			"Destinations":         []any{obj{"CloudWatchLogsLogGroup": obj{"LogGroupArn": arnOf(logs)}}},
 			"IncludeExecutionData": false,
-			"Level":                "ERROR",
+			"Level":                "ALL",
 		},
 		"TracingConfiguration": obj{"Enabled": false},
 	} {
