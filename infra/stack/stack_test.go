@@ -182,7 +182,7 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::S3::Bucket":                  1,
 		"AWS::SecretsManager::Secret":      2,
 		"AWS::Lambda::Function":            6,
-		"AWS::Logs::LogGroup":              8, // six functions, the hosts, the state machine
+		"AWS::Logs::LogGroup":              9, // six functions, the hosts, the state machine, the API's access logs
 		"AWS::IAM::Role":                   9, // six functions, the hosts, the state machine, the Windows hosts
 		"AWS::ApiGatewayV2::Api":           1,
 		"AWS::ApiGatewayV2::Route":         1,
@@ -196,6 +196,9 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::Lambda::EventSourceMapping":  1,
 		"AWS::CloudWatch::Alarm":           11, // docs/deploy.md's ten, the Windows hosts' scaling alarm
 		"AWS::SNS::Topic":                  1,
+		"AWS::SNS::TopicPolicy":            1, // publishers over TLS only
+		"AWS::Lambda::LayerVersion":        1, // the p4 client (kiln:p4)
+		"AWS::AutoScaling::LifecycleHook":  1,
 		// The Windows hosts (TestNoWindowsHosts: none in the other stack).
 		"AWS::EC2::LaunchTemplate":           1,
 		"AWS::AutoScaling::AutoScalingGroup": 1,
