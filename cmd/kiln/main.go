@@ -40,7 +40,9 @@ Usage:
   kiln agent --url URL --token-file FILE [--pool P] [--engines DIR] [--platforms Win64,Linux]
                           a studio's build machine: claims its organization's builds of its pool
                           and runs them one at a time until SIGTERM, on Linux each in a bubblewrap
-                          sandbox (also KILN_AGENT_*; see docs/agents.md)
+                          sandbox (also KILN_AGENT_*; see docs/agents.md); --config FILE (or
+                          KILN_AGENT_CONFIG) reads KILN_* settings from a file of KEY=VALUE lines
+                          (the environment wins)
   kiln --version          the version, commit and Go version of this binary
 
 For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
@@ -99,7 +101,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "admin":
 		return admin(ctx, args[1:], getenv, stdout, stderr)
 	case "agent":
-		return agentCmd(ctx, args[1:], getenv, stderr)
+		rest, getenv, err := withAgentConfig(args[1:], getenv) // --config FILE: agentconfig.go
+		if err != nil {
+			return err
+		}
+		return agentCmd(ctx, rest, getenv, stderr)
 	case "login":
 		return login(ctx, args[1:], getenv, stdout, stderr)
 	case "builds":

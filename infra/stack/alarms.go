@@ -15,6 +15,8 @@ import (
 func (s *KilnStack) createAlarms() {
 	s.alarmTopic = awssns.NewTopic(s.Stack, jsii.String("AlarmTopic"), &awssns.TopicProps{
 		DisplayName: jsii.String("kiln alarms"),
+		// Publishers (CloudWatch alarms) over TLS only: the topic policy denies the rest.
+		EnforceSSL: jsii.Bool(true),
 	})
 	action := awscloudwatchactions.NewSnsAction(s.alarmTopic)
 	alarm := func(id, description string, metric awscloudwatch.IMetric) {

@@ -5,6 +5,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -15,7 +16,23 @@ func (s *KilnStack) createHTTPAPI() {
 		ApiName:     jsii.String("kiln"),
 		Description: jsii.String("kiln build service API"),
 	})
+	// Access logs of the default stage, kept a month: who called what and how it ended. No
+	// header, query or body is logged (they carry tokens and credentials).
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String("HttpAPIAccessLogs"), &awslogs.LogGroupProps{
+		Retention: awslogs.RetentionDays_ONE_MONTH,
+	})
+	stage := s.httpAPI.DefaultStage().Node().DefaultChild().(awsapigatewayv2.CfnStage)
+	stage.SetAccessLogSettings(&awsapigatewayv2.CfnStage_AccessLogSettingsProperty{
+		DestinationArn: logs.LogGroupArn(),
+		Format:         jsii.String(HTTPAPIAccessLogFormat),
+	})
 }
+
+// HTTPAPIAccessLogFormat is the HTTP API's access log line: one JSON object per request.
+const HTTPAPIAccessLogFormat = `{"requestId":"$context.requestId","ip":"$context.identity.sourceIp",` +
+	`"requestTime":"$context.requestTime","method":"$context.httpMethod","routeKey":"$context.routeKey",` +
+	`"status":"$context.status","protocol":"$context.protocol","responseLength":"$context.responseLength",` +
+	`"integrationLatency":"$context.integrationLatency"}`
 
 // createAPIFunction defines the API Lambda (functions/api): the kiln HTTP API, the webhook
 // receivers and the build hosts' endpoints, behind the $default route (payload format 2.0).

@@ -111,6 +111,9 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 		}
 		p.ArtifactRetentionDays = n
 	}
+	if err := p4FromContext(&p, str); err != nil {
+		return p, err
+	}
 	if err := windowsFromContext(&p, str, get); err != nil {
 		return p, err
 	}

@@ -30,7 +30,10 @@ func (s *KilnStack) createQueues() {
 		// AWS's advice for a queue driving a Lambda: six times the function's timeout, so that
 		// a message is not handed out again while throttled invocations are retried.
 		VisibilityTimeout: awscdk.Duration_Minutes(jsii.Number(6 * 15)),
-		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: s.deliveryDLQ, MaxReceiveCount: jsii.Number(DeliveryMaxReceiveCount)},
+		// SQS's default, said: a delivery not taken within 4 days is dropped (the dead-letter
+		// queue keeps the failed ones 14 days).
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(4)),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: s.deliveryDLQ, MaxReceiveCount: jsii.Number(DeliveryMaxReceiveCount)},
 	})
 	s.eventsDLQ = awssqs.NewQueue(s.Stack, jsii.String("EventsDeadLetterQueue"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,

@@ -36,6 +36,7 @@ func wantEnvironment(t *testing.T, name string) obj {
 	}
 	if name == "api" { // only the API verifies the Windows hosts' identity documents
 		env["KILN_EC2_IDENTITY_CERTS"] = testIdentityCert
+		env["KILN_P4"] = "/opt/bin/p4" // and checks Perforce: the p4 layer (TestP4Layer)
 	}
 	return env
 }

@@ -6,17 +6,27 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
 // DefaultBuildspec is the hosts' buildspec when buildspec/buildspec.yml is not given: the host
 // runs one command, the kiln agent, which takes its build from the API with the per-build
-// credential in its environment (KILN_HOST_URL, KILN_HOST_CREDENTIAL, KILN_BUILD_ID).
+// credential in its environment (KILN_HOST_URL, KILN_HOST_CREDENTIAL, KILN_BUILD_ID). It runs as
+// the image's HostUser: CodeBuild runs the commands as root otherwise, which Unreal refuses.
 const DefaultBuildspec = `version: 0.2
+run-as: ` + HostUser + `
+env:
+  variables:
+    KILN_HOST_WORKDIR: /home/` + HostUser + `/work
 phases:
   build:
     commands:
       - kiln agent run
 `
+
+// HostUser is the non-root user of the host images the buildspec runs as (docs/deploy.md).
+const HostUser = "kiln"
 
 // HostComputeType is the CodeBuild compute type of the Linux hosts (docs/deploy.md prices it).
 const HostComputeType = awscodebuild.ComputeType_LARGE
@@ -46,6 +56,9 @@ func (s *KilnStack) createHosts() {
 		},
 		// Each build overrides it with its setting's time limit (ClaimOutput.timeoutMinutes).
 		Timeout: awscdk.Duration_Hours(jsii.Number(8)),
+		// A host build waiting longer in CodeBuild's queue (the account's limit of running
+		// builds reached) is ended by CodeBuild; the host's start grace counts on this bound.
+		QueuedTimeout: awscdk.Duration_Minutes(jsii.Number(sfn.HostQueuedTimeoutMinutes)),
 		Logging: &awscodebuild.LoggingOptions{
 			CloudWatch: &awscodebuild.CloudWatchLoggingOptions{LogGroup: logs},
 		},

@@ -3,6 +3,8 @@ package stack_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
 func TestHostProject(t *testing.T) {
@@ -20,6 +22,8 @@ func TestHostProject(t *testing.T) {
 			"PrivilegedMode":           false,
 		},
 		"LogsConfig": obj{"CloudWatchLogs": obj{"GroupName": ref(logs), "Status": "ENABLED"}},
+		// A host build queued longer ends (the host's start grace counts on it).
+		"QueuedTimeoutInMinutes": sfn.HostQueuedTimeoutMinutes,
 	} {
 		if !equalJSON(project[name], want) {
 			t.Errorf("%s = %s\nwant %s", name, jsonString(project[name]), jsonString(want))

@@ -69,6 +69,8 @@ func TestFunctionPolicies(t *testing.T) {
 	// The Windows hosts' claims: is the claiming instance in service in the group?
 	on(want["api"], []string{"autoscaling:DescribeAutoScalingInstances"}, "*")
 	on(want["schedule"], []string{"s3:DeleteObject"}, artifacts)
+	// The scheduler's tick starts builds (scheduled ones): one execution each.
+	on(want["schedule"], []string{"states:StartExecution"}, ref(machine))
 	on(want["schedule"], []string{"states:StopExecution"}, executions)
 	on(want["schedule"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["schedule"], queueSend, queue)

@@ -20,6 +20,9 @@ func (s *KilnStack) createScheduleFunction() {
 	s.table.GrantReadWriteData(f.role)
 	s.githubApp.GrantRead(f.role, nil) // the final commit status of a silent build it fails
 	f.allow([]string{"s3:DeleteObject"}, s.artifactObjectsArn())
+	// Its tick starts the builds that can start now (scheduled builds, builds a slot freed):
+	// one execution each, as the API does for a trigger.
+	f.allow([]string{"states:StartExecution"}, s.workflow.StateMachineArn())
 	f.allow([]string{"states:StopExecution"}, s.executionsArn())
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())

@@ -65,6 +65,9 @@ type Props struct {
 	// WindowsEgressPorts are the TCP ports the hosts may connect out to. Default
 	// DefaultWindowsEgressPorts.
 	WindowsEgressPorts []int
+	// P4File is a Linux arm64 `p4` client shipped to the functions that check Perforce
+	// (perforce.go). Empty: none, and Perforce checks answer 503.
+	P4File string
 }
 
 // Defaults of Props.
@@ -151,6 +154,8 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createDeliverFunction()
 	s.createEndedFunction()
 	s.createAdminFunction()
+	s.addP4Layer()
+	s.addNagSuppressions()
 	s.createAlarms()
 	s.createOutputs()
 	return s.Stack

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/kilnbuild/kiln/infra/stack"
 )
@@ -60,6 +61,11 @@ func run(m *testing.M) (int, error) {
 			return 0, err
 		}
 	}
+	// A stand-in for the operator's p4 client: the stack ships the file as it is.
+	p4 := filepath.Join(dir, "p4")
+	if err := os.WriteFile(p4, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		return 0, err
+	}
 	ctx, err := stack.CDKContext("../../cdk.json")
 	if err != nil {
 		return 0, err
@@ -79,6 +85,7 @@ func run(m *testing.M) (int, error) {
 		WindowsWarmPoolSize:         3,
 		WindowsMaxHosts:             12,
 		WindowsEgressPorts:          []int{443, 1666},
+		P4File:                      p4,
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)
@@ -88,6 +95,11 @@ func run(m *testing.M) (int, error) {
 		PublicURL:             "https://kiln.example.com/",
 		ArtifactRetentionDays: 14,
 	})
+	// cdk-nag's AWS Solutions rules on both stacks (TestCDKNag reads their errors).
+	for name, st := range map[string]awscdk.Stack{"Test": main, "Other": second} {
+		awscdk.Aspects_Of(st).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		nagged[name] = st
+	}
 	template = assertions.Template_FromStack(main, nil)
 	other = assertions.Template_FromStack(second, nil)
 	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack
@@ -170,7 +182,7 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::S3::Bucket":                  1,
 		"AWS::SecretsManager::Secret":      2,
 		"AWS::Lambda::Function":            6,
-		"AWS::Logs::LogGroup":              8, // six functions, the hosts, the state machine
+		"AWS::Logs::LogGroup":              9, // six functions, the hosts, the state machine, the API's access logs
 		"AWS::IAM::Role":                   9, // six functions, the hosts, the state machine, the Windows hosts
 		"AWS::ApiGatewayV2::Api":           1,
 		"AWS::ApiGatewayV2::Route":         1,
@@ -184,6 +196,9 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::Lambda::EventSourceMapping":  1,
 		"AWS::CloudWatch::Alarm":           11, // docs/deploy.md's ten, the Windows hosts' scaling alarm
 		"AWS::SNS::Topic":                  1,
+		"AWS::SNS::TopicPolicy":            1, // publishers over TLS only
+		"AWS::Lambda::LayerVersion":        1, // the p4 client (kiln:p4)
+		"AWS::AutoScaling::LifecycleHook":  1,
 		// The Windows hosts (TestNoWindowsHosts: none in the other stack).
 		"AWS::EC2::LaunchTemplate":           1,
 		"AWS::AutoScaling::AutoScalingGroup": 1,

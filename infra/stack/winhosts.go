@@ -30,6 +30,17 @@ const (
 	WindowsRootVolumeGiB = 500
 	// WindowsAgentService is the Windows service the AMI installs to run `kiln agent`.
 	WindowsAgentService = "kiln-agent"
+	// WindowsAgentConfigFile is the agent's configuration file on the hosts: the user data
+	// writes it, the AMI's service reads it (`kiln agent --config`).
+	WindowsAgentConfigFile = windowsAgentConfigDir + `\agent.conf`
+	windowsAgentConfigDir  = `C:\ProgramData\kiln`
+	// WindowsLaunchHook is the group's launch lifecycle hook the user data completes.
+	WindowsLaunchHook = "kiln-host-ready"
+	// WindowsLaunchHookMinutes is how long an instance may take to run its user data before it
+	// is abandoned.
+	WindowsLaunchHookMinutes = 20
+	// WindowsHostGroupSuffix follows the stack's name in the group's name.
+	WindowsHostGroupSuffix = "-windows-hosts"
 )
 
 // DefaultWindowsEgressPorts are the TCP ports the hosts may connect out to: HTTPS only (the API,
@@ -99,9 +110,30 @@ func (s *KilnStack) createWinHosts() {
 		Resources: jsii.Strings("*"),
 	}))
 
-	// User data runs once, at the instance's first boot (before it is stopped into the warm
-	// pool). It tells the agent where the API is and starts it as a service that starts at every
-	// boot. The agent (`kiln agent`, from the AMI) then:
+	// The group's name is fixed (the stack's name and a suffix): the user data names the group to
+	// complete its lifecycle action, and the launch template cannot refer to the group it is in.
+	groupName := awscdk.Fn_Join(jsii.String(""), &[]*string{awscdk.Aws_STACK_NAME(), jsii.String(WindowsHostGroupSuffix)})
+
+	// The hosts' lifecycle hook on launch: an instance waits (Warmed:Pending:Wait going into the
+	// warm pool, Pending:Wait leaving it) until its user data completed the action, so it is
+	// neither stopped nor put in service before the agent's settings are written and its service
+	// is started. Auto Scaling does not wait for user data otherwise. An instance whose user data
+	// failed is abandoned (terminated) when the timeout passes.
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions: jsii.Strings("autoscaling:CompleteLifecycleAction"),
+		Resources: &[]*string{s.Stack.FormatArn(&awscdk.ArnComponents{
+			Service: jsii.String("autoscaling"), Resource: jsii.String("autoScalingGroup"),
+			ResourceName: awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("*:autoScalingGroupName/"), groupName}),
+			ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		})},
+	}))
+
+	// User data runs at every boot (persist): the first, before the instance is stopped into the
+	// warm pool, and the one taking it out of the pool. It writes the agent's configuration file
+	// (the AMI's kiln-agent service runs `kiln agent --config WindowsAgentConfigFile`: a machine
+	// environment variable would reach the running service only after a reboot), starts the
+	// service, and completes the launch lifecycle action. The agent (`kiln agent --ec2-host`,
+	// from the AMI) then:
 	//   - waits until the instance is in service (IMDSv2 autoscaling/target-lifecycle-state is
 	//     InService): an instance warming up for the pool claims nothing;
 	//   - claims one Win64 build of kiln's hosted pool by presenting the instance identity
@@ -113,11 +145,23 @@ func (s *KilnStack) createWinHosts() {
 	//     without a build for the idle limit (KILN_WINDOWS_HOST_IDLE) while none waits.
 	//     A Windows shutdown from the host terminates it too (the shutdown behaviour below): the
 	//     build's volume is gone either way.
-	userData := awsec2.UserData_ForWindows(nil)
+	userData := awsec2.UserData_ForWindows(&awsec2.WindowsUserDataOptions{Persist: jsii.Bool(true)})
 	userData.AddCommands(
-		jsii.String("[Environment]::SetEnvironmentVariable('KILN_HOST_URL', '"+*s.publicURL()+"', 'Machine')"),
+		jsii.String("$ErrorActionPreference = 'Stop'"),
+		jsii.String("New-Item -ItemType Directory -Force -Path '"+windowsAgentConfigDir+"' | Out-Null"),
+		awscdk.Fn_Join(jsii.String(""), &[]*string{
+			jsii.String("Set-Content -Path '" + WindowsAgentConfigFile + "' -Encoding ASCII -Value @('KILN_AGENT_EC2=1', 'KILN_HOST_URL="),
+			s.publicURL(), jsii.String("')"),
+		}),
 		jsii.String("Set-Service -Name "+WindowsAgentService+" -StartupType Automatic"),
 		jsii.String("Start-Service -Name "+WindowsAgentService),
+		jsii.String("$imdsToken = Invoke-RestMethod -Method Put -Uri 'http://169.254.169.254/latest/api/token' -Headers @{'X-aws-ec2-metadata-token-ttl-seconds' = '300'}"),
+		jsii.String("$instanceId = Invoke-RestMethod -Uri 'http://169.254.169.254/latest/meta-data/instance-id' -Headers @{'X-aws-ec2-metadata-token' = $imdsToken}"),
+		awscdk.Fn_Join(jsii.String(""), &[]*string{
+			jsii.String("Complete-ASLifecycleAction -AutoScalingGroupName '"), groupName,
+			jsii.String("' -LifecycleHookName '" + WindowsLaunchHook + "' -InstanceId $instanceId -LifecycleActionResult CONTINUE -Region '"),
+			awscdk.Aws_REGION(), jsii.String("'"),
+		}),
 	)
 	lt := awsec2.NewLaunchTemplate(s.Stack, jsii.String("WindowsHostTemplate"), &awsec2.LaunchTemplateProps{
 		MachineImage: &windowsAMI{id: s.props.WindowsAMI},
@@ -145,6 +189,7 @@ func (s *KilnStack) createWinHosts() {
 
 	slr := s.windowsHostsServiceRole()
 	group := awsautoscaling.NewAutoScalingGroup(s.Stack, jsii.String("WindowsHosts"), &awsautoscaling.AutoScalingGroupProps{
+		AutoScalingGroupName:             groupName,
 		Vpc:                              vpc,
 		VpcSubnets:                       &awsec2.SubnetSelection{SubnetType: awsec2.SubnetType_PUBLIC},
 		LaunchTemplate:                   lt,
@@ -153,6 +198,12 @@ func (s *KilnStack) createWinHosts() {
 		NewInstancesProtectedFromScaleIn: jsii.Bool(true),
 	})
 	group.Node().DefaultChild().(awsautoscaling.CfnAutoScalingGroup).SetServiceLinkedRoleArn(slr)
+	group.AddLifecycleHook(jsii.String("HostReady"), &awsautoscaling.BasicLifecycleHookProps{
+		LifecycleHookName:   jsii.String(WindowsLaunchHook),
+		LifecycleTransition: awsautoscaling.LifecycleTransition_INSTANCE_LAUNCHING,
+		DefaultResult:       awsautoscaling.DefaultResult_ABANDON,
+		HeartbeatTimeout:    awscdk.Duration_Minutes(jsii.Number(WindowsLaunchHookMinutes)),
+	})
 	// Stopped, prepared instances (first boot done, the AMI's volume initialized): one starts
 	// in a minute or two instead of a fresh Windows launch. MaxGroupPreparedCapacity = MinSize
 	// keeps the pool at its size whatever the group's capacity.

@@ -43,15 +43,72 @@ func TestWindowsHostTemplate(t *testing.T) {
 			t.Errorf("launch template has %s %v", name, v)
 		}
 	}
-	// The user data tells the agent where the API is and starts its service.
-	userData := obj{"Fn::Base64": obj{"Fn::Join": []any{"", []any{
-		"<powershell>[Environment]::SetEnvironmentVariable('KILN_HOST_URL', '",
-		obj{"Fn::GetAtt": []any{logicalID(t, "AWS::ApiGatewayV2::Api"), "ApiEndpoint"}},
-		"', 'Machine')\nSet-Service -Name kiln-agent -StartupType Automatic\nStart-Service -Name kiln-agent</powershell>",
-	}}}}
-	if !equalJSON(data["UserData"], userData) {
-		t.Errorf("user data %s\nwant %s", jsonString(data["UserData"]), jsonString(userData))
+	// The user data, at every boot: the agent's configuration file (where the API is), its
+	// service started, the launch lifecycle action completed; no machine environment variable
+	// (the running service would not see it before a reboot).
+	ud := joinText(data["UserData"].(obj)["Fn::Base64"])
+	api := "{GetAtt:" + logicalID(t, "AWS::ApiGatewayV2::Api") + ".ApiEndpoint}"
+	for _, want := range []string{
+		"<persist>true</persist>",
+		`Set-Content -Path 'C:\ProgramData\kiln\agent.conf' -Encoding ASCII -Value @('KILN_AGENT_EC2=1', 'KILN_HOST_URL=` + api + `')`,
+		"Start-Service -Name kiln-agent",
+		"Complete-ASLifecycleAction -AutoScalingGroupName '{Ref:AWS::StackName}-windows-hosts' -LifecycleHookName 'kiln-host-ready' -InstanceId $instanceId -LifecycleActionResult CONTINUE -Region '{Ref:AWS::Region}'",
+	} {
+		if !strings.Contains(ud, want) {
+			t.Errorf("user data lacks %q:\n%s", want, ud)
+		}
 	}
+	if i, j := strings.Index(ud, "Start-Service"), strings.Index(ud, "Complete-ASLifecycleAction"); i < 0 || j < i {
+		t.Errorf("the lifecycle action is completed before the service is started:\n%s", ud)
+	}
+	if strings.Contains(ud, "SetEnvironmentVariable") {
+		t.Errorf("user data sets a machine environment variable:\n%s", ud)
+	}
+	if stack.WindowsAgentConfigFile != `C:\ProgramData\kiln\agent.conf` {
+		t.Errorf("WindowsAgentConfigFile %s: docs/deploy.md names C:\\ProgramData\\kiln\\agent.conf", stack.WindowsAgentConfigFile)
+	}
+}
+
+// TestWindowsHostLaunchHook: instances wait on launch (into the warm pool and out of it) until
+// their user data completed the action; one that never does is abandoned.
+func TestWindowsHostLaunchHook(t *testing.T) {
+	hook := props(t, "AWS::AutoScaling::LifecycleHook")
+	want := obj{
+		"AutoScalingGroupName": groupNameOf(t), "LifecycleHookName": "kiln-host-ready",
+		"LifecycleTransition": "autoscaling:EC2_INSTANCE_LAUNCHING", "DefaultResult": "ABANDON", "HeartbeatTimeout": 1200,
+	}
+	if !equalJSON(hook, want) {
+		t.Errorf("lifecycle hook %s\nwant %s", jsonString(hook), jsonString(want))
+	}
+}
+
+// groupNameOf is the Windows host group's name as the template refers to it.
+func groupNameOf(t *testing.T) any {
+	return ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup"))
+}
+
+// joinText is a template value as text: an Fn::Join's parts joined, Ref and Fn::GetAtt as
+// {Ref:name} and {GetAtt:id.attribute}.
+func joinText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case obj:
+		if j, ok := v["Fn::Join"].([]any); ok {
+			var b strings.Builder
+			for _, p := range j[1].([]any) {
+				b.WriteString(joinText(p))
+			}
+			return b.String()
+		}
+		if r, ok := v["Ref"].(string); ok {
+			return "{Ref:" + r + "}"
+		}
+		if g, ok := v["Fn::GetAtt"].([]any); ok {
+			return "{GetAtt:" + g[0].(string) + "." + g[1].(string) + "}"
+		}
+	}
+	return jsonString(v)
 }
 
 // TestWindowsHostSecurityGroup: nothing comes in; out, only the configured TCP ports.
@@ -72,11 +129,12 @@ func TestWindowsHostSecurityGroup(t *testing.T) {
 }
 
 func TestWindowsHostGroup(t *testing.T) {
-	group := logicalID(t, "AWS::AutoScaling::AutoScalingGroup")
 	asg := props(t, "AWS::AutoScaling::AutoScalingGroup")
 	for name, want := range map[string]any{
-		"MinSize": "0",
-		"MaxSize": "12",
+		// Named after the stack: the user data names it to complete its lifecycle action.
+		"AutoScalingGroupName": obj{"Fn::Join": []any{"", []any{ref("AWS::StackName"), "-windows-hosts"}}},
+		"MinSize":              "0",
+		"MaxSize":              "12",
 		// The group never terminates a host in the middle of a build.
 		"NewInstancesProtectedFromScaleIn": true,
 		"LaunchTemplate": obj{
@@ -92,7 +150,7 @@ func TestWindowsHostGroup(t *testing.T) {
 	// The warm pool: stopped instances, never one returned to it on scale-in.
 	pool := props(t, "AWS::AutoScaling::WarmPool")
 	wantPool := obj{
-		"AutoScalingGroupName": ref(group), "PoolState": "Stopped", "MinSize": 3, "MaxGroupPreparedCapacity": 3,
+		"AutoScalingGroupName": groupNameOf(t), "PoolState": "Stopped", "MinSize": 3, "MaxGroupPreparedCapacity": 3,
 		"InstanceReusePolicy": obj{"ReuseOnScaleIn": false},
 	}
 	if !equalJSON(pool, wantPool) {
@@ -102,7 +160,7 @@ func TestWindowsHostGroup(t *testing.T) {
 	policy := logicalID(t, "AWS::AutoScaling::ScalingPolicy")
 	check(t, func() {
 		template.HasResourceProperties(jsii.String("AWS::AutoScaling::ScalingPolicy"), obj{
-			"AutoScalingGroupName": ref(group),
+			"AutoScalingGroupName": groupNameOf(t),
 			"PolicyType":           "StepScaling",
 			"AdjustmentType":       "ChangeInCapacity",
 			"StepAdjustments": []any{
@@ -129,8 +187,9 @@ func TestWindowsHostGroup(t *testing.T) {
 }
 
 // TestWindowsHostRole: the hosts run a tenant's code, which can read the role's credentials from
-// the metadata service. The role holds AWS's Session Manager policy and nothing else: no Allow of
-// its own, no resource policy naming it, and Parameter Store denied.
+// the metadata service. The role holds AWS's Session Manager policy, completing the launch
+// lifecycle action on its group, and nothing else: no resource policy naming it, and Parameter
+// Store denied.
 func TestWindowsHostRole(t *testing.T) {
 	role := idOf(t, "AWS::IAM::Role", "WindowsHostRole")
 	r := resources(t, "AWS::IAM::Role")[role]["Properties"].(obj)
@@ -141,8 +200,14 @@ func TestWindowsHostRole(t *testing.T) {
 	if !equalJSON(r["AssumeRolePolicyDocument"].(obj)["Statement"], []any{obj{"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": obj{"Service": "ec2.amazonaws.com"}}}) {
 		t.Errorf("assumed by %s, want EC2 only", jsonString(r["AssumeRolePolicyDocument"]))
 	}
-	if s := roleStatements(t, role); len(s) != 0 {
-		t.Errorf("the host role allows %+v", s)
+	// One Allow: completing its launch lifecycle action (the user data), on the hosts' group.
+	groupArn := obj{"Fn::Join": []any{"", []any{
+		"arn:", ref("AWS::Partition"), ":autoscaling:", ref("AWS::Region"), ":", ref("AWS::AccountId"),
+		":autoScalingGroup:*:autoScalingGroupName/", ref("AWS::StackName"), "-windows-hosts",
+	}}}
+	if s := roleStatements(t, role); len(s) != 1 || !slices.Equal(s[0].actions, []string{"autoscaling:CompleteLifecycleAction"}) ||
+		len(s[0].resources) != 1 || !equalJSON(s[0].resources[0], groupArn) {
+		t.Errorf("the host role allows %+v, want CompleteLifecycleAction on %s only", s, jsonString(groupArn))
 	}
 	var denied []string
 	for _, p := range resources(t, "AWS::IAM::Policy") {

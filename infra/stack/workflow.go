@@ -4,7 +4,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/jsii-runtime-go"
@@ -16,13 +15,9 @@ import (
 // without its Finish task (a SUCCEEDED execution has already ended its build).
 var EndedStatuses = []string{"FAILED", "TIMED_OUT", "ABORTED"}
 
-// codeBuildSyncRule is the EventBridge rule Step Functions manages in the account to learn that a
-// CodeBuild build ended (codebuild:startBuild.sync).
-const codeBuildSyncRule = "StepFunctionsGetEventsForCodeBuildRule"
-
 // createWorkflow defines the task function and the state machine of sfn.Definition(), one
-// Standard execution per build. It logs errors without execution data: the claim's output holds
-// the host's credential.
+// Standard execution per build. It logs every event (ALL, what operators need to follow an
+// execution) without execution data: the claim's output holds the host's credential.
 func (s *KilnStack) createWorkflow() {
 	task := s.newFunction(functionSpec{
 		name: "task", description: "kiln build workflow tasks (claim, finish, unsupported)", memoryMB: 256,
@@ -46,28 +41,13 @@ func (s *KilnStack) createWorkflow() {
 		},
 		Logs: &awsstepfunctions.LogOptions{
 			Destination:          logs,
-			Level:                awsstepfunctions.LogLevel_ERROR,
+			Level:                awsstepfunctions.LogLevel_ALL,
 			IncludeExecutionData: jsii.Bool(false),
 		},
 		TracingEnabled: jsii.Bool(s.props.Tracing),
 	})
-	role := s.workflow.Role()
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("lambda:InvokeFunction"),
-		Resources: &[]*string{task.fn.FunctionArn()},
-	}))
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("codebuild:StartBuild", "codebuild:StopBuild", "codebuild:BatchGetBuilds"),
-		Resources: &[]*string{s.hostProject.ProjectArn()},
-	}))
-	// startBuild.sync: Step Functions creates (once per account) and uses a managed EventBridge
-	// rule to learn when the build ended; the execution role must be allowed to manage it.
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions: jsii.Strings("events:PutTargets", "events:PutRule", "events:DescribeRule"),
-		Resources: &[]*string{s.Stack.FormatArn(&awscdk.ArnComponents{
-			Service: jsii.String("events"), Resource: jsii.String("rule"), ResourceName: jsii.String(codeBuildSyncRule),
-		})},
-	}))
+	// What each integration of the definition needs, as AWS documents it (integrations.go).
+	s.allowIntegrations(s.workflow.Role(), task)
 }
 
 // executionsArn is the ARN of every execution of the state machine.

@@ -1,12 +1,15 @@
 package stack_test
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/kilnbuild/kiln/infra/stack"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -25,11 +28,11 @@ func TestStateMachine(t *testing.T) {
 			sfn.PlaceholderTaskFunction: arnOf(task),
 			sfn.PlaceholderHostProject:  ref(project),
 		},
-		// Errors only, and never the execution data: the claim's output holds the host's credential.
+		// Every event, and never the execution data: the claim's output holds the host's credential.
 		"LoggingConfiguration": obj{
 			"Destinations":         []any{obj{"CloudWatchLogsLogGroup": obj{"LogGroupArn": arnOf(logs)}}},
 			"IncludeExecutionData": false,
-			"Level":                "ERROR",
+			"Level":                "ALL",
 		},
 		"TracingConfiguration": obj{"Enabled": false},
 	} {
@@ -42,25 +45,41 @@ func TestStateMachine(t *testing.T) {
 	}
 }
 
+// TestStateMachineRole: the state machine's role is the integrations table
+// (stack.StateMachineIntegrations) on kiln's resources, plus logging, and nothing else; the
+// CodeBuild rule is the one AWS names.
 func TestStateMachineRole(t *testing.T) {
 	sm := props(t, "AWS::StepFunctions::StateMachine")
 	role := sm["RoleArn"].(obj)["Fn::GetAtt"].([]any)[0].(string)
-	project := arnOf(logicalID(t, "AWS::CodeBuild::Project"))
-	rule := obj{"Fn::Join": []any{"", []any{
-		"arn:", ref("AWS::Partition"), ":events:", ref("AWS::Region"), ":", ref("AWS::AccountId"), ":rule/StepFunctionsGetEventsForCodeBuildRule",
-	}}}
+	// AWS's "IAM policies for AWS CodeBuild" page (Step Functions developer guide) and the CDK's
+	// CodeBuildStartBuild task name the managed rule of startBuild.sync so.
+	const awsRule = "StepFunctionsGetEventForCodeBuildStartBuildRule"
+	targets := map[string]any{
+		stack.OnTaskFunction: arnOf(functionLogicalID(t, "task")),
+		stack.OnHostProject:  arnOf(logicalID(t, "AWS::CodeBuild::Project")),
+		stack.OnCodeBuildRule: obj{"Fn::Join": []any{"", []any{
+			"arn:", ref("AWS::Partition"), ":events:", ref("AWS::Region"), ":", ref("AWS::AccountId"), ":rule/" + awsRule,
+		}}},
+	}
 	want := map[string]any{
-		"lambda:InvokeFunction":    arnOf(functionLogicalID(t, "task")),
-		"codebuild:StartBuild":     project,
-		"codebuild:StopBuild":      project,
-		"codebuild:BatchGetBuilds": project,
-		"events:PutTargets":        rule,
-		"events:PutRule":           rule,
-		"events:DescribeRule":      rule,
 		// Logging (Resource "*", TestNoWildcards' allowlist).
 		"logs:CreateLogDelivery": "*", "logs:DeleteLogDelivery": "*", "logs:DescribeLogGroups": "*",
 		"logs:DescribeResourcePolicies": "*", "logs:GetLogDelivery": "*", "logs:ListLogDeliveries": "*",
 		"logs:PutResourcePolicy": "*", "logs:UpdateLogDelivery": "*",
+	}
+	for _, in := range stack.StateMachineIntegrations {
+		for _, g := range in.Grants {
+			target, ok := targets[g.On]
+			if !ok {
+				t.Fatalf("%s: unknown target %q", in.Resource, g.On)
+			}
+			for _, a := range g.Actions {
+				if w, seen := want[a]; seen && !equalJSON(w, target) {
+					t.Fatalf("%s granted on two targets", a)
+				}
+				want[a] = target
+			}
+		}
 	}
 	var wantActions []string
 	for a := range want {
@@ -75,6 +94,37 @@ func TestStateMachineRole(t *testing.T) {
 			if len(s.resources) != 1 || !equalJSON(s.resources[0], want[a]) {
 				t.Errorf("%s on %s, want %s", a, jsonString(s.resources), jsonString(want[a]))
 			}
+		}
+	}
+}
+
+// TestIntegrationsCoverDefinition: every Task Resource of the definition has its entry in the
+// integrations table, with the AWS page it follows, and every entry is used.
+func TestIntegrationsCoverDefinition(t *testing.T) {
+	var def struct {
+		States map[string]struct{ Type, Resource string }
+	}
+	if err := json.Unmarshal([]byte(sfn.Definition()), &def); err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for name, st := range def.States {
+		if st.Type != "Task" {
+			continue
+		}
+		used[st.Resource] = true
+		i := slices.IndexFunc(stack.StateMachineIntegrations, func(in stack.Integration) bool { return in.Resource == st.Resource })
+		if i < 0 {
+			t.Errorf("state %s: %s has no entry in stack.StateMachineIntegrations", name, st.Resource)
+			continue
+		}
+		if in := stack.StateMachineIntegrations[i]; !strings.Contains(in.Doc, "https://docs.aws.amazon.com/step-functions/") || len(in.Grants) == 0 {
+			t.Errorf("%s: entry %+v cites no Step Functions policy page or grants nothing", st.Resource, in)
+		}
+	}
+	for _, in := range stack.StateMachineIntegrations {
+		if !used[in.Resource] {
+			t.Errorf("table entry %s: the definition does not use it", in.Resource)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package sfn
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 )
@@ -53,12 +54,34 @@ const SlotWaitSeconds = 20
 // (24 h) plus an hour for the host to start and report.
 const MaxExecutionSeconds = 25 * 3600
 
-// HostHeartbeatSeconds is the RunOnCodeBuild state's HeartbeatSeconds: the host's heartbeats
-// (every 10 s, relayed by the API as SendTaskHeartbeat with the state's task token) must not stop
-// for longer. Its first heartbeat comes only once CodeBuild has pulled the engine image and
-// started it, which may take up to HostStartGrace (15 minutes), so the bound is 20 minutes; a
-// host silent for that long has its CodeBuild build stopped and the build fails as host lost.
-const HostHeartbeatSeconds = 1200
+// CodeBuildTransientErrors are the errors of RunOnCodeBuild its Retry takes as CodeBuild refusing
+// StartBuild for a while (throttling, the account's limit of concurrently running builds),
+// not as the host failing: the optimized integration reports a CodeBuild API exception as
+// "CodeBuild.<exception>" (AccountLimitExceededException is the StartBuild error CodeBuild's
+// API Reference lists for a limit; throttling and the other service errors come as
+// CodeBuild.AWSCodeBuildException). A build that ran and failed is States.TaskFailed, never
+// retried: its host already reported.
+var CodeBuildTransientErrors = []string{"CodeBuild.AWSCodeBuildException", "CodeBuild.AccountLimitExceededException"}
+
+// The RunOnCodeBuild Retry's backoff: 30 s, then doubling, five retries.
+const (
+	startBuildRetryIntervalSeconds = 30
+	startBuildRetryMaxAttempts     = 5
+	startBuildRetryBackoffRate     = 2
+)
+
+// StartBuildRetryWait is the longest RunOnCodeBuild's Retry waits in all before its last attempt
+// (30 + 60 + 120 + 240 + 480 s; TestStartBuildRetry computes it from the definition).
+const StartBuildRetryWait = 930 * time.Second
+
+// HostQueuedTimeoutMinutes is the CodeBuild project's queued timeout: a host build waiting longer
+// than this in CodeBuild's queue (the account's concurrency quota reached) is ended by CodeBuild,
+// and the build fails as host lost.
+const HostQueuedTimeoutMinutes = 30
+
+// hostImagePull is what the host's start may take once CodeBuild runs it: provisioning, the pull
+// of the engine image (tens of GB), until `kiln agent run` reports.
+const hostImagePull = 15 * time.Minute
 
 // AgentHeartbeatSeconds is the WaitForAgent state's HeartbeatSeconds. Until an agent claims the
 // build nothing heartbeats, so it is first the time an agent of the pool has to claim it: 30
@@ -77,7 +100,7 @@ type obj = map[string]any
 // Definition is the state machine of one build, as ASL JSON with ${TaskFunctionArn} and
 // ${HostProjectName} left for the deployment to fill:
 //
-//	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync) ─> Finish ─> Done
+//	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync, retries CodeBuild's refusals) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
 //	                ├─ agent ─> WaitForAgent (.waitForTaskToken) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
@@ -159,12 +182,21 @@ func Definition() string {
 				// as the execution does. (A static value: aws-local-stepfunctions reads a
 				// TimeoutSecondsPath from the Parameters, AWS from the state's input.)
 				"TimeoutSeconds": MaxExecutionSeconds,
-				// Step Functions fails the state with States.HeartbeatTimeout when no
-				// SendTaskHeartbeat came for this long; Catch → HostEnded fails the build.
-				"HeartbeatSeconds": HostHeartbeatSeconds,
-				"ResultPath":       nil, // CodeBuild's answer is large and says nothing the build needs
-				"Catch":            []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
-				"Next":             StateFinish,
+				// No HeartbeatSeconds: Step Functions would count it from the StartBuild call, so
+				// CodeBuild's queue and the image pull would count as the host's silence. The host's
+				// silence is watched by the service from its own reports (HostStartGrace before
+				// the first, kiln.HeartbeatTimeout after each: the schedule tick fails the build
+				// and stops this execution and its CodeBuild build). The host still sends the
+				// task token with its heartbeats; SendTaskHeartbeat is harmless without it.
+				// CodeBuild refusing StartBuild for a while is retried with backoff.
+				"Retry": []obj{{
+					"ErrorEquals":     CodeBuildTransientErrors,
+					"IntervalSeconds": startBuildRetryIntervalSeconds, "MaxAttempts": startBuildRetryMaxAttempts,
+					"BackoffRate": startBuildRetryBackoffRate,
+				}},
+				"ResultPath": nil, // CodeBuild's answer is large and says nothing the build needs
+				"Catch":      []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
+				"Next":       StateFinish,
 			},
 			// The await task stores the state's task token on the build and returns; the state
 			// then waits until the API, hearing the build end, sends SendTaskSuccess (complete)

@@ -2,16 +2,18 @@ package sfn
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 )
 
 // TestDefinitionIsPlainASL: the definition is JSON, every state is reachable and leads somewhere
 // that exists, every task has a timeout and a Catch, and it uses nothing aws-local-stepfunctions
-// cannot run (JSONata, Assign); the CodeBuild host's task has a HeartbeatSeconds below its
-// TimeoutSeconds and passes the host its task token; the agent's waits with its task token.
+// cannot run (JSONata, Assign); the CodeBuild host's task has no HeartbeatSeconds and passes the
+// host its task token; the agent's waits with its task token.
 func TestDefinitionIsPlainASL(t *testing.T) {
 	var def struct {
 		StartAt        string
@@ -65,10 +67,10 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 		}
 		if s["Resource"] == "arn:aws:states:::codebuild:startBuild.sync" {
 			hosts++
-			beat, _ := s["HeartbeatSeconds"].(float64)
-			limit, _ := s["TimeoutSeconds"].(float64)
-			if beat <= 0 || beat >= limit {
-				t.Errorf("host task %s: HeartbeatSeconds %v, want more than 0 and less than its TimeoutSeconds %v", name, s["HeartbeatSeconds"], s["TimeoutSeconds"])
+			// Step Functions counts HeartbeatSeconds from the StartBuild call: CodeBuild's
+			// queue and the image pull would count as the host's silence.
+			if _, ok := s["HeartbeatSeconds"]; ok {
+				t.Errorf("host task %s: HeartbeatSeconds %v, want none (the service watches the host's silence)", name, s["HeartbeatSeconds"])
 			}
 			env := map[string]string{}
 			params, _ := s["Parameters"].(map[string]any)
@@ -109,5 +111,54 @@ func TestDefinitionIsPlainASL(t *testing.T) {
 		if !reached[name] {
 			t.Errorf("state %s is never reached", name)
 		}
+	}
+}
+
+// TestStartBuildRetry: RunOnCodeBuild retries CodeBuild refusing StartBuild (throttling, the
+// account's limit), with a backoff, and nothing else (a build that ran and failed is its host's
+// result); the longest wait of its retries is StartBuildRetryWait, and the host's start grace
+// covers those retries, CodeBuild's queue and the image pull.
+func TestStartBuildRetry(t *testing.T) {
+	var def struct {
+		States map[string]struct {
+			Retry []struct {
+				ErrorEquals     []string
+				IntervalSeconds int
+				MaxAttempts     int
+				BackoffRate     float64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(Definition()), &def); err != nil {
+		t.Fatal(err)
+	}
+	retry := def.States[StateStartHost].Retry
+	if len(retry) != 1 {
+		t.Fatalf("%s: %d retriers, want 1", StateStartHost, len(retry))
+	}
+	r := retry[0]
+	for _, want := range []string{"CodeBuild.AccountLimitExceededException", "CodeBuild.AWSCodeBuildException"} {
+		if !slices.Contains(r.ErrorEquals, want) {
+			t.Errorf("Retry does not take %s: %v", want, r.ErrorEquals)
+		}
+	}
+	for _, e := range r.ErrorEquals {
+		if strings.HasPrefix(e, "States.") {
+			t.Errorf("Retry takes %s: a failed or timed-out host build must not start another", e)
+		}
+	}
+	if r.IntervalSeconds < 10 || r.BackoffRate < 2 || r.MaxAttempts < 3 {
+		t.Errorf("Retry %+v: want a backoff (interval 10 s or more, rate 2 or more, 3 attempts or more)", r)
+	}
+	total, wait := 0.0, float64(r.IntervalSeconds)
+	for range r.MaxAttempts {
+		total += wait
+		wait *= r.BackoffRate
+	}
+	if got := time.Duration(total) * time.Second; got != StartBuildRetryWait {
+		t.Errorf("the retries wait %v in all, StartBuildRetryWait says %v", got, StartBuildRetryWait)
+	}
+	if min := StartBuildRetryWait + HostQueuedTimeoutMinutes*time.Minute + 10*time.Minute; HostStartGrace < min {
+		t.Errorf("HostStartGrace %v does not cover the retries, the queue and the image pull (%v)", HostStartGrace, min)
 	}
 }

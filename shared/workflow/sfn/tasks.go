@@ -13,9 +13,11 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// HostStartGrace is how long a CodeBuild host may take to start (pull the engine image) before
-// its silence counts.
-const HostStartGrace = 15 * time.Minute
+// HostStartGrace is how long after its claim a CodeBuild host may stay silent before its first
+// report: RunOnCodeBuild's retries of a refused StartBuild, CodeBuild's queue (its queued timeout
+// ends a longer wait) and the host's start (the image pull). Only from the host's first report
+// on does its silence count by kiln.HeartbeatTimeout (the schedule tick).
+const HostStartGrace = StartBuildRetryWait + HostQueuedTimeoutMinutes*time.Minute + hostImagePull
 
 // CodeBuild's bounds on a build's timeout, in minutes.
 const (
@@ -30,8 +32,8 @@ const (
 	ReasonWin64       = "Win64 builds need an agent pool: set agentPool on the build setting and run a kiln agent on Windows"
 	ReasonHostNoReply = "the build host ended without reporting a result"
 	ReasonHostLost    = "host lost: "
-	// ReasonHostSilent is the reason of a build whose host stopped heartbeating for longer than
-	// the RunOnCodeBuild state's HeartbeatSeconds.
+	// ReasonHostSilent is the reason of a build whose host task timed out on its heartbeats
+	// (States.HeartbeatTimeout).
 	ReasonHostSilent = ReasonHostLost + "the build host stopped reporting"
 	// ReasonNoAgent is the reason of a build for an agent pool no agent claimed within the
 	// WaitForAgent state's HeartbeatSeconds (followed by the pool's name).
