@@ -29,6 +29,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
 	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
@@ -68,9 +69,11 @@ type AWSLocal struct {
 	queue   *sqs.Queue
 	ticker  context.CancelFunc
 	ticks   sync.WaitGroup
-	done    chan error
-	stopped sync.Once
-	stopErr error
+	// lifeline ends every process aws-local started when it ends, however it ends.
+	lifeline *lifeline.Lifeline
+	done     chan error
+	stopped  sync.Once
+	stopErr  error
 }
 
 // AWSLocalOptions is what kiln aws-local needs beyond kiln serve's settings.
@@ -112,7 +115,10 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			l.stop(context.Background())
 		}
 	}()
-	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, logger); err != nil {
+	if l.lifeline, err = lifeline.Start(); err != nil {
+		return nil, err
+	}
+	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, l.lifeline, logger); err != nil {
 		return nil, err
 	}
 	apiListener, err := net.Listen("tcp", cfg.Addr)
@@ -177,7 +183,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			sfn.PlaceholderTaskFunction: awsLocalTaskFunction, sfn.PlaceholderHostProject: awsLocalHostProject}),
 		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
-		Log: slogWriter{logger}}); err != nil {
+		Log: slogWriter{logger}, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
 
@@ -221,7 +227,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
 		Env: hostEnvironment(cfg), Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
-		DefaultTimeoutMinutes: 60, Logger: logger}); err != nil {
+		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
 	codebuildServe(l.hosts)
@@ -289,6 +295,7 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	if l.backend != nil {
 		l.backend.stop()
 	}
+	errs = append(errs, l.lifeline.Close()) // ends what the stops above left, if anything
 	l.lock.release()
 	l.logger.Info("kiln aws-local stopped")
 	return errors.Join(errs...)
