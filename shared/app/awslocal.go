@@ -67,8 +67,11 @@ type AWSLocal struct {
 	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
 	machine *stepfunctions.Server
 	queue   *sqs.Queue
-	ticker  context.CancelFunc
-	ticks   sync.WaitGroup
+	// functions answer the Lambda Invoke API for every function, on AWSLocalOptions.LambdaAddr.
+	functions *lambdas.Server
+	lambdaURL string
+	ticker    context.CancelFunc
+	ticks     sync.WaitGroup
 	// lifeline ends every process aws-local started when it ends, however it ends.
 	lifeline *lifeline.Lifeline
 	done     chan error
@@ -87,6 +90,9 @@ type AWSLocalOptions struct {
 	// --ec2-host`), as the AMI's service runs it; empty: no hosted Windows hosts, and a Win64
 	// build needs an organization's agent pool.
 	WindowsHostCommand []string
+	// LambdaAddr is where the Lambda Invoke API of every function listens (KILN_LAMBDA_ADDR,
+	// DefaultLambdaAddr in kiln aws-local); empty: a free loopback port.
+	LambdaAddr string
 }
 
 // StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -140,10 +146,11 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}
 
 	// The stand-ins the AWS SDK clients talk to, each on its own loopback port.
-	lambdaURL, lambdaServe, err := l.listen()
+	lambdaURL, lambdaServe, err := l.listenOn(o.LambdaAddr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the Lambda Invoke API (KILN_LAMBDA_ADDR): %w", err)
 	}
+	l.lambdaURL = lambdaURL
 	codebuildURL, codebuildServe, err := l.listen()
 	if err != nil {
 		return nil, err
@@ -219,7 +226,9 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	lambdaServe(lambdas.New(map[string]any{"task": fns.Task.Handle, "ended": fns.Ended.Handle}, logger))
+	l.functions = lambdas.New(awsLocalHandlers{API: api, Task: fns, Deliver: deliver, Schedule: schedule,
+		Admin: &awsapp.Admin{Store: l.backend.store}}.byName(), logger)
+	lambdaServe(l.functions)
 	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: lambda.NewHandler(deliver.Handle),
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
 	queueServe(l.queue)
@@ -249,12 +258,15 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}()
 	l.startTicker(lambda.NewHandler(schedule.Handle), o.TickEvery)
 	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
-		slog.String("state_machine", awsLocalStateMachine))
+		slog.String("state_machine", awsLocalStateMachine), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
 	return l, nil
 }
 
 // URL is the API's base URL.
 func (l *AWSLocal) URL() string { return l.url }
+
+// LambdaURL is the base URL of the Lambda Invoke API (an AWS SDK's Lambda endpoint).
+func (l *AWSLocal) LambdaURL() string { return l.lambdaURL }
 
 // Done reports the API server's end: nil after a shutdown.
 func (l *AWSLocal) Done() <-chan error { return l.done }
@@ -289,6 +301,9 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	for _, s := range l.servers {
 		errs = append(errs, s.Shutdown(ctx))
 	}
+	if l.functions != nil {
+		l.functions.Wait() // Event invocations still running
+	}
 	if l.queue != nil {
 		l.queue.Close()
 	}
@@ -302,8 +317,14 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 }
 
 // listen opens a loopback port for a stand-in and returns its URL and how to serve on it.
-func (l *AWSLocal) listen() (string, func(http.Handler), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (l *AWSLocal) listen() (string, func(http.Handler), error) { return l.listenOn("") }
+
+// listenOn is listen on addr ("": a free loopback port).
+func (l *AWSLocal) listenOn(addr string) (string, func(http.Handler), error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}

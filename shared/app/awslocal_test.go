@@ -36,6 +36,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
+		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
 	} {
 		t.Run(tt.name, tt.test)
 	}
