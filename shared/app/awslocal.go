@@ -197,7 +197,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	stepFunctions := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(l.machine.Endpoint()) })
 	workflow := &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
 		Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })}
-	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys,
+	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys, Perforce: newPerforce(cfg),
 		Workflow: workflow, TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients, Logger: logger,
 		Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 			Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
