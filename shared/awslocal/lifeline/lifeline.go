@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 )
 
 // MarkerVar is the environment variable that marks the processes of one lifeline.
@@ -74,7 +73,7 @@ func Start() (*Lifeline, error) {
 	l.cmd = exec.Command("/bin/sh", "-c", watchdog, "lifeline-watchdog", l.marker)
 	l.cmd.Stdin = r
 	l.cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"} // without the marker
-	l.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	l.cmd.SysProcAttr = ownSession()
 	if err := l.cmd.Start(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("lifeline: start the watchdog: %w", err)
