@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -12,7 +13,8 @@ import (
 )
 
 // awsLocal runs `kiln aws-local`: the AWS deployment's code paths on this machine, with kiln
-// serve's settings. Its build hosts are this binary's `kiln agent run`.
+// serve's settings. Its build hosts are this binary's `kiln agent run`; the Lambda Invoke API of
+// its functions listens on KILN_LAMBDA_ADDR (default 127.0.0.1:3001, as sam local start-lambda).
 func awsLocal(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if err := awsLocalSupported(runtime.GOOS); err != nil {
 		return err
@@ -27,7 +29,8 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln aws-local starting", slog.String("version", version()))
-	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"}}, stdout, logger)
+	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"},
+		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), app.DefaultLambdaAddr)}, stdout, logger)
 	if err != nil {
 		return err
 	}

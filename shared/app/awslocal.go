@@ -29,6 +29,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
 	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
@@ -66,11 +67,16 @@ type AWSLocal struct {
 	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
 	machine *stepfunctions.Server
 	queue   *sqs.Queue
-	ticker  context.CancelFunc
-	ticks   sync.WaitGroup
-	done    chan error
-	stopped sync.Once
-	stopErr error
+	// functions answer the Lambda Invoke API for every function, on AWSLocalOptions.LambdaAddr.
+	functions *lambdas.Server
+	lambdaURL string
+	ticker    context.CancelFunc
+	ticks     sync.WaitGroup
+	// lifeline ends every process aws-local started when it ends, however it ends.
+	lifeline *lifeline.Lifeline
+	done     chan error
+	stopped  sync.Once
+	stopErr  error
 }
 
 // AWSLocalOptions is what kiln aws-local needs beyond kiln serve's settings.
@@ -84,6 +90,9 @@ type AWSLocalOptions struct {
 	// --ec2-host`), as the AMI's service runs it; empty: no hosted Windows hosts, and a Win64
 	// build needs an organization's agent pool.
 	WindowsHostCommand []string
+	// LambdaAddr is where the Lambda Invoke API of every function listens (KILN_LAMBDA_ADDR,
+	// DefaultLambdaAddr in kiln aws-local); empty: a free loopback port.
+	LambdaAddr string
 }
 
 // StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -112,7 +121,10 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			l.stop(context.Background())
 		}
 	}()
-	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, logger); err != nil {
+	if l.lifeline, err = lifeline.Start(); err != nil {
+		return nil, err
+	}
+	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, l.lifeline, logger); err != nil {
 		return nil, err
 	}
 	apiListener, err := net.Listen("tcp", cfg.Addr)
@@ -134,10 +146,11 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}
 
 	// The stand-ins the AWS SDK clients talk to, each on its own loopback port.
-	lambdaURL, lambdaServe, err := l.listen()
+	lambdaURL, lambdaServe, err := l.listenOn(o.LambdaAddr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the Lambda Invoke API (KILN_LAMBDA_ADDR): %w", err)
 	}
+	l.lambdaURL = lambdaURL
 	codebuildURL, codebuildServe, err := l.listen()
 	if err != nil {
 		return nil, err
@@ -177,14 +190,14 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			sfn.PlaceholderTaskFunction: awsLocalTaskFunction, sfn.PlaceholderHostProject: awsLocalHostProject}),
 		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
-		Log: slogWriter{logger}}); err != nil {
+		Log: slogWriter{logger}, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
 
 	stepFunctions := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(l.machine.Endpoint()) })
 	workflow := &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
 		Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })}
-	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys,
+	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys, Perforce: newPerforce(cfg),
 		Workflow: workflow, TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients, Logger: logger,
 		Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 			Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
@@ -213,7 +226,9 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	lambdaServe(lambdas.New(map[string]any{"task": fns.Task.Handle, "ended": fns.Ended.Handle}, logger))
+	l.functions = lambdas.New(awsLocalHandlers{API: api, Task: fns, Deliver: deliver, Schedule: schedule,
+		Admin: &awsapp.Admin{Store: l.backend.store}}.byName(), logger)
+	lambdaServe(l.functions)
 	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: lambda.NewHandler(deliver.Handle),
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
 	queueServe(l.queue)
@@ -221,7 +236,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
 		Env: hostEnvironment(cfg), Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
-		DefaultTimeoutMinutes: 60, Logger: logger}); err != nil {
+		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
 	codebuildServe(l.hosts)
@@ -243,12 +258,15 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}()
 	l.startTicker(lambda.NewHandler(schedule.Handle), o.TickEvery)
 	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
-		slog.String("state_machine", awsLocalStateMachine))
+		slog.String("state_machine", awsLocalStateMachine), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
 	return l, nil
 }
 
 // URL is the API's base URL.
 func (l *AWSLocal) URL() string { return l.url }
+
+// LambdaURL is the base URL of the Lambda Invoke API (an AWS SDK's Lambda endpoint).
+func (l *AWSLocal) LambdaURL() string { return l.lambdaURL }
 
 // Done reports the API server's end: nil after a shutdown.
 func (l *AWSLocal) Done() <-chan error { return l.done }
@@ -283,20 +301,30 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	for _, s := range l.servers {
 		errs = append(errs, s.Shutdown(ctx))
 	}
+	if l.functions != nil {
+		l.functions.Wait() // Event invocations still running
+	}
 	if l.queue != nil {
 		l.queue.Close()
 	}
 	if l.backend != nil {
 		l.backend.stop()
 	}
+	errs = append(errs, l.lifeline.Close()) // ends what the stops above left, if anything
 	l.lock.release()
 	l.logger.Info("kiln aws-local stopped")
 	return errors.Join(errs...)
 }
 
 // listen opens a loopback port for a stand-in and returns its URL and how to serve on it.
-func (l *AWSLocal) listen() (string, func(http.Handler), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (l *AWSLocal) listen() (string, func(http.Handler), error) { return l.listenOn("") }
+
+// listenOn is listen on addr ("": a free loopback port).
+func (l *AWSLocal) listenOn(addr string) (string, func(http.Handler), error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal"
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -51,7 +52,7 @@ type awsBackends struct {
 // startAWSBackends starts DynamoDB Local and MinIO on their data under dataDir (installing them
 // into the repository's .cache/ on first use, as the tests do) and opens the table, the bucket
 // and the master key, creating what is missing.
-func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, logger *slog.Logger) (_ *awsBackends, err error) {
+func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, life *lifeline.Lifeline, logger *slog.Logger) (_ *awsBackends, err error) {
 	dir := filepath.Join(dataDir, awsLocalDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
@@ -69,7 +70,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, lo
 	if err != nil {
 		return nil, err
 	}
-	if b.dynamo, err = dynamodblocal.Start(ctx, dynamodblocal.Options{JarDir: jars, DataDir: filepath.Join(dir, "dynamodb")}); err != nil {
+	if b.dynamo, err = dynamodblocal.Start(ctx, dynamodblocal.Options{JarDir: jars, DataDir: filepath.Join(dir, "dynamodb"), Lifeline: life}); err != nil {
 		return nil, err
 	}
 	b.db = dynamo.New(b.dynamo.Config())
@@ -95,7 +96,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, lo
 		return nil, err
 	}
 	if b.minio, err = minio.Start(ctx, minio.Options{Binary: bin, DataDir: filepath.Join(dir, "minio"), Addr: addr, ConsoleAddr: console,
-		User: user, Password: password}); err != nil {
+		User: user, Password: password, Lifeline: life}); err != nil {
 		return nil, err
 	}
 	if err := b.minio.CreateBucket(ctx, awsLocalBucket); err != nil {

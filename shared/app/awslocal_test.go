@@ -36,6 +36,8 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
+		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
+		{"PerforceCredentialsProjectAndBuilds", awsLocalPerforceBuild},
 	} {
 		t.Run(tt.name, tt.test)
 	}

@@ -47,7 +47,7 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 		IdleLimit: hostedhosts.DefaultIdleLimit}
 	st := l.backend.store
 	l.winHost = ec2hosts.New(ec2hosts.Config{Group: group, Signer: signer, Account: awsLocalAccount, Region: awsLocalRegion,
-		Command: o.WindowsHostCommand, Dir: filepath.Join(cfg.Data, awsLocalDir, "ec2"), Max: max(cfg.Workers, 1), Logger: l.logger,
+		Command: o.WindowsHostCommand, Dir: filepath.Join(cfg.Data, awsLocalDir, "ec2"), Max: max(cfg.Workers, 1), Logger: l.logger, Lifeline: l.lifeline,
 		// The agent reaches the API as a host in AWS does, at its URL; engines as an AMI has them.
 		Env: append(hostEnvironment(cfg), "KILN_HOST_URL="+l.url, "KILN_AGENT_ENGINES="+absPath(cfg.Engines)),
 		Claimed: func(ctx context.Context, id string) (bool, error) {

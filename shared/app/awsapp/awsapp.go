@@ -179,7 +179,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 	if cfg.DeliveryQueueURL != "" {
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
-	return newAPI(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), arts, keys, gh, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
+	return newAPI(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), arts, keys, gh, nil, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
 		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newWindowsHostsClients(awsCfg, cfg.WindowsHosts).AutoScaling, logger)
 }
 
@@ -225,7 +225,7 @@ type buildLogs interface {
 //
 // A host's heartbeat carrying a task token is passed on to beats (nil: none); when beats also
 // hears of ended builds (SFNHeartbeats), a build with a task token that ends answers it.
-func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, workflow builds.Workflow, queue DeliveryQueue,
+func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, p4 httpapi.PerforceVerifier, workflow builds.Workflow, queue DeliveryQueue,
 	beats agentapi.TaskHeartbeats, asg hostedhosts.AutoScaling, logger *slog.Logger) (http.Handler, error) {
 	hosted, err := cfg.WindowsHosts.authenticator(asg, logger)
 	if err != nil {
@@ -246,6 +246,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 			Allowance: orgPlans, Skips: st, SkipEvents: hooks},
 		Plans:          orgPlans,
 		Webhooks:       hooks,
+		Perforce:       p4,
 		Artifacts:      arts,
 		Logs:           logs,
 		Store:          st,

@@ -99,6 +99,9 @@ type Parts struct {
 	// GitHub is the GitHub App (nil: none): the API's, and the one the functions that end builds
 	// (task, ended, schedule) post final commit statuses with. The deliver function has none.
 	GitHub *GitHubApp
+	// Perforce checks Perforce credentials for the API (nil: none, as in the API Lambda, which
+	// carries no p4 client; kiln aws-local passes KILN_P4's, as kiln serve does).
+	Perforce httpapi.PerforceVerifier
 	// Workflow starts scheduled builds and stops the builds a tick failed.
 	Workflow builds.Workflow
 	// Queue takes delivery attempts (SQS in AWS).

@@ -1,8 +1,10 @@
 // Package apigateway stands in for an API Gateway HTTP API in front of a Lambda function, for
 // kiln aws-local: each HTTP request becomes the payload 2.0 event API Gateway sends
 // (events.APIGatewayV2HTTPRequest), the function is invoked with that JSON, and its response
-// event becomes the HTTP response. Limits are API Gateway's: a request body over 10 MB is
-// refused with 413, as a response over Lambda's 6 MB is with 502.
+// event becomes the HTTP response. Limits are an HTTP API's and Lambda's: a request body over
+// 10 MB is refused with 413; a function that has not answered within the integration timeout
+// (30 s) is answered 503 Service Unavailable, as HTTP APIs do (the function runs on, as in
+// Lambda); a function response over Lambda's 6 MB is answered 502.
 package apigateway
 
 import (
@@ -27,10 +29,12 @@ type Function interface {
 	Invoke(ctx context.Context, payload []byte) ([]byte, error)
 }
 
-// API Gateway's and Lambda's payload limits.
+// An HTTP API's limits (its payload size and integration timeout) and Lambda's on a synchronous
+// response.
 const (
-	MaxRequestBody  = 10 << 20
-	MaxResponseSize = 6 << 20
+	MaxRequestBody     = 10 << 20
+	IntegrationTimeout = 30 * time.Second
+	MaxResponseSize    = 6<<20 + 100
 )
 
 // Handler serves HTTP by invoking Function with API Gateway events.
@@ -38,7 +42,9 @@ type Handler struct {
 	Function Function
 	// DomainName is the API's host name as the event tells it (default: the request's Host).
 	DomainName string
-	Logger     *slog.Logger
+	// Timeout is the integration timeout (0: IntegrationTimeout; tests shorten it).
+	Timeout time.Duration
+	Logger  *slog.Logger
 
 	seq atomic.Int64
 }
@@ -46,11 +52,11 @@ type Handler struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBody+1))
 	if err != nil {
-		http.Error(w, `{"message":"Bad Request"}`, http.StatusBadRequest)
+		writeGatewayError(w, http.StatusBadRequest, "Bad Request")
 		return
 	}
 	if len(body) > MaxRequestBody {
-		http.Error(w, `{"message":"Request Entity Too Large"}`, http.StatusRequestEntityTooLarge)
+		writeGatewayError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large")
 		return
 	}
 	ev := h.event(r, body)
@@ -59,7 +65,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"Internal Server Error"}`, http.StatusInternalServerError)
 		return
 	}
-	out, err := h.Function.Invoke(r.Context(), payload)
+	out, err, timedOut := h.invoke(r.Context(), payload)
+	if timedOut {
+		h.log().ErrorContext(r.Context(), "the API function did not answer within the integration timeout",
+			slog.String("request_id", ev.RequestContext.RequestID), slog.Duration("timeout", h.timeout()))
+		writeGatewayError(w, http.StatusServiceUnavailable, "Service Unavailable")
+		return
+	}
 	if err != nil {
 		h.log().ErrorContext(r.Context(), "the API function failed", slog.String("request_id", ev.RequestContext.RequestID), slog.String("error", err.Error()))
 		writeGatewayError(w, http.StatusInternalServerError, "Internal Server Error")
@@ -102,6 +114,36 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(respBody)
 	}
+}
+
+// invoke invokes the function and waits for its answer at most the integration timeout; a
+// function still running then goes on without a caller, as in Lambda (neither the timeout nor
+// the client's going away ends it).
+func (h *Handler) invoke(ctx context.Context, payload []byte) (out []byte, err error, timedOut bool) {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := h.Function.Invoke(context.WithoutCancel(ctx), payload)
+		done <- result{out, err}
+	}()
+	timer := time.NewTimer(h.timeout())
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.out, r.err, false
+	case <-timer.C:
+		return nil, nil, true
+	}
+}
+
+func (h *Handler) timeout() time.Duration {
+	if h.Timeout > 0 {
+		return h.Timeout
+	}
+	return IntegrationTimeout
 }
 
 // event builds the payload 2.0 event of a request, as API Gateway does: header names in lower

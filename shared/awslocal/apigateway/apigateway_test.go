@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -60,24 +61,60 @@ func (oversized) Invoke(context.Context, []byte) ([]byte, error) {
 	return []byte(`{"statusCode":200,"body":"` + strings.Repeat("x", MaxResponseSize) + `"}`), nil
 }
 
+// slow answers after its delay, or when the test ends.
+type slow struct {
+	delay time.Duration
+	ended chan struct{}
+}
+
+func (s slow) Invoke(context.Context, []byte) ([]byte, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-s.ended:
+	}
+	return []byte(`{"statusCode":200,"body":"late"}`), nil
+}
+
+// TestGatewayErrors: the answers of an HTTP API when its integration fails or a limit is hit.
 func TestGatewayErrors(t *testing.T) {
+	ended := make(chan struct{})
+	defer close(ended)
 	tests := []struct {
-		name string
-		fn   Function
-		body []byte
-		want int
+		name    string
+		fn      Function
+		timeout time.Duration
+		body    []byte
+		want    int
+		message string
 	}{
-		{"a failing function", failing{}, nil, http.StatusInternalServerError},
-		{"a body over 10 MB", failing{}, bytes.Repeat([]byte("a"), MaxRequestBody+1), http.StatusRequestEntityTooLarge},
-		{"a response over 6 MB", oversized{}, nil, http.StatusBadGateway},
+		{"a failing function", failing{}, 0, nil, http.StatusInternalServerError, "Internal Server Error"},
+		{"a body over 10 MB", failing{}, 0, bytes.Repeat([]byte("a"), MaxRequestBody+1), http.StatusRequestEntityTooLarge, "Request Entity Too Large"},
+		{"a response over 6 MB", oversized{}, 0, nil, http.StatusBadGateway, "Internal Server Error"},
+		{"a function slower than the integration timeout", slow{time.Hour, ended}, 200 * time.Millisecond, nil, http.StatusServiceUnavailable, "Service Unavailable"},
+		{"a function within the timeout", slow{10 * time.Millisecond, ended}, 5 * time.Second, nil, http.StatusOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			(&Handler{Function: tt.fn}).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(tt.body)))
+			start := time.Now()
+			(&Handler{Function: tt.fn, Timeout: tt.timeout}).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(tt.body)))
 			if rec.Code != tt.want {
 				t.Fatalf("got %d, want %d", rec.Code, tt.want)
 			}
+			if tt.message != "" && strings.TrimSpace(rec.Body.String()) != `{"message":"`+tt.message+`"}` {
+				t.Fatalf("body %q, want API Gateway's message %q", rec.Body.String(), tt.message)
+			}
+			if tt.timeout > 0 && time.Since(start) > tt.timeout+2*time.Second {
+				t.Fatalf("answered after %v, timeout %v", time.Since(start), tt.timeout)
+			}
 		})
+	}
+}
+
+// TestTheIntegrationTimeoutIsAnHTTPAPIs: without a Timeout, the gateway waits 30 s, an HTTP
+// API's integration timeout.
+func TestTheIntegrationTimeoutIsAnHTTPAPIs(t *testing.T) {
+	if got := (&Handler{}).timeout(); got != 30*time.Second {
+		t.Fatalf("default integration timeout %v, want 30s", got)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
@@ -53,7 +54,10 @@ type Config struct {
 	// MaxRunning is how many builds run at once (CodeBuild's concurrency limit); more wait in
 	// the QUEUED phase. 0: no limit.
 	MaxRunning int
-	Logger     *slog.Logger
+	// Lifeline ends the builds' processes when the stand-in's process ends, however it ends
+	// (nil: none).
+	Lifeline *lifeline.Lifeline
+	Logger   *slog.Logger
 }
 
 // Server is the stand-in. Close stops every build still running.
@@ -169,6 +173,7 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	for _, v := range in.EnvironmentVariablesOverride {
 		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
 	}
+	s.cfg.Lifeline.Mark(cmd)
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
 		BuildStatus: StatusInProgress, CurrentPhase: "QUEUED", StartTime: epoch(time.Now()), TimeoutInMinutes: minutes,
 		Environment: BuildEnvironment{Image: in.ImageOverride, Type: "LINUX_CONTAINER", EnvironmentVariables: in.EnvironmentVariablesOverride}, Logs: BuildLogs{DeepLink: "file://" + logPath}},
@@ -211,6 +216,9 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 		return
 	}
 	b.started, b.CurrentPhase = true, "BUILD"
+	if err := s.cfg.Lifeline.Hold(b.cmd.Process.Pid); err != nil {
+		s.cfg.Logger.Warn("codebuild: the build's process outlives a crash", slog.String("codebuild_id", b.ID), slog.String("error", err.Error()))
+	}
 	s.mu.Unlock()
 	s.cfg.Logger.Info("codebuild build started", slog.String("codebuild_id", b.ID))
 	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
@@ -218,6 +226,7 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	timer.Stop()
 	_ = b.tree.Kill() // what the command left behind goes with it
 	b.tree.Close()
+	_ = s.cfg.Lifeline.Release(b.cmd.Process.Pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
@@ -32,6 +33,8 @@ type Options struct {
 	DataDir string
 	// Port is the port inside the namespace (0: 8000).
 	Port int
+	// Lifeline ends the server when its parent ends, however it ends (nil: none).
+	Lifeline *lifeline.Lifeline
 }
 
 // Server is a running DynamoDB Local in its own network namespace.
@@ -41,6 +44,7 @@ type Server struct {
 
 	cmd      *exec.Cmd
 	tree     *proctree.Tree
+	lifeline *lifeline.Lifeline
 	exited   chan struct{}
 	netns    *os.File
 	stopOnce sync.Once
@@ -69,13 +73,19 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	java := append([]string{"java", "-Djava.library.path=" + filepath.Join(o.JarDir, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(o.JarDir, "DynamoDBLocal.jar"), "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port)}, store...)
 	args := append([]string{"-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh"}, java...)
-	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{})}
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{}), lifeline: o.Lifeline}
 	s.cmd = exec.Command("unshare", args...)
 	s.cmd.Dir = o.JarDir
 	s.cmd.Stderr = &s.stderr
 	s.tree = proctree.New(s.cmd, proctree.Options{})
+	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("dynamodblocal: start unshare: %w", err)
+	}
+	if err := o.Lifeline.Hold(s.cmd.Process.Pid); err != nil {
+		_ = s.tree.Kill()
+		_ = s.cmd.Wait()
+		return nil, fmt.Errorf("dynamodblocal: %w", err)
 	}
 	go func() { _ = s.cmd.Wait(); close(s.exited) }()
 	if err := s.openNamespace(ctx); err != nil {
@@ -170,6 +180,7 @@ func (s *Server) Stop() {
 			<-s.exited
 		}
 		s.tree.Close()
+		_ = s.lifeline.Release(s.cmd.Process.Pid)
 		if s.netns != nil {
 			s.netns.Close()
 		}

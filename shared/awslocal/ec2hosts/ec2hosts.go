@@ -27,6 +27,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/awslocal/autoscaling"
 	"github.com/kilnbuild/kiln/shared/awslocal/imds"
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/proctree"
 )
@@ -48,7 +49,9 @@ type Config struct {
 	// Claimed tells whether an instance claimed its build (the service's record): an instance
 	// that did not is still available to a waiting build.
 	Claimed func(ctx context.Context, instanceID string) (bool, error)
-	Logger  *slog.Logger
+	// Lifeline ends the agents when the stand-in's process ends, however it ends (nil: none).
+	Lifeline *lifeline.Lifeline
+	Logger   *slog.Logger
 }
 
 // Pool is the running stand-in.
@@ -141,6 +144,7 @@ func (p *Pool) launch() error {
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
 	tree := proctree.New(cmd, proctree.Options{})
 	cmd.Env = append(append([]string{}, p.cfg.Env...), "KILN_AGENT_IMDS=http://"+ln.Addr().String(), "KILN_AGENT_WORKDIR="+filepath.Join(work, "work"))
+	p.cfg.Lifeline.Mark(cmd)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -153,6 +157,9 @@ func (p *Pool) launch() error {
 		server.Close()
 		return fmt.Errorf("ec2hosts: start the agent: %w", err)
 	}
+	if err := p.cfg.Lifeline.Hold(cmd.Process.Pid); err != nil {
+		p.cfg.Logger.Warn("ec2hosts: the agent outlives a crash", slog.String("instance_id", id), slog.String("error", err.Error()))
+	}
 	p.alive[id] = &instance{tree: tree, server: server}
 	p.wg.Add(1)
 	go func() {
@@ -161,6 +168,7 @@ func (p *Pool) launch() error {
 		err := cmd.Wait()
 		_ = tree.Kill() // what the agent left behind goes with it
 		_ = tree.Close()
+		_ = p.cfg.Lifeline.Release(cmd.Process.Pid)
 		p.cfg.Logger.Info("aws-local: a Windows host's agent ended", slog.String("instance_id", id), slog.Any("error", err))
 	}()
 	p.cfg.Group.Launch(id, hostedhosts.StateInService, func() { p.terminated(id) })

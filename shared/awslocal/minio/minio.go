@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
@@ -39,6 +40,8 @@ type Options struct {
 	// KillWithParent kills the server when the thread that started it ends (Pdeathsig): for
 	// tests, whose server must not outlive a crashed test binary.
 	KillWithParent bool
+	// Lifeline ends the server when its parent ends, however it ends (nil: none).
+	Lifeline *lifeline.Lifeline
 }
 
 // Server is a running MinIO server.
@@ -50,6 +53,7 @@ type Server struct {
 
 	cmd      *exec.Cmd
 	tree     *proctree.Tree
+	lifeline *lifeline.Lifeline
 	exited   chan struct{}
 	stopOnce sync.Once
 }
@@ -123,17 +127,22 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.User == "" || o.Password == "" || o.Addr == "" || o.ConsoleAddr == "" || o.DataDir == "" {
 		return nil, errors.New("minio: data directory, addresses and credentials are required")
 	}
-	s := &Server{Endpoint: "http://" + o.Addr, User: o.User, Password: o.Password, exited: make(chan struct{})}
+	s := &Server{Endpoint: "http://" + o.Addr, User: o.User, Password: o.Password, exited: make(chan struct{}), lifeline: o.Lifeline}
 	s.cmd = exec.Command(bin, "server", "--quiet", "--address", o.Addr, "--console-address", o.ConsoleAddr, o.DataDir)
 	s.cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+o.User, "MINIO_ROOT_PASSWORD="+o.Password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CALLHOME_ENABLE=off")
 	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
 	out := &output{}
 	s.cmd.Stdout, s.cmd.Stderr = out, out
+	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() { _ = s.cmd.Wait(); close(s.exited) }()
+	if err := o.Lifeline.Hold(s.cmd.Process.Pid); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("minio: %w", err)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.Endpoint + "/minio/health/ready")
@@ -164,6 +173,7 @@ func (s *Server) Stop() {
 		_ = s.tree.Kill()
 		<-s.exited
 		s.tree.Close()
+		_ = s.lifeline.Release(s.cmd.Process.Pid)
 	})
 }
 

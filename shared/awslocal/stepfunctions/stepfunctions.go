@@ -21,6 +21,7 @@ import (
 	"time"
 
 	awslocal "github.com/kilnbuild/kiln/scripts/aws-local"
+	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree"
 )
 
@@ -48,6 +49,8 @@ type Options struct {
 	Dir string
 	// Log gets the process's error output; nil discards it.
 	Log io.Writer
+	// Lifeline ends the process when its parent ends, however it ends (nil: none).
+	Lifeline *lifeline.Lifeline
 }
 
 // Server is the running stand-in.
@@ -55,6 +58,7 @@ type Server struct {
 	endpoint string
 	cmd      *exec.Cmd
 	tree     *proctree.Tree
+	lifeline *lifeline.Lifeline
 	stdin    io.WriteCloser
 	done     chan struct{}
 }
@@ -103,10 +107,16 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Lifeline.Mark(cmd)
 	if err := tree.Start(); err != nil {
 		return nil, fmt.Errorf("stepfunctions: start node: %w", err)
 	}
-	s := &Server{cmd: cmd, tree: tree, stdin: stdin, done: make(chan struct{})}
+	s := &Server{cmd: cmd, tree: tree, lifeline: o.Lifeline, stdin: stdin, done: make(chan struct{})}
+	if err := o.Lifeline.Hold(cmd.Process.Pid); err != nil {
+		_ = tree.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("stepfunctions: %w", err)
+	}
 	port := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -149,5 +159,6 @@ func (s *Server) Close() error {
 	_ = s.tree.Kill()
 	<-s.done
 	s.tree.Close()
+	_ = s.lifeline.Release(s.cmd.Process.Pid)
 	return nil
 }
