@@ -31,6 +31,10 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 	if len(o.WindowsHostCommand) == 0 {
 		return none, nil
 	}
+	if l.iam.auth.Principal(awsLocalKey(iam.EC2HostPrincipal)) == nil {
+		l.logger.Info("aws-local: the stack's template has no Windows hosts (kiln:windowsAmiId); a Win64 build needs an agent pool")
+		return none, nil
+	}
 	signer, err := imds.NewSigner()
 	if err != nil {
 		return none, err
