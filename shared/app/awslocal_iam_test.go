@@ -22,9 +22,13 @@ func TestAWSLocalIAM(t *testing.T) {
 		}
 		wantRefused(t, w.logs.String(), "assumed-role/BuildWorkflowRole", "/kiln-builds-execution is not authorized to perform: events:PutTargets on resource: arn:aws:events:us-east-1:000000000000:rule/StepFunctionsGetEventForCodeBuildStartBuildRule")
 	})
-	t.Run("TaskWithoutUpdateItemFailsTheBuild", func(t *testing.T) {
-		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution(),
-			withoutAction("task", "dynamodb:UpdateItem")))
+	t.Run("TaskWithoutDynamoDBFailsTheBuild", func(t *testing.T) {
+		edits := []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution()}
+		for _, a := range []string{"BatchGetItem", "BatchWriteItem", "ConditionCheckItem", "DeleteItem", "DescribeTable", "GetItem", "GetRecords",
+			"GetShardIterator", "PutItem", "Query", "Scan", "UpdateItem"} {
+			edits = append(edits, withoutAction("task", "dynamodb:"+a))
+		}
+		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, edits...))
 		w := newWorld(t)
 		pid := w.addShooter(t)
 		sid := w.addSetting(t, pid, nil)["id"].(string)
@@ -32,7 +36,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		if b := w.waitEnded(t, id); b["status"] != "failed" {
 			t.Fatalf("build ended %v, want failed", b["status"])
 		}
-		wantRefused(t, w.logs.String(), "assumed-role/TaskFunctionRole", "/task is not authorized to perform: dynamodb:UpdateItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/kiln")
+		wantRefused(t, w.logs.String(), "assumed-role/TaskFunctionRole", "/task is not authorized to perform: dynamodb:", "on resource: arn:aws:dynamodb:us-east-1:000000000000:table/kiln")
 	})
 	for _, granted := range []bool{false, true} {
 		name := "ScheduleWithoutStartExecutionStartsNoBuild"
