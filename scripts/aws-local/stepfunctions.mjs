@@ -20,7 +20,10 @@
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
 // KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
 // KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_HEARTBEAT_MS (for tests:
-// replaces every state's HeartbeatSeconds). It prints "listening <port>" once
+// replaces every state's HeartbeatSeconds), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
+// its Lambda and CodeBuild calls carry it in a SigV4 Authorization header's Credential, so that
+// aws-local checks them against the role) and KILN_SFN_EVENTS_ACCESS_KEY_ID (EventBridge's, for
+// the ended function). It prints "listening <port>" once
 // it listens, and stops on SIGTERM or when its standard input closes.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -53,6 +56,8 @@ const codebuildEndpoint = env('KILN_SFN_CODEBUILD_ENDPOINT');
 const endedFunction = env('KILN_SFN_ENDED_FUNCTION');
 const pollMs = Number(env('KILN_SFN_POLL_MS', '1000'));
 const heartbeatOverrideMs = Number(env('KILN_SFN_HEARTBEAT_MS', '0'));
+const accessKeyId = process.env.KILN_SFN_ACCESS_KEY_ID || '';
+const eventsAccessKeyId = process.env.KILN_SFN_EVENTS_ACCESS_KEY_ID || '';
 const [, , , region, account, , machineName] = stateMachineArn.split(':');
 const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
 
@@ -67,18 +72,27 @@ class AWSError extends Error {
 
 const epoch = (d) => d.getTime() / 1000;
 
+// authorization names the caller as a SigV4 header does (the stand-ins read its Credential; the
+// signature is not checked).
+function authorization(key, service) {
+  if (!key) return {};
+  const date = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+  return { Authorization: `AWS4-HMAC-SHA256 Credential=${key}/${date}/${region}/${service}/aws4_request, SignedHeaders=host, Signature=0` };
+}
+
 // invoke calls a function through the Lambda stand-in; a function error throws an error named
 // after its errorType, with Lambda's error JSON as its cause, as Step Functions reports it.
-async function invoke(functionName, payload) {
+async function invoke(functionName, payload, key = accessKeyId) {
   let res;
   try {
     res = await fetch(`${lambdaEndpoint}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(payload),
+      method: 'POST', headers: { 'Content-Type': 'application/json', ...authorization(key, 'lambda') }, body: JSON.stringify(payload),
     });
   } catch (e) {
     throw named('Lambda.SdkClientException', String(e));
   }
   const body = await res.text();
+  if (res.status === 403) throw named('Lambda.AWSLambdaException', body); // AccessDeniedException
   if (res.status !== 200) throw named('Lambda.ServiceException', body);
   if (res.headers.get('x-amz-function-error')) {
     let type = 'Lambda.Unknown';
@@ -97,7 +111,7 @@ function named(name, message) {
 async function codebuild(operation, body) {
   const res = await fetch(codebuildEndpoint, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': `CodeBuild_20161006.${operation}` },
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': `CodeBuild_20161006.${operation}`, ...authorization(accessKeyId, 'codebuild') },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -241,7 +255,7 @@ async function end(execution, status, { output, error, cause } = {}) {
       error: error ?? null, cause: cause ?? null,
     },
   };
-  try { await invoke(endedFunction, event); } catch (e) { console.error(`stepfunctions: ended function: ${e.name}: ${e.message}`); }
+  try { await invoke(endedFunction, event, eventsAccessKeyId); } catch (e) { console.error(`stepfunctions: ended function: ${e.name}: ${e.message}`); }
 }
 
 async function stop({ executionArn, error, cause }) {

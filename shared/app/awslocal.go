@@ -18,7 +18,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	awscodebuild "github.com/aws/aws-sdk-go-v2/service/codebuild"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -28,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
+	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
@@ -62,6 +62,7 @@ type AWSLocal struct {
 	logger  *slog.Logger
 	lock    *dataLock
 	backend *awsBackends
+	iam     *awsIAM
 	servers []*http.Server
 	hosts   *codebuild.Server
 	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
@@ -93,6 +94,10 @@ type AWSLocalOptions struct {
 	// LambdaAddr is where the Lambda Invoke API of every function listens (KILN_LAMBDA_ADDR,
 	// DefaultLambdaAddr in kiln aws-local); empty: a free loopback port.
 	LambdaAddr string
+	// Template is the synthesized CloudFormation template whose IAM policies every AWS call is
+	// checked against; "" is $KILN_AWSLOCAL_TEMPLATE, else the repository's
+	// cdk.out/Kiln.template.json.
+	Template string
 }
 
 // StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -127,6 +132,9 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, l.lifeline, logger); err != nil {
 		return nil, err
 	}
+	if l.iam, err = l.startIAM(o); err != nil {
+		return nil, err
+	}
 	apiListener, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -159,7 +167,6 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	awsCfg := aws.Config{Region: awsLocalRegion, Credentials: credentials.NewStaticCredentialsProvider("aws-local", "aws-local", "")}
 
 	versions, err := (engines.Dir{Path: cfg.Engines}).Versions(ctx)
 	if err != nil {
@@ -189,57 +196,102 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		Definition: stepfunctions.Fill(sfn.Definition(), map[string]string{
 			sfn.PlaceholderTaskFunction: awsLocalTaskFunction, sfn.PlaceholderHostProject: awsLocalHostProject}),
 		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
+		AccessKeyID: awsLocalKey(iam.StateMachinePrincipal), EventsAccessKeyID: awsLocalEventsKey,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
 		Log: slogWriter{logger}, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
 
-	stepFunctions := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(l.machine.Endpoint()) })
-	workflow := &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
-		Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })}
-	parts := awsapp.Parts{Store: l.backend.store, Logs: l.backend.logs, Artifacts: l.backend.artifacts, Keys: l.backend.keys, Perforce: newPerforce(cfg),
-		Workflow: workflow, TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients, Logger: logger,
-		Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
-			Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
-	if gh != nil {
-		parts.GitHub = &awsapp.GitHubApp{Client: gh, WebhookSecret: cfg.GitHubWebhookSecret}
+	// Every function's AWS clients sign with its role's key, through the IAM checks.
+	machineURL, machineServe, err := l.listen()
+	if err != nil {
+		return nil, err
 	}
+	machineProxy, err := iam.Proxy(l.machine.Endpoint(), nil)
+	if err != nil {
+		return nil, err
+	}
+	machineServe(&iam.Guard{Auth: l.iam.auth, Service: iam.StepFunctions{StateMachineARN: awsLocalStateMachine}, Next: machineProxy, Logger: logger})
+	partsOf := func(principal string) (awsapp.Parts, error) {
+		st, logs, arts, err := l.iam.dataOf(principal, cfg.ArtifactMax)
+		if err != nil {
+			return awsapp.Parts{}, err
+		}
+		awsCfg := awsConfigOf(principal)
+		stepFunctions := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(machineURL) })
+		p := awsapp.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: l.backend.keys, Perforce: newPerforce(cfg),
+			Workflow: &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
+				Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })},
+			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients(principal), Logger: logger,
+			Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
+				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
+		if gh != nil {
+			p.GitHub = &awsapp.GitHubApp{Client: gh, WebhookSecret: cfg.GitHubWebhookSecret}
+		}
+		return p, nil
+	}
+	parts, err := partsOf("api")
+	if err != nil {
+		return nil, err
+	}
+	workflow := parts.Workflow
 
 	// The Lambdas, each invoked through lambda.NewHandler with its real event JSON.
 	api, err := awsapp.NewAPIFromParts(apiCfg, parts)
 	if err != nil {
 		return nil, err
 	}
-	fns, err := awsapp.NewFunctionsFromParts(apiCfg, parts)
+	taskParts, err := partsOf("task")
+	if err != nil {
+		return nil, err
+	}
+	fns, err := awsapp.NewFunctionsFromParts(apiCfg, taskParts)
+	if err != nil {
+		return nil, err
+	}
+	endedParts, err := partsOf("ended")
+	if err != nil {
+		return nil, err
+	}
+	ended, err := awsapp.NewFunctionsFromParts(apiCfg, endedParts)
 	if err != nil {
 		return nil, err
 	}
 	bgCfg := awsapp.BackgroundConfig{AWSConfig: apiCfg, ArtifactRetention: cfg.ArtifactRetention,
 		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff}
-	deliverParts := parts
+	deliverParts, err := partsOf("deliver")
+	if err != nil {
+		return nil, err
+	}
 	deliverParts.GitHub = nil // as in AWS: the deliver function cannot read the GitHub App's key
 	deliver, err := awsapp.NewDeliver(bgCfg, deliverParts)
 	if err != nil {
 		return nil, err
 	}
-	schedule, err := awsapp.NewSchedule(bgCfg, parts)
+	scheduleParts, err := partsOf("schedule")
 	if err != nil {
 		return nil, err
 	}
-	l.functions = lambdas.New(awsLocalHandlers{API: api, Task: fns, Deliver: deliver, Schedule: schedule,
+	schedule, err := awsapp.NewSchedule(bgCfg, scheduleParts)
+	if err != nil {
+		return nil, err
+	}
+	l.functions = lambdas.New(awsLocalHandlers{API: api, Task: fns, Ended: ended, Deliver: deliver, Schedule: schedule,
 		Admin: &awsapp.Admin{Store: l.backend.store}}.byName(), logger)
-	lambdaServe(l.functions)
+	lambdaServe(operatorOrGuarded(l.iam.auth, l.functions,
+		&iam.Guard{Auth: l.iam.auth, Service: iam.Lambda{ARNs: awsLocalARNs}, Logger: logger, Next: l.functions}))
 	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: lambda.NewHandler(deliver.Handle),
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
-	queueServe(l.queue)
+	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.queue, Logger: logger})
 
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
-		Env: hostEnvironment(cfg), Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
+		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL})...),
+		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
-	codebuildServe(l.hosts)
+	codebuildServe(&iam.Guard{Auth: l.iam.auth, Service: iam.CodeBuild{ARNs: awsLocalARNs}, Next: l.hosts, Logger: logger})
 
 	// Builds a crash left behind: their executions died with the old process.
 	recoverAWSLocalBuilds(ctx, l.backend.store, workflow, logger)

@@ -45,15 +45,21 @@ func TestOnAWSLocal(t *testing.T) {
 
 // onAWSLocal reports whether a test runs under TestOnAWSLocal (or a benchmark's "aws-local" part).
 func onAWSLocal(t testing.TB) bool {
-	return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") || strings.HasSuffix(t.Name(), "/aws-local")
+	return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") || strings.HasPrefix(t.Name(), "TestAWSLocalIAM/") || strings.HasSuffix(t.Name(), "/aws-local")
 }
 
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
-// running the kiln binary built for the tests.
+// running the kiln binary built for the tests, enforcing the IAM policies of
+// $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template with its known defects fixed
+// (fixedStackTemplate).
 func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testService {
 	t.Helper()
+	template := os.Getenv(awsLocalTemplateEnv)
+	if template == "" {
+		template = fixedStackTemplate(t)
+	}
 	l, err := StartAWSLocal(context.Background(), ts.cfg, AWSLocalOptions{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
-		TickEvery: time.Second}, ts.out, logger)
+		TickEvery: time.Second, Template: template}, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.logs.String())
 	}
@@ -129,8 +135,8 @@ func awsLocalDownloadAndRestart(t *testing.T) {
 		}
 		resp.Body.Close()
 		location := resp.Header.Get("Location")
-		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.aws.backend.minio.Endpoint+"/"+awsLocalBucket+"/artifacts/"+w.orgID+"/"+id+".tar.gz?") {
-			t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of MinIO", resp.StatusCode, location)
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.aws.iam.s3URL+"/"+awsLocalBucket+"/artifacts/"+w.orgID+"/"+id+".tar.gz?") {
+			t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of MinIO (through aws-local's IAM check)", resp.StatusCode, location)
 		}
 		resp, err = http.Get(location)
 		if err != nil {

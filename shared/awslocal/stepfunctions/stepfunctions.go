@@ -40,6 +40,10 @@ type Options struct {
 	LambdaEndpoint, CodeBuildEndpoint string
 	// EndedFunction is the function told of executions that ended FAILED, TIMED_OUT or ABORTED.
 	EndedFunction string
+	// AccessKeyID is the state machine role's access key id, which the stand-in's calls of its
+	// service integrations (Lambda, CodeBuild) are signed with; EventsAccessKeyID is
+	// EventBridge's, which invokes the ended function. "" signs nothing.
+	AccessKeyID, EventsAccessKeyID string
 	// PollInterval is how often a running CodeBuild build is looked at; 0 is a second.
 	PollInterval time.Duration
 	// HeartbeatTimeout, for tests, replaces the HeartbeatSeconds of every state of the
@@ -96,7 +100,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	cmd.Env = append(os.Environ(),
 		"KILN_SFN_MODULE="+module, "KILN_SFN_DEFINITION="+definition, "KILN_SFN_STATE_MACHINE_ARN="+o.StateMachineARN,
 		"KILN_SFN_LAMBDA_ENDPOINT="+o.LambdaEndpoint, "KILN_SFN_CODEBUILD_ENDPOINT="+o.CodeBuildEndpoint,
-		"KILN_SFN_ENDED_FUNCTION="+o.EndedFunction,
+		"KILN_SFN_ENDED_FUNCTION="+o.EndedFunction, "KILN_SFN_ACCESS_KEY_ID="+o.AccessKeyID, "KILN_SFN_EVENTS_ACCESS_KEY_ID="+o.EventsAccessKeyID,
 		"KILN_SFN_POLL_MS="+strconv.FormatInt(cmp.Or(o.PollInterval, time.Second).Milliseconds(), 10),
 		"KILN_SFN_HEARTBEAT_MS="+strconv.FormatInt(o.HeartbeatTimeout.Milliseconds(), 10))
 	stdout, err := cmd.StdoutPipe()

@@ -1,0 +1,95 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAWSLocalIAM: kiln aws-local enforces the stack's IAM policies. A template missing a
+// statement a flow needs makes that flow fail with AccessDenied naming the principal, the action
+// and the resource; the template with the statement lets it pass.
+func TestAWSLocalIAM(t *testing.T) {
+	t.Run("WrongCodeBuildRuleFailsALinuxBuildAtRunOnCodeBuild", func(t *testing.T) {
+		// The rule infra granted: Step Functions' startBuild.sync manages another one.
+		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventsForCodeBuildRule"), withScheduleStartExecution()))
+		w := newWorld(t)
+		pid := w.addShooter(t)
+		sid := w.addSetting(t, pid, nil)["id"].(string)
+		id := w.trigger(t, pid, sid, "")
+		if b := w.waitEnded(t, id); b["status"] != "failed" {
+			t.Fatalf("build ended %v, want failed", b["status"])
+		}
+		wantRefused(t, w.logs.String(), "assumed-role/BuildWorkflowRole", "/kiln-builds-execution is not authorized to perform: events:PutTargets on resource: arn:aws:events:us-east-1:000000000000:rule/StepFunctionsGetEventForCodeBuildStartBuildRule")
+	})
+	t.Run("TaskWithoutDynamoDBFailsTheBuild", func(t *testing.T) {
+		edits := []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution()}
+		for _, a := range []string{"BatchGetItem", "BatchWriteItem", "ConditionCheckItem", "DeleteItem", "DescribeTable", "GetItem", "GetRecords",
+			"GetShardIterator", "PutItem", "Query", "Scan", "UpdateItem"} {
+			edits = append(edits, withoutAction("task", "dynamodb:"+a))
+		}
+		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, edits...))
+		w := newWorld(t)
+		pid := w.addShooter(t)
+		sid := w.addSetting(t, pid, nil)["id"].(string)
+		id := w.trigger(t, pid, sid, "")
+		if b := w.waitEnded(t, id); b["status"] != "failed" {
+			t.Fatalf("build ended %v, want failed", b["status"])
+		}
+		wantRefused(t, w.logs.String(), "assumed-role/TaskFunctionRole", "/task is not authorized to perform: dynamodb:", "on resource: arn:aws:dynamodb:us-east-1:000000000000:table/kiln")
+	})
+	for _, granted := range []bool{false, true} {
+		name := "ScheduleWithoutStartExecutionStartsNoBuild"
+		edits := []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withoutAction("schedule", "states:StartExecution")}
+		if granted {
+			name = "ScheduleWithStartExecutionRunsTheScheduledBuild"
+			edits = []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution()}
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(awsLocalTemplateEnv, writeTemplate(t, edits...))
+			w := newWorld(t)
+			pid := w.addShooter(t)
+			sid := w.addSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
+			deadline := time.Now().Add(90 * time.Second)
+			var got []map[string]any
+			for time.Now().Before(deadline) && len(got) == 0 {
+				got = items(t, w.do(t, "GET", "/builds?buildSettingId="+sid, w.token, nil))
+				time.Sleep(500 * time.Millisecond)
+			}
+			if len(got) == 0 {
+				t.Fatal("the schedule made no build within its first slot")
+			}
+			id := got[0]["id"].(string)
+			if granted {
+				if b := w.waitEnded(t, id); b["status"] != "complete" {
+					t.Fatalf("the scheduled build ended %v: %v", b["status"], b["failureReason"])
+				}
+				return
+			}
+			time.Sleep(5 * time.Second) // ticks enough to start it, were it allowed
+			b := w.do(t, "GET", "/builds/"+id, w.token, nil)
+			if st := b.Body["status"]; st == "running" || st == "complete" {
+				t.Fatalf("the scheduled build is %v although the schedule may not start executions", st)
+			}
+			wantRefused(t, w.logs.String(), "assumed-role/ScheduleFunctionRole", "/schedule is not authorized to perform: states:StartExecution on resource: arn:aws:states:us-east-1:000000000000:stateMachine:kiln-builds")
+		})
+	}
+}
+
+// wantRefused asserts aws-local logged a refusal holding every part.
+func wantRefused(t *testing.T, logs string, parts ...string) {
+	t.Helper()
+	for _, line := range strings.Split(logs, "\n") {
+		if !strings.Contains(line, "aws-local IAM: refused") {
+			continue
+		}
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
+			return
+		}
+	}
+	t.Fatalf("no refusal with %q in aws-local's log:\n%s", parts, logs)
+}
