@@ -50,13 +50,13 @@ func onAWSLocal(t testing.TB) bool {
 
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests, enforcing the IAM policies of
-// $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template with its known defects fixed
-// (fixedStackTemplate).
+// $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template as synthesized
+// (stackTemplateFile).
 func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testService {
 	t.Helper()
 	template := os.Getenv(awsLocalTemplateEnv)
 	if template == "" {
-		template = fixedStackTemplate(t)
+		template = stackTemplateFile(t)
 	}
 	l, err := StartAWSLocal(context.Background(), ts.cfg, AWSLocalOptions{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: time.Second, Template: template}, ts.out, logger)
