@@ -22,7 +22,8 @@ import (
 // left: not DynamoDB Local's JVM, not MinIO, not the Step Functions node process.
 func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
 	cmd := exec.Command(kilnBinary(t), "aws-local")
-	cmd.Env = append(os.Environ(), "KILN_ADDR=127.0.0.1:0", "KILN_LAMBDA_ADDR=127.0.0.1:0", "KILN_DATA="+t.TempDir())
+	cmd.Env = append(os.Environ(), "KILN_ADDR=127.0.0.1:0", "KILN_LAMBDA_ADDR=127.0.0.1:0", "KILN_DATA="+t.TempDir(),
+		awsLocalTemplateEnv+"="+stackTemplateFile(t))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

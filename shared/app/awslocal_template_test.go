@@ -1,9 +1,8 @@
 package app
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -152,7 +151,7 @@ func synthesizeTemplate(root string) ([]byte, error) {
 }
 
 func selfSignedCertificate() ([]byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := rsa.GenerateKey(rand.Reader, 2048) // AWS signs instance identity documents with RSA
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
@@ -133,7 +134,10 @@ func (w *world) completeAsAgent(t *testing.T, claimed *kiln.Build) {
 func (w *world) claimAsAgent(t *testing.T, pool string) (*kiln.Build, string) {
 	t.Helper()
 	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle}
-	a := &kiln.Agent{ID: kiln.NewID(), OrganizationID: w.org, Name: "box", Pool: pool}
+	_, a := auth.NewAgent(w.org, "box", pool, time.Now())
+	if err := w.st.CreateAgent(context.Background(), a); err != nil { // a claim reads its agent again
+		t.Fatal(err)
+	}
 	c, err := d.Claim(context.Background(), a, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
 	if err != nil || c == nil {
 		t.Fatalf("claim: %v, %v", c, err)
