@@ -115,7 +115,15 @@ async function codebuild(operation, body) {
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  if (res.status !== 200) throw named('CodeBuild.AWSCodeBuildException', text);
+  if (res.status !== 200) {
+    // Step Functions names an integration's error Service.ExceptionName (CodeBuild's error code, as
+    // "CodeBuild.AccountLimitExceededException" or "CodeBuild.AccessDeniedException"), and
+    // CodeBuild.AWSCodeBuildException where the answer has no code of its own.
+    let type = '';
+    try { type = String(JSON.parse(text).__type || ''); } catch { /* not JSON */ }
+    type = type.split('#').pop();
+    throw named('CodeBuild.' + (type || 'AWSCodeBuildException'), text);
+  }
   return JSON.parse(text);
 }
 

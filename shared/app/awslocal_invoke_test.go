@@ -134,7 +134,8 @@ type lambdaFunctionError struct {
 // awsLocalPerforceBuild: on kiln aws-local, with KILN_P4 as kiln serve takes it, an
 // organization saves Perforce credentials (checked by the API), adds a stream project, and a
 // build on a CodeBuild host syncs the latest submitted changelist, then an older one on request,
-// each into its artifact.
+// each into its artifact. Not yet in TestOnAWSLocal's list: the credentials and the project pass,
+// but the CodeBuild host's sync fails with "the Perforce server could not be reached" (open).
 func awsLocalPerforceBuild(t *testing.T) {
 	w := newPerforceWorld(t)
 	for _, c := range []struct{ body, changelist, version string }{{"", "11", "cl-11\n"}, {`{"changelist": "10"}`, "10", "cl-10\n"}} {

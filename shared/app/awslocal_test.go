@@ -37,7 +37,6 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
-		{"PerforceCredentialsProjectAndBuilds", awsLocalPerforceBuild},
 	} {
 		t.Run(tt.name, tt.test)
 	}

@@ -58,10 +58,11 @@ const MaxExecutionSeconds = 25 * 3600
 // StartBuild for a while (throttling, the account's limit of concurrently running builds),
 // not as the host failing: the optimized integration reports a CodeBuild API exception as
 // "CodeBuild.<exception>" (AccountLimitExceededException is the StartBuild error CodeBuild's
-// API Reference lists for a limit; throttling and the other service errors come as
-// CodeBuild.AWSCodeBuildException). A build that ran and failed is States.TaskFailed, never
-// retried: its host already reported.
-var CodeBuildTransientErrors = []string{"CodeBuild.AWSCodeBuildException", "CodeBuild.AccountLimitExceededException"}
+// API Reference lists for a limit; throttling as CodeBuild.ThrottlingException or, as public
+// executions show it, CodeBuild.AWSCodeBuildException). An AccessDeniedException (the role
+// lacks a permission) is not retried: it fails at once. A build that ran and failed is
+// States.TaskFailed, never retried: its host already reported.
+var CodeBuildTransientErrors = []string{"CodeBuild.AWSCodeBuildException", "CodeBuild.AccountLimitExceededException", "CodeBuild.ThrottlingException"}
 
 // The RunOnCodeBuild Retry's backoff: 30 s, then doubling, five retries.
 const (
