@@ -83,17 +83,27 @@ func (r UIDRange) take() (uid int, release func(), err error) {
 	uidsInUse.Lock()
 	defer uidsInUse.Unlock()
 	for u := r.First; u <= r.Last; u++ {
-		if !uidsInUse.held[u] {
-			uidsInUse.held[u] = true
-			var once sync.Once
-			return u, func() {
-				once.Do(func() {
-					uidsInUse.Lock()
-					delete(uidsInUse.held, u)
-					uidsInUse.Unlock()
-				})
-			}, nil
+		if uidsInUse.held[u] {
+			continue
 		}
+		// Another kiln process on the host (kiln agent beside kiln serve) may hold it too.
+		unlock, ok, err := lockUID(u)
+		if err != nil {
+			return 0, nil, err
+		}
+		if !ok {
+			continue
+		}
+		uidsInUse.held[u] = true
+		var once sync.Once
+		return u, func() {
+			once.Do(func() {
+				uidsInUse.Lock()
+				delete(uidsInUse.held, u)
+				uidsInUse.Unlock()
+				unlock()
+			})
+		}, nil
 	}
 	return 0, nil, &Error{Reason: fmt.Sprintf("build sandbox: %v: all %d uids of KILN_BUILD_UIDS (%s) are held by running builds; widen the range",
 		errNoUID, r.Last-r.First+1, r)}
