@@ -176,12 +176,12 @@ func TestAnUnprivilegedSessionLeaderStartsInsideItsGroupBelowKilns(t *testing.T)
 		t.Fatalf("%v: %s", err, out)
 	}
 	for _, c := range []string{Memory, Pids} {
-		want := filepath.Join(ownGroup(t, c), BuildsDir, name)
+		want := filepath.Join(ownGroup(t, c), BuildsDir, dirName(name))
 		if !strings.Contains(string(out), ":"+c+":"+want+"\n") {
 			t.Errorf("%s group: want %s in\n%s", c, want, out)
 		}
 	}
-	if m.Applies(CPU) && !strings.Contains(string(out), filepath.Join(BuildsDir, name)) {
+	if m.Applies(CPU) && !strings.Contains(string(out), filepath.Join(BuildsDir, dirName(name))) {
 		t.Errorf("no cpu group in\n%s", out)
 	}
 }

@@ -138,7 +138,7 @@ func TestV2GroupStartsTheCommandInside(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	want := "0::" + filepath.Join(own[""], BuildsDir, name) + "\n"
+	want := "0::" + filepath.Join(own[""], BuildsDir, dirName(name)) + "\n"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("want %q in\n%s", want, out)
 	}

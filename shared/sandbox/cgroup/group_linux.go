@@ -39,7 +39,10 @@ func (m *Manager) New(name string, l Limits) (*Group, error) {
 	}
 	g := &Group{}
 	for _, h := range m.hier {
-		d := groupDir{path: filepath.Join(h.base, name), v2: h.v2, limits: h.limits}
+		// The group's name carries kiln's pid: two kiln processes of one host (kiln serve and kiln
+		// agent) share kiln-builds where their own groups are one (v1's pids and cpu at /), and
+		// a build name of one must never empty the other's group.
+		d := groupDir{path: filepath.Join(h.base, dirName(name)), v2: h.v2, limits: h.limits}
 		if _, err := os.Stat(d.path); err == nil {
 			if err := d.remove(); err != nil {
 				g.Close()
@@ -276,3 +279,6 @@ func (g *Group) Dirs() []string {
 	}
 	return out
 }
+
+// dirName is the directory of a group named name: kiln's pid, then the name.
+func dirName(name string) string { return strconv.Itoa(os.Getpid()) + "-" + name }
