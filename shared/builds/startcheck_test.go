@@ -26,7 +26,9 @@ func (u *usedUp) CheckStart(ctx context.Context, b *kiln.Build) error {
 func TestClaimsCheckThePlan(t *testing.T) {
 	ctx := context.Background()
 	claims := map[string]func(w *lifecycleWorld, id string) (*kiln.Build, error){
-		"local": func(w *lifecycleWorld, id string) (*kiln.Build, error) { return w.lc.Claim(ctx, w.org, id, "local/worker-1") },
+		"local": func(w *lifecycleWorld, id string) (*kiln.Build, error) {
+			return w.lc.Claim(ctx, w.org, id, "local/worker-1")
+		},
 		"host": func(w *lifecycleWorld, id string) (*kiln.Build, error) {
 			return w.lc.ClaimHost(ctx, w.org, id, "agent:a1", "hash", time.Second)
 		},

@@ -44,7 +44,9 @@ func client(t *testing.T, fns map[string]any) (*awslambda.Client, *Server) {
 func TestInvokeAnswersAsLambda(t *testing.T) {
 	ran := make(chan string, 1)
 	c, _ := client(t, map[string]any{
-		"hello": func(_ context.Context, g greeting) (map[string]string, error) { return map[string]string{"hi": g.Name}, nil },
+		"hello": func(_ context.Context, g greeting) (map[string]string, error) {
+			return map[string]string{"hi": g.Name}, nil
+		},
 		"plain": func(context.Context) error { return errors.New("plain failure") },
 		"typed": func(context.Context) error { return &kilnError{"no such organization"} },
 		"panic": func(context.Context) error { panic("boom") },
