@@ -38,7 +38,7 @@ func TestWorkflowSampleEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := map[string]string{agentapi.EnvHostURL: claim.HostURL, agentapi.EnvHostCredential: claim.Credential, agentapi.EnvBuildID: claim.BuildID}
-			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != sfn.HostTimeoutMinutes(4*time.Hour) ||
+			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != 4*60+61 || // the 4 h limit and HostStartGrace (60.5 min), rounded up
 				env[agentapi.EnvHostURL] != "https://kiln.example" || env[agentapi.EnvBuildID] != b.ID {
 				t.Errorf("claim answered %s", out)
 			}
