@@ -76,6 +76,8 @@ func (a *Agent) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 	case tarErr != nil:
 		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr, "packaging failed: could not archive the staged build")
 	case err != nil:
+		// The build's log says only that storing failed; the operator's log says why.
+		a.logger().ErrorContext(ctx, "agent: store the artifact", "key", in.Key, "error", err.Error())
 		return PackageOutput{}, fail(ctx, r, StageUpload, err, "packaging failed: could not store the artifact")
 	}
 	logf(ctx, r, LevelInfo, "Stored the artifact: %d files, %d bytes, MD5 %s", res.Files, res.Size, res.MD5)
