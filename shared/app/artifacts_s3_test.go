@@ -47,7 +47,7 @@ func TestArtifactsInS3(t *testing.T) {
 	sid := w.addSetting(t, pid, nil)["id"].(string)
 	id := w.trigger(t, pid, sid, "")
 	if b := w.waitEnded(t, id); b["status"] != "complete" {
-		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+		t.Fatalf("build ended %v: %v\nlog:\n%s\nservice log:\n%s", b["status"], b["failureReason"], w.logText(t, id), w.logs.String())
 	}
 	listed := func() []string {
 		out, err := minio.Client().ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("studio-artifacts")})
