@@ -58,14 +58,24 @@ type Deliverer struct {
 	Workers int
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Wake, when set, is woken instead of this deliverer's own workers when a build becomes
+	// ready for delivery: another process delivers (in AWS, the deliver function, woken by a
+	// sweep message on its queue).
+	Wake Waker
 
 	scheduler deploy.Scheduler
 }
 
 func (d *Deliverer) now() time.Time { return kiln.Now(d.Now) }
 
-// Notify wakes the deliverer: a build became ready for delivery.
-func (d *Deliverer) Notify() { d.scheduler.Notify() }
+// Notify wakes the deliverer, or Wake when set: a build became ready for delivery.
+func (d *Deliverer) Notify() {
+	if d.Wake != nil {
+		d.Wake.Notify()
+		return
+	}
+	d.scheduler.Notify()
+}
 
 // Run delivers until ctx ends.
 func (d *Deliverer) Run(ctx context.Context) {

@@ -1,0 +1,37 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/httpapi"
+	"github.com/kilnbuild/kiln/shared/outbound"
+)
+
+// authCacheTTL is how long the API trusts a token it checked: a revoked token stops working
+// within it.
+const authCacheTTL = 5 * time.Second
+
+// API is the HTTP API's configuration on the core, the same on every deployment; the deployment
+// sets on it what is its own (the GitHub App, Perforce, engines, time limit, buffering).
+func (c *Core) API() httpapi.Config {
+	allow := c.settings.OutboundAllow
+	return httpapi.Config{
+		Store:      c.parts.Store,
+		Keys:       c.parts.Keys,
+		Logger:     c.parts.Logger,
+		Builds:     c.Builds,
+		Plans:      c.Plans,
+		Deliveries: c.Deliverer,
+		Webhooks:   c.Webhooks,
+		Artifacts:  c.parts.Artifacts,
+		Logs:       c.parts.Logs,
+		PublicURL:  c.settings.PublicURL,
+		CheckUploadURL: func(ctx context.Context, rawURL string) error {
+			return outbound.CheckURL(ctx, nil, rawURL, allow)
+		},
+		RateLimit:    httpapi.RateLimit{PerSecond: c.settings.RateLimit, Burst: max(1, int(c.settings.RateLimit*4))},
+		AuthCacheTTL: authCacheTTL,
+		Now:          c.parts.Now,
+	}
+}
