@@ -79,7 +79,9 @@ func (w *world) build(t *testing.T, status kiln.BuildStatus, ran time.Duration) 
 func TestEveryClaimChecksThePlan(t *testing.T) {
 	ctx := context.Background()
 	claims := map[string]func(lc *builds.Lifecycle, org, id string) (*kiln.Build, error){
-		"worker": func(lc *builds.Lifecycle, org, id string) (*kiln.Build, error) { return lc.Claim(ctx, org, id, "local/worker-1") },
+		"worker": func(lc *builds.Lifecycle, org, id string) (*kiln.Build, error) {
+			return lc.Claim(ctx, org, id, "local/worker-1")
+		},
 		"host": func(lc *builds.Lifecycle, org, id string) (*kiln.Build, error) {
 			return lc.ClaimHost(ctx, org, id, "codebuild", "hash", time.Minute)
 		},
