@@ -10,16 +10,13 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
-	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
-	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/notify"
-	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/runner"
@@ -30,6 +27,7 @@ import (
 
 // buildMachine is everything that runs builds on this machine.
 type buildMachine struct {
+	core      *core.Core
 	service   *builds.Service
 	deliverer *builds.Deliverer
 	hooks     *webhooks.Dispatcher
@@ -82,30 +80,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
-	deliverer := &builds.Deliverer{
-		Store: st, Artifacts: arts, Sealer: keys.Sealer(), Logger: logger,
-		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
-		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
-	}
-	mailer, err := newMailer(cfg, st, keys, logger)
+	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger}, coreSettings(cfg))
 	if err != nil {
 		return nil, err
 	}
-	hooks := &webhooks.Dispatcher{
-		Store: st, Sealer: keys.Sealer(), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
-		Client:   outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}),
-		Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff,
-	}
-	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
-	lifecycle := &builds.Lifecycle{
-		Builds: st, Projects: st, Artifacts: st, Logger: logger, Starts: orgPlans,
-		Events: buildEvents(hooks, mailer, deliverer, logs, logger),
-	}
-	var statuses *github.StatusPoster
-	if gh != nil {
-		statuses = &github.StatusPoster{GitHub: gh, Projects: st, PublicURL: cfg.PublicURL, Logger: logger}
-		lifecycle.Events.(*builds.Fanout).Statuses = statuses
-	}
+	lifecycle := c.Lifecycle
 	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
@@ -122,13 +101,13 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if orgMax == 0 {
 		orgMax = cfg.Workers
 	}
-	wf.OrgLimit = planLimit(orgPlans, orgMax, logger)
+	wf.OrgLimit = planLimit(c.Plans, orgMax, logger)
 	wf.AgentWait = cfg.AgentWait
 	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
-	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{wf, dispatcher}, Logger: logger,
-		Allowance: orgPlans, Skips: st, SkipEvents: hooks}
+	svc := c.Builds
+	svc.Workflow = agentWaking{wf, dispatcher} // the workflow needs the lifecycle: set once both exist
 	return &buildMachine{
-		service: svc, agents: dispatcher, plans: orgPlans, deliverer: deliverer, hooks: hooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: statuses,
+		core: c, service: svc, agents: dispatcher, plans: c.Plans, deliverer: c.Deliverer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil
@@ -161,33 +140,19 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	return err
 }
 
-// buildEvents is where every change of a build's status goes: org webhooks, mail, auto deploy
-// and the log's last line. A nil mailer sends no mail.
-func buildEvents(hooks builds.WebhookQueue, mailer *builds.Mailer, deliveries builds.Waker, logs builds.LogWriter, logger *slog.Logger) *builds.Fanout {
-	f := &builds.Fanout{Webhooks: hooks, Deliveries: deliveries, Logs: logs, Logger: logger}
-	if mailer != nil {
-		f.Mail = mailer
-	}
-	return f
-}
-
 // newPerforce checks and reads Perforce servers with the configured p4 client, keeping each
 // organization's p4 state (tickets, trust) in a private directory under the data directory.
 func newPerforce(cfg Config) *perforce.Verifier {
 	return &perforce.Verifier{P4: cfg.P4, Dir: filepath.Join(cfg.Data, "p4"), Allow: cfg.OutboundAllow, Timeout: 30 * time.Second}
 }
 
-// newMailer sets up build notifications, or returns nil when no mail server is configured.
-func newMailer(cfg Config, st store.Store, keys *keyring.Keyring, logger *slog.Logger) (*builds.Mailer, error) {
-	if cfg.SMTPURL == "" {
-		return nil, nil
+// coreSettings are the settings of kiln serve the build core reads.
+func coreSettings(cfg Config) core.Settings {
+	return core.Settings{
+		Plans: cfg.Plans, PublicURL: cfg.PublicURL, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom,
+		OutboundAllow: cfg.OutboundAllow, DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff,
+		RateLimit: cfg.RateLimit,
 	}
-	sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
-	if err != nil {
-		return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
-	}
-	return &builds.Mailer{Store: st, Sender: sender, Logger: logger,
-		Downloads: downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: cfg.PublicURL}}, nil
 }
 
 // planLimit is the workflow's limit of an organization's running builds: the smaller of the

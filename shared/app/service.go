@@ -15,7 +15,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
@@ -126,28 +125,12 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	if err := machine.start(ctx); err != nil {
 		return fail(err, ln.Close)
 	}
-	apiCfg := httpapi.Config{
-		Builds:     machine.service,
-		Plans:      machine.plans,
-		Deliveries: machine.deliverer,
-		Webhooks:   machine.hooks,
-		Perforce:   newPerforce(cfg),
-		CheckUploadURL: func(ctx context.Context, rawURL string) error {
-			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
-		},
-		Artifacts:           machine.artifacts,
-		Logs:                machine.logs,
-		PublicURL:           cfg.PublicURL,
-		GitHubWebhookSecret: cfg.GitHubWebhookSecret,
-		Store:               local.Store,
-		Keys:                local.Keys,
-		Logger:              logger,
-		RateLimit:           httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		AuthCacheTTL:        authCacheTTL,
-		Engines:             engines.Dir{Path: cfg.Engines},
-		BuildTimeLimit:      cfg.BuildTimeout,
-		GitHubOAuth:         cfg.GitHubClientID != "",
-	}
+	apiCfg := machine.core.API()
+	apiCfg.Perforce = newPerforce(cfg)
+	apiCfg.GitHubWebhookSecret = cfg.GitHubWebhookSecret
+	apiCfg.Engines = engines.Dir{Path: cfg.Engines}
+	apiCfg.BuildTimeLimit = cfg.BuildTimeout
+	apiCfg.GitHubOAuth = cfg.GitHubClientID != ""
 	if gh != nil {
 		apiCfg.GitHub = gh
 	}

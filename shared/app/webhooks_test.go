@@ -100,8 +100,25 @@ func TestOrganizationWebhooks(t *testing.T) {
 	if len(evs) != 3 || !seen["build.created"] || !seen["build.running"] || !seen["build.complete"] || hr.bad != 0 {
 		t.Fatalf("received %d events %v (%d badly signed)", len(evs), seen, hr.bad)
 	}
-	dl := w.do(t, "GET", base+"/"+hook+"/deliveries?limit=10", w.token, nil)
-	dels := items(t, dl)
+	// The receiver has the events; the sender records each answer just after it.
+	var (
+		dl   response
+		dels []map[string]any
+	)
+	for settled := false; !settled; {
+		dl = w.do(t, "GET", base+"/"+hook+"/deliveries?limit=10", w.token, nil)
+		dels = items(t, dl)
+		settled = time.Now().After(deadline)
+		for i, d := range dels {
+			if d["status"] == "pending" {
+				break
+			}
+			settled = settled || i == len(dels)-1
+		}
+		if !settled {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	if dl.Status != 200 || len(dels) != 3 {
 		t.Fatalf("deliveries: %s", dl.Raw)
 	}
