@@ -30,6 +30,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"CommitOverrideAndFailures", TestCommitOverrideAndFailures},
 		{"SupersedeCancelAndIdempotency", TestSupersedeCancelAndIdempotency},
 		{"AutoDeployDeliversTheArtifact", TestAutoDeployDeliversTheArtifact},
+		{"AutoDeployFailuresAndRedeploy", TestAutoDeployFailuresLeaveTheBuildComplete},
 		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
 		{"BuildSizeReport", TestBuildSizeReport},
 		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},

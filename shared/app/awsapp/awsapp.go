@@ -22,21 +22,17 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
-	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/notify"
-	"github.com/kilnbuild/kiln/shared/outbound"
-	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
-	"github.com/kilnbuild/kiln/shared/webhooks"
 )
 
 // AWSConfig is the configuration of the API Lambda, from its environment (set by the CDK stack).
@@ -213,10 +209,7 @@ func connectWith(ctx context.Context, cfg AWSConfig, masterKey bool) (aws.Config
 }
 
 // buildLogs is where build logs are kept: read by the API, ended by the lifecycle's events.
-type buildLogs interface {
-	httpapi.LogReader
-	builds.LogWriter
-}
+type buildLogs = core.Logs
 
 // newAPI wires the API on a store. Status changes of builds (cancel, supersede, a build that
 // could not start) go through the lifecycle and tell the same events as on one machine: org
@@ -231,82 +224,22 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	if err != nil {
 		return nil, err
 	}
-	lifecycle, hooks, err := newLifecycle(cfg, st, logs, keys, queue, logger)
+	parts := core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: githubClient(gh), Workflow: workflow,
+		DeliveryWaker: QueueWaker(queue, logger), Logger: logger}
+	if ends, ok := beats.(builds.Ended); ok {
+		parts.Ended = ends // a build that ends here (an agent's report, a cancel) answers its task token
+	}
+	c, err := core.New(parts, cfg.coreSettings())
 	if err != nil {
 		return nil, err
 	}
-	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
-	if ends, ok := beats.(builds.Ended); ok {
-		// A build that ends here (an agent's report, a cancel) answers its task token.
-		lifecycle.Events.(*builds.Fanout).Workflow = ends
-	}
-	orgPlans := &plans.Plans{Store: st, Table: cfg.Plans}
-	api := httpapi.New(withGitHub(httpapi.Config{
-		Builds: &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: workflow, Logger: logger,
-			Allowance: orgPlans, Skips: st, SkipEvents: hooks},
-		Plans:          orgPlans,
-		Webhooks:       hooks,
-		Perforce:       p4,
-		Artifacts:      arts,
-		Logs:           logs,
-		Store:          st,
-		Keys:           keys,
-		Logger:         logger,
-		RateLimit:      httpapi.RateLimit{PerSecond: cfg.RateLimit, Burst: max(1, int(cfg.RateLimit*4))},
-		AuthCacheTTL:   authCacheTTL,
-		Engines:        cfg.Engines,
-		PublicURL:      cfg.PublicURL,
-		BuildTimeLimit: cfg.Workflow.BuildTimeLimit,
-		// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
-		BufferedAnswers: true,
-		CheckUploadURL: func(ctx context.Context, rawURL string) error {
-			return outbound.CheckURL(ctx, nil, rawURL, cfg.OutboundAllow)
-		},
-	}, gh))
+	lifecycle := c.Lifecycle
+	apiCfg := c.API()
+	apiCfg.Perforce = p4
+	apiCfg.Engines = cfg.Engines
+	apiCfg.BuildTimeLimit = cfg.Workflow.BuildTimeLimit
+	// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
+	apiCfg.BufferedAnswers = true
+	api := httpapi.New(withGitHub(apiCfg, gh))
 	return withHostAPI(api, st, lifecycle, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, logger), nil
-}
-
-// newLifecycle is the build lifecycle of every AWS function, with the same events as on one
-// machine: org webhook deliveries recorded in the store (their sending is the delivery
-// worker's), and mail to the user who triggered an ended build when a mail server is configured.
-//
-// A build completed with auto deploy pending asks queue for a sweep (nil: the schedule's tick
-// finds it).
-func newLifecycle(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, queue DeliveryQueue, logger *slog.Logger) (*builds.Lifecycle, *webhooks.Dispatcher, error) {
-	hooks := &webhooks.Dispatcher{Store: st, Sealer: sealerOf(keys), Logger: logger, Render: httpapi.RenderWebhookEvent(st.GetProject),
-		Client: outbound.NewClient(outbound.Config{})}
-	events := &builds.Fanout{Webhooks: hooks, Logs: logs, Logger: logger}
-	if queue != nil {
-		events.Deliveries = QueueWaker(queue, logger)
-	}
-	if cfg.SMTPURL != "" {
-		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
-		if err != nil {
-			return nil, nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
-		}
-		events.Mail = &builds.Mailer{Store: st, Sender: sender, Logger: logger,
-			Downloads: downloadSigner(keys, cfg.PublicURL)}
-	}
-	// Every claim (the workflow's for CodeBuild, an agent's or a hosted host's through the API)
-	// checks the plan's allowance again.
-	starts := &plans.Plans{Store: st, Table: cfg.Plans}
-	return &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: events, Logger: logger, Starts: starts}, hooks, nil
-}
-
-// sealerOf is the keyring's sealer, nil without a keyring (a function that never opens a sealed
-// secret: it records webhook deliveries, the deliver function sends them).
-func sealerOf(keys *keyring.Keyring) *keyring.Sealer {
-	if keys == nil {
-		return nil
-	}
-	return keys.Sealer()
-}
-
-// downloadSigner signs download links; without a keyring (a function that never completes a
-// build, so never mails a link) it is the zero signer.
-func downloadSigner(keys *keyring.Keyring, baseURL string) downloads.Signer {
-	if keys == nil {
-		return downloads.Signer{}
-	}
-	return downloads.Signer{Key: keys.Key(keyring.PurposeDownload), BaseURL: baseURL}
 }

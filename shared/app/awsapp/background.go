@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -15,13 +14,12 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/notify"
-	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/webhooks"
@@ -157,27 +155,17 @@ type Secrets struct {
 // API wires them: a build changed here records its org webhook deliveries, mails its user and,
 // once complete with auto deploy pending, asks the queue for a sweep.
 type background struct {
+	core      *core.Core
 	lifecycle *builds.Lifecycle
 	deliverer *builds.Deliverer
 	hooks     *webhooks.Dispatcher
 }
 
 func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
-	client := func() *http.Client { return outbound.NewClient(outbound.Config{Allow: cfg.OutboundAllow}) }
-	hooks := &webhooks.Dispatcher{Store: p.Store, Sealer: sealerOf(p.Keys), Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
-		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
-	deliverer := &builds.Deliverer{Store: p.Store, Artifacts: p.Artifacts, Sealer: sealerOf(p.Keys), Logger: p.Logger,
-		Client: client(), Attempts: cfg.DeliveryAttempts, Backoff: cfg.DeliveryBackoff, Now: p.Now}
-	events := &builds.Fanout{Webhooks: hooks, Logs: p.Logs, Logger: p.Logger, Deliveries: QueueWaker(p.Queue, p.Logger)}
-	if cfg.SMTPURL != "" {
-		sender, err := notify.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom)
-		if err != nil {
-			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
-		}
-		events.Mail = &builds.Mailer{Store: p.Store, Sender: sender, Logger: p.Logger,
-			Downloads: downloadSigner(p.Keys, cfg.PublicURL)}
+	c, err := core.New(core.Parts{Store: p.Store, Logs: p.Logs, Artifacts: p.Artifacts, Keys: p.Keys, GitHub: githubClient(p.GitHub),
+		Workflow: p.Workflow, DeliveryWaker: QueueWaker(p.Queue, p.Logger), Logger: p.Logger, Now: p.Now}, cfg.coreSettings())
+	if err != nil {
+		return nil, err
 	}
-	lifecycle := &builds.Lifecycle{Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: events, Logger: p.Logger, Now: p.Now}
-	withStatuses(lifecycle, p.GitHub, p.Store, cfg.PublicURL, p.Logger)
-	return &background{lifecycle: lifecycle, deliverer: deliverer, hooks: hooks}, nil
+	return &background{core: c, lifecycle: c.Lifecycle, deliverer: c.Deliverer, hooks: c.Webhooks}, nil
 }

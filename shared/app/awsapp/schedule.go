@@ -12,7 +12,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -52,8 +51,7 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &builds.Service{Store: p.Store, Lifecycle: bg.lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
-		Allowance: &plans.Plans{Store: p.Store, Table: cfg.Plans, Now: p.Now}, Skips: p.Store, SkipEvents: bg.hooks}
+	svc := bg.core.Builds
 	var reaper *hostedhosts.Reaper
 	if w := cfg.WindowsHosts; w.Group != "" {
 		if p.WindowsHosts.AutoScaling == nil || p.WindowsHosts.CloudWatch == nil {

@@ -8,9 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/guregu/dynamo/v2"
 
-	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -45,18 +44,18 @@ func NewFunctionsFromParts(cfg AWSConfig, p Parts) (*Functions, error) {
 
 // newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
 // A build they end gets its final commit status through gh (none when nil).
-func newFunctions(cfg AWSConfig, st store.Store, logs builds.LogWriter, keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) (*Functions, error) {
+func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) (*Functions, error) {
 	if cfg.PublicURL == "" {
 		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
 	}
-	lifecycle, _, err := newLifecycle(cfg, st, logs, keys, nil, logger)
+	c, err := core.New(core.Parts{Store: st, Logs: logs, Keys: keys, GitHub: githubClient(gh), Logger: logger}, cfg.coreSettings())
 	if err != nil {
 		return nil, err
 	}
-	withStatuses(lifecycle, gh, st, cfg.PublicURL, logger)
+	lifecycle := c.Lifecycle
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: &plans.Plans{Store: st, Table: cfg.Plans}},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: c.Plans},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
 	}, nil
 }
