@@ -293,8 +293,9 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}
 	codebuildServe(&iam.Guard{Auth: l.iam.auth, Service: iam.CodeBuild{ARNs: awsLocalARNs}, Next: l.hosts, Logger: logger})
 
-	// Builds a crash left behind: their executions died with the old process.
-	recoverAWSLocalBuilds(ctx, l.backend.store, workflow, logger)
+	// Builds a crash left behind: their executions died with the old process. They end as the
+	// ended function ends a build whose execution died, with the same events.
+	recoverAWSLocalBuilds(ctx, l.backend.store, ended.Ended.Lifecycle, workflow, logger)
 
 	apiServer := &http.Server{Handler: &apigateway.Handler{
 		Function: lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext), Logger: logger},
@@ -456,8 +457,7 @@ func stepFunctionsPrefix(logger *slog.Logger) (string, error) {
 // recoverAWSLocalBuilds restarts the executions of pending builds and fails running ones as
 // interrupted: a stop or crash of kiln aws-local ended the executions and hosts they had (in AWS
 // they would have gone on).
-func recoverAWSLocalBuilds(ctx context.Context, st store.Store, wf builds.Workflow, logger *slog.Logger) {
-	lc := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger}
+func recoverAWSLocalBuilds(ctx context.Context, st store.Store, lc *builds.Lifecycle, wf builds.Workflow, logger *slog.Logger) {
 	running, err := st.QueuedBuilds(ctx, kiln.StatusRunning, 1000)
 	if err != nil {
 		logger.Error("aws-local: list running builds", slog.String("error", err.Error()))
