@@ -142,8 +142,7 @@ func (d *Deliverer) AttemptOne(ctx context.Context, orgID, buildID string) error
 		return ignoreTaken(err)
 	}
 	n := claimed.AutoDeployAttempts
-	job.delivery.Attempts = 1
-	job.delivery.OnFailure = func(_ int, cause string) {
+	job.delivery.OnFailure = func(cause string) {
 		// The API shows a neutral error; the precise cause is for the operator only.
 		logger.WarnContext(ctx, "auto deploy attempt failed", slog.Int("attempt", n), slog.String("cause", cause))
 	}

@@ -122,7 +122,7 @@ func TestDeliverHelperProcess(t *testing.T) {
 		t.Skip("the child process of BenchmarkDeliver")
 	}
 	file, url := args[0], args[1]
-	res := Deliver(context.Background(), client(), Delivery{URL: url, Metadata: testMeta, BuildID: "b123", Attempts: 1,
+	res := Deliver(context.Background(), client(), Delivery{URL: url, Metadata: testMeta, BuildID: "b123",
 		Artifact: func() (io.ReadCloser, int64, error) {
 			f, err := os.Open(file)
 			if err != nil {

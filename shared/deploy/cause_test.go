@@ -50,7 +50,7 @@ func TestDeliveryFailureCauses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var causes []string
 			res := Deliver(context.Background(), tt.client, Delivery{URL: tt.url + "?token=secret", Metadata: testMeta,
-				Artifact: artifact([]byte("x"), nil), Attempts: 1, OnFailure: func(n int, cause string) { causes = append(causes, cause) }})
+				Artifact: artifact([]byte("x"), nil), OnFailure: func(cause string) { causes = append(causes, cause) }})
 			if len(causes) != 1 {
 				t.Fatalf("causes %q, want one per failed attempt", causes)
 			}

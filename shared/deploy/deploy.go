@@ -1,7 +1,8 @@
 // Package deploy delivers a build's artifact to the customer's endpoint (auto deploy,
 // docs/api.md, auto deploy): one multipart/form-data POST with a metadata part and the
-// artifact streamed from the store, retried with exponential backoff on network errors, 408, 429
-// and 5xx. The caller supplies the HTTP client: outbound.NewClient, so that the receiver's address
+// artifact streamed from the store. Each call is one attempt; its Result says whether it is worth
+// another (network errors, 408, 429 and 5xx) and Schedule says when, so that the caller records
+// the next attempt in its store instead of sleeping on it. The caller supplies the HTTP client: outbound.NewClient, so that the receiver's address
 // is checked at connect time and redirects are not followed.
 package deploy
 
@@ -18,7 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/outbound"
 )
 
-// Defaults for a Delivery that leaves Attempts or Backoff zero (KILN_DELIVERY_ATTEMPTS,
+// Defaults of Schedule when its attempts or backoff is zero (KILN_DELIVERY_ATTEMPTS,
 // KILN_DELIVERY_BACKOFF).
 const (
 	DefaultAttempts = 5
@@ -51,45 +52,31 @@ type Delivery struct {
 	Artifact func() (io.ReadCloser, int64, error)
 	// BuildID names the artifact part's file, <BuildID>.tar.gz; Metadata.BuildID when empty.
 	BuildID string
-	// Attempts is the most attempts made (DefaultAttempts when < 1).
-	Attempts int
-	// Backoff is the first wait before a retry, doubled for each further one, ±20% jitter
-	// (DefaultBackoff when <= 0).
-	Backoff time.Duration
-	// Sleep waits between attempts; nil means a timer that gives up when ctx is done. Tests
-	// replace it.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
-	OnAttempt func(n int)
-	// OnFailure, when set, is called after each failed attempt with its precise cause (DNS,
+	// OnFailure, when set, is called after a failed attempt with its precise cause (DNS,
 	// refused, timeout, TLS, the status), for the service's log only: showing it to customers
 	// would make kiln a probe of networks they cannot see.
-	OnFailure func(n int, cause string)
+	OnFailure func(cause string)
 }
 
 // Result is how a delivery went. Error is neutral and may be shown to the customer: it never
 // tells a refused connection from a timeout, and names no internal address.
 type Result struct {
 	Succeeded bool
-	// Attempts is the number of attempts made.
-	Attempts int
 	// Error says why the delivery failed: "receiver answered 500", "network error",
 	// "redirect (302) not followed", "address not allowed", "invalid address",
 	// "artifact could not be read", "delivery cancelled". Empty on success.
 	Error string
 	// Status is the HTTP status of the last answer, 0 if none came.
 	Status int
-	// For a single attempt (Attempts 1, as in Once), whose caller schedules the next one: Retry
-	// tells that it failed in a way worth retrying (network error, 408, 429, 5xx, an unreadable
-	// artifact), and RetryAfter is the receiver's Retry-After (capped at MaxWait), or -1 when it
-	// sent none: what Schedule needs. Both stay zero with several attempts.
+	// Retry tells that a failed attempt is worth another (network error, 408, 429, 5xx, an
+	// unreadable artifact), and RetryAfter is the receiver's Retry-After (capped at MaxWait), or
+	// -1 when it sent none: what Schedule needs. Both stay zero on success.
 	Retry      bool
 	RetryAfter time.Duration
 }
 
-// Deliver posts the artifact to d.URL until the receiver accepts it with a 2xx, an answer or
-// error that is not worth retrying comes, the attempts run out, or ctx is done. A nil client
-// means outbound.NewClient with no allowed ranges.
+// Deliver makes one attempt to post the artifact to d.URL: it succeeds when the receiver answers
+// with a 2xx. A nil client means outbound.NewClient with no allowed ranges.
 func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 	if client == nil {
 		client = outbound.NewClient(outbound.Config{})
@@ -105,85 +92,35 @@ func Deliver(ctx context.Context, client *http.Client, d Delivery) Result {
 	if err != nil {
 		return Result{Error: "artifact could not be read"}
 	}
-	return retry(ctx, Policy{Attempts: d.Attempts, Backoff: d.Backoff, Sleep: d.Sleep, OnAttempt: d.OnAttempt, OnFailure: d.OnFailure},
-		func() outcome { return attempt(ctx, client, d, f) })
+	return resultOf(ctx, attempt(ctx, client, d, f), d.OnFailure)
 }
 
-// Policy is how a POST to a customer endpoint is retried.
-type Policy struct {
-	// Attempts is the most attempts made (DefaultAttempts when < 1).
-	Attempts int
-	// Backoff is the first wait before a retry, doubled for each further one, ±20% jitter
-	// (DefaultBackoff when <= 0).
-	Backoff time.Duration
-	// Sleep waits between attempts; nil means a timer that gives up when ctx is done.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// OnAttempt, when set, is called with the attempt number (from 1) before each attempt.
-	OnAttempt func(n int)
-	// OnFailure, when set, is called after each failed attempt with its precise cause (DNS,
-	// refused, timeout, TLS, the status), for the service's log only: showing it to customers
-	// would make kiln a probe of networks they cannot see.
-	OnFailure func(n int, cause string)
+// resultOf is the result of one attempt; onFailure (nil: none) hears the cause of a failed one.
+func resultOf(ctx context.Context, o outcome, onFailure func(cause string)) Result {
+	if o.ok {
+		return Result{Succeeded: true, Status: o.status}
+	}
+	if onFailure != nil {
+		onFailure(o.cause)
+	}
+	res := Result{Error: o.msg, Status: o.status, Retry: o.retry, RetryAfter: o.retryAfter}
+	if ctx.Err() != nil {
+		res.Error = "delivery cancelled"
+	}
+	return res
 }
 
-// retry makes attempts until one succeeds, one fails for good, they run out, or ctx is done.
-func retry(ctx context.Context, p Policy, one func() outcome) Result {
-	attempts, backoff, sleep := p.Attempts, p.Backoff, p.Sleep
-	if attempts < 1 {
-		attempts = DefaultAttempts
-	}
-	if backoff <= 0 {
-		backoff = DefaultBackoff
-	}
-	if sleep == nil {
-		sleep = sleepCtx
-	}
-	var res Result
-	for n := 1; ; n++ {
-		if p.OnAttempt != nil {
-			p.OnAttempt(n)
-		}
-		o := one()
-		res.Attempts, res.Status, res.Error = n, o.status, o.msg
-		if attempts == 1 && !o.ok {
-			res.Retry, res.RetryAfter = o.retry, o.retryAfter
-		}
-		if o.ok {
-			res.Succeeded, res.Error = true, ""
-			return res
-		}
-		if p.OnFailure != nil {
-			p.OnFailure(n, o.cause)
-		}
-		if ctx.Err() != nil {
-			res.Error = "delivery cancelled"
-			return res
-		}
-		if !o.retry || n >= attempts {
-			return res
-		}
-		wait := o.retryAfter
-		if wait < 0 {
-			wait = backoffDelay(backoff, n)
-		}
-		if err := sleep(ctx, wait); err != nil {
-			res.Error = "delivery cancelled"
-			return res
-		}
-	}
-}
-
-// PostJSON posts a JSON body to a customer endpoint (organization webhooks) with the same rules
-// as an artifact delivery: any 2xx succeeds, 3xx fails, network errors, 408, 429 and 5xx are
-// retried under p, other 4xx fail at once.
-func PostJSON(ctx context.Context, client *http.Client, rawURL string, header http.Header, body []byte, p Policy) Result {
+// PostJSON makes one attempt to post a JSON body to a customer endpoint (organization webhooks)
+// with the same rules as an artifact delivery: any 2xx succeeds, 3xx fails, network errors, 408,
+// 429 and 5xx are worth another attempt, other 4xx fail for good.
+func PostJSON(ctx context.Context, client *http.Client, rawURL string, header http.Header, body []byte, onFailure func(cause string)) Result {
 	if client == nil {
 		client = outbound.NewClient(outbound.Config{})
 	}
 	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Result{Error: "invalid address"}
 	}
-	return retry(ctx, p, func() outcome {
+	return resultOf(ctx, func() outcome {
 		actx, cancel := context.WithTimeout(ctx, transferTimeout(int64(len(body))))
 		defer cancel()
 		req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
@@ -201,7 +138,7 @@ func PostJSON(ctx context.Context, client *http.Client, rawURL string, header ht
 		}
 		defer resp.Body.Close()
 		return classify(resp)
-	})
+	}(), onFailure)
 }
 
 // outcome is the result of one attempt.

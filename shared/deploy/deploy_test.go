@@ -147,8 +147,8 @@ func TestDeliverRequest(t *testing.T) {
 	})
 	auth := `Bearer s3cr3t-Tok3n, realm="kiln"`
 	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL + "/upload?x=1", Authorization: auth,
-		Metadata: testMeta, Artifact: artifact(data, nil), BuildID: "b123", Attempts: 3, Backoff: time.Millisecond})
-	if want := (Result{Succeeded: true, Attempts: 1, Status: 204}); res != want {
+		Metadata: testMeta, Artifact: artifact(data, nil), BuildID: "b123"})
+	if want := (Result{Succeeded: true, Status: 204}); res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
 	if hits.Load() != 1 || got.err != nil {
@@ -206,8 +206,8 @@ func TestDeliverRedirectNotFollowed(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		http.Redirect(w, r, target.URL+"/elsewhere", http.StatusFound)
 	})
-	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil), Attempts: 3})
-	if want := (Result{Attempts: 1, Error: "redirect (302) not followed", Status: 302}); res != want {
+	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil)})
+	if want := (Result{Error: "redirect (302) not followed", Status: 302, RetryAfter: -1}); res != want {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
 	if targetHits.Load() != 0 {
@@ -218,8 +218,8 @@ func TestDeliverRedirectNotFollowed(t *testing.T) {
 func TestDeliverAddressNotAllowed(t *testing.T) {
 	srv, hits := receiver(t, answer(204))
 	for name, c := range map[string]*http.Client{"no allow": outbound.NewClient(outbound.Config{}), "nil client": nil} {
-		res := Deliver(context.Background(), c, Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil), Attempts: 3})
-		if want := (Result{Attempts: 1, Error: "address not allowed"}); res != want {
+		res := Deliver(context.Background(), c, Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil)})
+		if want := (Result{Error: "address not allowed", RetryAfter: -1}); res != want {
 			t.Errorf("%s: result %+v, want %+v", name, res, want)
 		}
 	}
@@ -235,13 +235,11 @@ func TestDeliverConnectionRefused(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	var s sleeps
 	res := Deliver(context.Background(), client(), Delivery{URL: "http://" + addr + "/", Metadata: testMeta,
-		Artifact: artifact([]byte("x"), nil), Attempts: 3, Backoff: 10 * time.Millisecond, Sleep: s.sleep})
-	if want := (Result{Attempts: 3, Error: "network error"}); res != want {
+		Artifact: artifact([]byte("x"), nil)})
+	if want := (Result{Error: "network error", Retry: true, RetryAfter: -1}); res != want {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
-	checkBackoff(t, s.all(), 10*time.Millisecond, 2)
 }
 
 // TestDeliverHangUpMidBody: a receiver that drops the connection halfway through the artifact.
@@ -255,14 +253,13 @@ func TestDeliverHangUpMidBody(t *testing.T) {
 		}
 		conn.Close()
 	})
-	var s sleeps
 	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta,
-		Artifact: artifact(randomBytes(t, 8<<20), nil), Attempts: 2, Backoff: 10 * time.Millisecond, Sleep: s.sleep})
-	if want := (Result{Attempts: 2, Error: "network error"}); res != want {
+		Artifact: artifact(randomBytes(t, 8<<20), nil)})
+	if want := (Result{Error: "network error", Retry: true, RetryAfter: -1}); res != want {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
-	if hits.Load() != 2 {
-		t.Errorf("%d requests, want 2", hits.Load())
+	if hits.Load() != 1 {
+		t.Errorf("%d requests, want 1", hits.Load())
 	}
 }
 
@@ -276,9 +273,8 @@ func TestDeliverArtifactProblems(t *testing.T) {
 		},
 	}
 	for name, open := range tests {
-		var s sleeps
-		res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: open, Attempts: 2, Sleep: s.sleep})
-		if want := (Result{Attempts: 2, Error: "artifact could not be read"}); res != want {
+		res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: open})
+		if want := (Result{Error: "artifact could not be read", Retry: true, RetryAfter: -1}); res != want {
 			t.Errorf("%s: result %+v, want %+v", name, res, want)
 		}
 	}
@@ -301,21 +297,20 @@ func TestDeliverInvalidAddress(t *testing.T) {
 	}
 }
 
+// TestDeliverCancelled: an attempt cut off by its context fails as cancelled, worth another.
 func TestDeliverCancelled(t *testing.T) {
-	srv, _ := receiver(t, answer(503))
-	// Cancelled before the first request is sent.
-	ctx, cancel := context.WithCancel(context.Background())
-	res := Deliver(ctx, client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil), Attempts: 5,
-		OnAttempt: func(int) { cancel() }})
-	if want := (Result{Attempts: 1, Error: "delivery cancelled"}); res != want {
-		t.Errorf("result %+v, want %+v", res, want)
-	}
-	// Cancelled while waiting an hour for the second attempt (the default Sleep).
-	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	srv, _ := receiver(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		select { // the receiver does not answer before the sender gives up
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res = Deliver(ctx, client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil), Attempts: 5, Backoff: time.Hour})
-	if want := (Result{Attempts: 1, Error: "delivery cancelled", Status: 503}); res != want || time.Since(start) > 10*time.Second {
+	res := Deliver(ctx, client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil)})
+	if want := (Result{Error: "delivery cancelled", Retry: true, RetryAfter: -1}); res != want || time.Since(start) > 10*time.Second {
 		t.Errorf("result %+v after %v, want %+v", res, time.Since(start), want)
 	}
 }

@@ -71,10 +71,10 @@ func TestDeliverMemory(t *testing.T) {
 
 	var res Result
 	peak := deploytest.PeakHeap(func() {
-		res = Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, BuildID: "b123", Attempts: 1,
+		res = Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, BuildID: "b123",
 			Artifact: func() (io.ReadCloser, int64, error) { return io.NopCloser(newGenReader(size)), size, nil }})
 	})
-	if want := (Result{Succeeded: true, Attempts: 1, Status: 204}); res != want {
+	if want := (Result{Succeeded: true, Status: 204}); res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
 	if artBytes.Load() != size {

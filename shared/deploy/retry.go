@@ -1,17 +1,12 @@
 package deploy
 
 import (
-	"context"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// Once is the policy of one attempt, for callers that schedule the next one themselves (Schedule)
-// instead of waiting for it.
-var Once = Policy{Attempts: 1}
 
 // Schedule places the attempt after attempt n (from 1) of at most attempts, which ended in res:
 // again is false when there is none (it succeeded, failed for good, or was the last); otherwise the
@@ -73,16 +68,4 @@ func retryAfter(v string, now time.Time) time.Duration {
 // slowest receiver link supported).
 func transferTimeout(size int64) time.Duration {
 	return time.Minute + time.Duration(float64(max(size, 0))/(1<<20)*float64(time.Second))
-}
-
-// sleepCtx waits d, or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

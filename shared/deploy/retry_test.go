@@ -6,85 +6,105 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestDeliverStatuses: 2xx succeeds; 3xx and 4xx other than 408 and 429 fail at once; 408, 429
-// and 5xx are retried up to Attempts with doubling backoff.
+// TestDeliverStatuses: one attempt; 2xx succeeds; 3xx and 4xx other than 408 and 429 fail for
+// good; 408, 429 and 5xx are worth another attempt.
 func TestDeliverStatuses(t *testing.T) {
 	tests := []struct {
-		status   int
-		ok       bool
-		attempts int
-		err      string
+		status int
+		ok     bool
+		retry  bool
+		err    string
 	}{
-		{200, true, 1, ""},
-		{201, true, 1, ""},
-		{202, true, 1, ""},
-		{204, true, 1, ""},
-		{301, false, 1, "redirect (301) not followed"},
-		{304, false, 1, "redirect (304) not followed"},
-		{307, false, 1, "redirect (307) not followed"},
-		{400, false, 1, "receiver answered 400"},
-		{401, false, 1, "receiver answered 401"},
-		{403, false, 1, "receiver answered 403"},
-		{404, false, 1, "receiver answered 404"},
-		{413, false, 1, "receiver answered 413"},
-		{408, false, 3, "receiver answered 408"},
-		{429, false, 3, "receiver answered 429"},
-		{500, false, 3, "receiver answered 500"},
-		{502, false, 3, "receiver answered 502"},
-		{503, false, 3, "receiver answered 503"},
-		{504, false, 3, "receiver answered 504"},
+		{200, true, false, ""},
+		{201, true, false, ""},
+		{202, true, false, ""},
+		{204, true, false, ""},
+		{301, false, false, "redirect (301) not followed"},
+		{304, false, false, "redirect (304) not followed"},
+		{307, false, false, "redirect (307) not followed"},
+		{400, false, false, "receiver answered 400"},
+		{401, false, false, "receiver answered 401"},
+		{403, false, false, "receiver answered 403"},
+		{404, false, false, "receiver answered 404"},
+		{413, false, false, "receiver answered 413"},
+		{408, false, true, "receiver answered 408"},
+		{429, false, true, "receiver answered 429"},
+		{500, false, true, "receiver answered 500"},
+		{502, false, true, "receiver answered 502"},
+		{503, false, true, "receiver answered 503"},
+		{504, false, true, "receiver answered 504"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			srv, hits := receiver(t, answer(tt.status))
 			var opens atomic.Int32
-			var s sleeps
-			var seen []int
+			var causes []string
 			res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta,
-				Artifact: artifact(randomBytes(t, 64<<10), &opens), BuildID: "b123", Attempts: 3,
-				Backoff: 100 * time.Millisecond, Sleep: s.sleep, OnAttempt: func(n int) { seen = append(seen, n) }})
-			want := Result{Succeeded: tt.ok, Attempts: tt.attempts, Error: tt.err, Status: tt.status}
+				Artifact: artifact(randomBytes(t, 64<<10), &opens), BuildID: "b123",
+				OnFailure: func(cause string) { causes = append(causes, cause) }})
+			want := Result{Succeeded: tt.ok, Error: tt.err, Status: tt.status, Retry: tt.retry, RetryAfter: -1}
+			if tt.ok {
+				want.RetryAfter = 0
+			}
 			if res != want {
 				t.Errorf("result %+v, want %+v", res, want)
 			}
-			if int(hits.Load()) != tt.attempts || int(opens.Load()) != tt.attempts || len(seen) != tt.attempts {
-				t.Errorf("%d requests, %d opens, OnAttempt %v; want %d each", hits.Load(), opens.Load(), seen, tt.attempts)
+			if hits.Load() != 1 || opens.Load() != 1 || len(causes) != map[bool]int{true: 0, false: 1}[tt.ok] {
+				t.Errorf("%d requests, %d opens, causes %q; want one attempt", hits.Load(), opens.Load(), causes)
 			}
-			checkBackoff(t, s.all(), 100*time.Millisecond, tt.attempts-1)
 		})
 	}
 }
 
-// checkBackoff checks n waits of first, 2×first, 4×first… each within ±20%.
-func checkBackoff(t *testing.T, waits []time.Duration, first time.Duration, n int) {
-	t.Helper()
-	if len(waits) != n {
-		t.Fatalf("waits %v, want %d", waits, n)
+// TestScheduleBacksOff: after a failed attempt worth another, the next is due after the backoff
+// doubled for each attempt made (±20%), or after the receiver's Retry-After; none after the
+// last attempt, a success or a failure for good.
+func TestScheduleBacksOff(t *testing.T) {
+	retry := Result{Retry: true, RetryAfter: -1}
+	tests := []struct {
+		name      string
+		res       Result
+		n         int
+		wait      time.Duration // ±20% unless exact
+		exact     bool
+		wantAgain bool
+	}{
+		{"first retry", retry, 1, 100 * time.Millisecond, false, true},
+		{"second retry doubles", retry, 2, 200 * time.Millisecond, false, true},
+		{"third retry doubles again", retry, 3, 400 * time.Millisecond, false, true},
+		{"the last attempt", retry, 4, 0, true, false},
+		{"retry-after", Result{Retry: true, RetryAfter: time.Second}, 1, time.Second, true, true},
+		{"retry-after capped", Result{Retry: true, RetryAfter: time.Hour}, 1, MaxWait, true, true},
+		{"succeeded", Result{Succeeded: true}, 1, 0, true, false},
+		{"failed for good", Result{RetryAfter: -1}, 1, 0, true, false},
 	}
-	for i, d := range waits {
-		base := first << i
-		if d < base*8/10 || d > base*12/10 {
-			t.Errorf("wait %d is %v, want %v ±20%%", i+1, d, base)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wait, again := Schedule(tt.res, tt.n, 4, 100*time.Millisecond)
+			if again != tt.wantAgain {
+				t.Fatalf("again %v, want %v", again, tt.wantAgain)
+			}
+			if tt.exact && wait != tt.wait || !tt.exact && (wait < tt.wait*8/10 || wait > tt.wait*12/10) {
+				t.Errorf("wait %v, want %v (exact: %v)", wait, tt.wait, tt.exact)
+			}
+		})
 	}
 }
 
-func TestDeliverRetryThenSuccess(t *testing.T) {
+// TestDeliverAgainAfterAFailure: an attempt after a failed one sends the whole artifact again.
+func TestDeliverAgainAfterAFailure(t *testing.T) {
 	var n atomic.Int32
 	var mu sync.Mutex
-	var types []string
 	var sums [][md5.Size]byte
 	srv, _ := receiver(t, func(w http.ResponseWriter, r *http.Request) {
 		got := parse(r)
 		mu.Lock()
-		types = append(types, got.contentType)
 		if len(got.parts) == 2 {
 			sums = append(sums, got.parts[1].md5)
 		}
@@ -96,15 +116,12 @@ func TestDeliverRetryThenSuccess(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	data := randomBytes(t, 1<<20)
-	var s sleeps
-	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact(data, nil),
-		BuildID: "b123", Attempts: 5, Backoff: time.Second, Sleep: s.sleep})
-	if want := (Result{Succeeded: true, Attempts: 2, Status: 204}); res != want {
-		t.Fatalf("result %+v, want %+v", res, want)
+	d := Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact(data, nil), BuildID: "b123"}
+	if res, want := Deliver(context.Background(), client(), d), (Result{Error: "receiver answered 503", Status: 503, Retry: true, RetryAfter: -1}); res != want {
+		t.Fatalf("first attempt %+v, want %+v", res, want)
 	}
-	checkBackoff(t, s.all(), time.Second, 1)
-	if len(types) != 2 || types[0] != types[1] {
-		t.Errorf("Content-Types %q: want the same boundary on both attempts", types)
+	if res, want := Deliver(context.Background(), client(), d), (Result{Succeeded: true, Status: 204}); res != want {
+		t.Fatalf("second attempt %+v, want %+v", res, want)
 	}
 	if len(sums) != 2 || sums[0] != md5.Sum(data) || sums[1] != md5.Sum(data) {
 		t.Errorf("artifact sums %x, want twice %x", sums, md5.Sum(data))
@@ -112,24 +129,17 @@ func TestDeliverRetryThenSuccess(t *testing.T) {
 }
 
 func TestDeliverRetryAfter(t *testing.T) {
-	var n atomic.Int32
 	srv, _ := receiver(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		if n.Add(1) == 1 {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
 	})
-	var s sleeps
-	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil),
-		Attempts: 3, Backoff: 10 * time.Millisecond, Sleep: s.sleep})
-	if want := (Result{Succeeded: true, Attempts: 2, Status: 204}); res != want {
+	res := Deliver(context.Background(), client(), Delivery{URL: srv.URL, Metadata: testMeta, Artifact: artifact([]byte("x"), nil)})
+	if want := (Result{Error: "receiver answered 429", Status: 429, Retry: true, RetryAfter: time.Second}); res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
-	if got := s.all(); !reflect.DeepEqual(got, []time.Duration{time.Second}) {
-		t.Errorf("waits %v, want [1s]", got)
+	if wait, again := Schedule(res, 1, 3, 10*time.Millisecond); !again || wait != time.Second {
+		t.Errorf("next attempt after %v (%v), want after the receiver's 1s", wait, again)
 	}
 }
 

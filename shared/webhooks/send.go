@@ -91,12 +91,10 @@ func (d *Dispatcher) AttemptOne(ctx context.Context, orgID, webhookID, deliveryI
 	header.Set("X-Kiln-Event", string(del.Event))
 	header.Set("X-Kiln-Delivery", del.ID)
 	header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
-	p := deploy.Once
-	p.OnFailure = func(_ int, cause string) {
+	res := deploy.PostJSON(ctx, d.Client, h.URL, header, del.Payload, func(cause string) {
 		d.Logger.WarnContext(ctx, "webhook delivery attempt failed", slog.String("delivery_id", del.ID),
 			slog.String("org_id", orgID), slog.Int("attempt", n), slog.String("cause", cause))
-	}
-	res := deploy.PostJSON(ctx, d.Client, h.URL, header, del.Payload, p)
+	})
 	out := claimed
 	wait, again := deploy.Schedule(res, n, d.Attempts, d.Backoff)
 	out.ResponseStatus = res.Status
