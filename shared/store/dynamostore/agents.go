@@ -60,16 +60,7 @@ func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
 
 // GetAgentByHash is one consistent GetItem on "AGENTHASH#<hash>".
 func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {
-	var it agentItem
-	key := agentHashKey(hash)
-	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("agent")
-	}
-	if err != nil {
-		return nil, wrap("get agent by hash", err)
-	}
-	return it.agent(), nil
+	return get(ctx, s, "get agent by hash", "agent", agentHashKey(hash), agentHashKey(hash), (*agentItem).agent)
 }
 
 // GetAgent is one consistent GetItem on "ORG#<org>" / "AGENT#<id>".
@@ -82,15 +73,7 @@ func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, er
 }
 
 func (s *Store) getAgent(ctx context.Context, op, orgID, id string) (*agentItem, error) {
-	var it agentItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, agentSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("agent")
-	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return &it, nil
+	return getItem[agentItem](ctx, s, op, "agent", orgPK(orgID), agentSK(id))
 }
 
 // ListAgents queries the organization's partition for SK begins_with "AGENT#", newest first.
@@ -99,15 +82,7 @@ func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*
 		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixAgent,
 		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, agentSK(p.After)),
 	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *agentItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list agents", err)
-	}
-	out := make([]*kiln.Agent, len(items))
-	for i, it := range items {
-		out[i] = it.agent()
-	}
-	return out, next, nil
+	return list(ctx, s, "list agents", q, limit(p), func(it *agentItem) string { return it.ID }, (*agentItem).agent)
 }
 
 // RevokeAgent reads the agent (for its hash), then sets revokedAt on both items in one

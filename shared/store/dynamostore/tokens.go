@@ -84,15 +84,7 @@ func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 
 // GetTokenByHash is one GetItem on "TOKENHASH#<hash>".
 func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
-	var it tokenItem
-	err := s.table.Get(attrPK, tokenHashKey(hash)).Range(attrSK, dynamo.Equal, tokenHashKey(hash)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("token")
-	}
-	if err != nil {
-		return nil, wrap("get token by hash", err)
-	}
-	return it.token(), nil
+	return get(ctx, s, "get token by hash", "token", tokenHashKey(hash), tokenHashKey(hash), (*tokenItem).token)
 }
 
 // ListTokens queries the organization's partition for SK begins_with "TOKEN#<userId>#", newest
@@ -102,15 +94,7 @@ func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Pa
 		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: tokenPrefix(userID),
 		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, tokenSK(userID, p.After)),
 	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *tokenItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list tokens", err)
-	}
-	out := make([]*kiln.Token, len(items))
-	for i, it := range items {
-		out[i] = it.token()
-	}
-	return out, next, nil
+	return list(ctx, s, "list tokens", q, limit(p), func(it *tokenItem) string { return it.ID }, (*tokenItem).token)
 }
 
 // DeleteToken revokes the token and its descendants (the tokens created with it, and theirs): it
@@ -145,13 +129,9 @@ func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) 
 // deleteOneToken reads the token (for its hash), then deletes the token item (if it still exists)
 // and its hash item in one transaction.
 func (s *Store) deleteOneToken(ctx context.Context, orgID, userID, tokenID string) error {
-	var it tokenItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, tokenSK(userID, tokenID)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return kiln.NotFound("token")
-	}
+	it, err := getItem[tokenItem](ctx, s, "delete token", "token", orgPK(orgID), tokenSK(userID, tokenID))
 	if err != nil {
-		return wrap("delete token", err)
+		return err
 	}
 	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
 		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))

@@ -63,16 +63,7 @@ func (s *Store) CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) er
 
 // GetTriggerTokenByHash is one GetItem on "TRIGGERTOKENHASH#<hash>".
 func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.TriggerToken, error) {
-	var it triggerTokenItem
-	key := triggerTokenHashKey(hash)
-	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("trigger token")
-	}
-	if err != nil {
-		return nil, wrap("get trigger token by hash", err)
-	}
-	return it.triggerToken(), nil
+	return get(ctx, s, "get trigger token by hash", "trigger token", triggerTokenHashKey(hash), triggerTokenHashKey(hash), (*triggerTokenItem).triggerToken)
 }
 
 // ListTriggerTokens queries the organization's partition for SK begins_with "TRIGGERTOKEN#",
@@ -82,28 +73,12 @@ func (s *Store) ListTriggerTokens(ctx context.Context, orgID string, p store.Pag
 		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixTrigger,
 		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, triggerTokenSK(p.After)),
 	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *triggerTokenItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list trigger tokens", err)
-	}
-	out := make([]*kiln.TriggerToken, len(items))
-	for i, it := range items {
-		out[i] = it.triggerToken()
-	}
-	return out, next, nil
+	return list(ctx, s, "list trigger tokens", q, limit(p), func(it *triggerTokenItem) string { return it.ID }, (*triggerTokenItem).triggerToken)
 }
 
 // getTriggerToken reads the token in the organization's partition (for its hash).
 func (s *Store) getTriggerToken(ctx context.Context, op, orgID, id string) (*triggerTokenItem, error) {
-	var it triggerTokenItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, triggerTokenSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("trigger token")
-	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return &it, nil
+	return getItem[triggerTokenItem](ctx, s, op, "trigger token", orgPK(orgID), triggerTokenSK(id))
 }
 
 // DeleteTriggerToken reads the token (for its hash), then deletes the token item (if it still
