@@ -47,14 +47,9 @@ func (it *tokenItem) token() *kiln.Token {
 
 // tokenPuts are the token item and its hash item, each written only if absent.
 func (s *Store) tokenPuts(t *kiln.Token) []*dynamo.Put {
-	return []*dynamo.Put{
-		s.table.Put(newTokenItem(t, itemKeys{
-			PK: orgPK(t.OrganizationID), SK: tokenSK(t.UserID, t.ID), Type: typeToken,
-		})).If(notExists, attrPK),
-		s.table.Put(newTokenItem(t, itemKeys{
-			PK: tokenHashKey(t.Hash), SK: tokenHashKey(t.Hash), Type: typeTokenHash,
-		})).If(notExists, attrPK),
-	}
+	return s.hashPairPuts(
+		newTokenItem(t, itemKeys{PK: orgPK(t.OrganizationID), SK: tokenSK(t.UserID, t.ID), Type: typeToken}),
+		newTokenItem(t, hashItemKeys(tokenHashKey(t.Hash), typeTokenHash)))
 }
 
 // CreateToken writes, in one transaction: a check that the member exists (and the parent token,
@@ -133,12 +128,5 @@ func (s *Store) deleteOneToken(ctx context.Context, orgID, userID, tokenID strin
 	if err != nil {
 		return err
 	}
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))
-		tx.Delete(s.table.Delete(attrPK, tokenHashKey(it.Hash)).Range(attrSK, tokenHashKey(it.Hash)))
-	})
-	if txFailedAt(err) != nil {
-		return kiln.NotFound("token")
-	}
-	return wrap("delete token", err)
+	return s.deleteHashPair(ctx, "delete token", "token", it.itemKeys, tokenHashKey(it.Hash))
 }
