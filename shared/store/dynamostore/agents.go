@@ -63,10 +63,7 @@ func (s *Store) getAgent(ctx context.Context, op, orgID, id string) (*agentItem,
 
 // ListAgents queries the organization's partition for SK begins_with "AGENT#", newest first.
 func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixAgent,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, agentSK(p.After)),
-	}
+	q := orgPageQuery(orgID, prefixAgent, p.After, agentSK(p.After))
 	return list(ctx, s, "list agents", q, limit(p), func(it *agentItem) string { return it.ID }, (*agentItem).agent)
 }
 

@@ -92,9 +92,6 @@ func (s *Store) GetMember(ctx context.Context, orgID, userID string) (*kiln.Memb
 // ListMembers queries the organization's partition for SK begins_with "MEMBER#", newest user
 // first.
 func (s *Store) ListMembers(ctx context.Context, orgID string, p store.Page) ([]*kiln.Member, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixMember,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, memberSK(p.After)),
-	}
+	q := orgPageQuery(orgID, prefixMember, p.After, memberSK(p.After))
 	return list(ctx, s, "list members", q, limit(p), func(it *memberItem) string { return it.UserID }, (*memberItem).member)
 }

@@ -122,10 +122,7 @@ func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project
 // ListProjects queries the organization's partition for SK begins_with "PROJECT#", or, filtered by
 // source control, GSI1's partition "ORG#<org>#SOURCE#<sc>"; newest first.
 func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixProject,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, projectSK(p.After)),
-	}
+	q := orgPageQuery(orgID, prefixProject, p.After, projectSK(p.After))
 	if f.SourceControl != "" {
 		q = listQuery{
 			index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,

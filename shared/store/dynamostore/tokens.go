@@ -85,10 +85,7 @@ func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, e
 // ListTokens queries the organization's partition for SK begins_with "TOKEN#<userId>#", newest
 // first.
 func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: tokenPrefix(userID),
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, tokenSK(userID, p.After)),
-	}
+	q := orgPageQuery(orgID, tokenPrefix(userID), p.After, tokenSK(userID, p.After))
 	return list(ctx, s, "list tokens", q, limit(p), func(it *tokenItem) string { return it.ID }, (*tokenItem).token)
 }
 

@@ -54,10 +54,7 @@ func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.T
 // ListTriggerTokens queries the organization's partition for SK begins_with "TRIGGERTOKEN#",
 // newest first.
 func (s *Store) ListTriggerTokens(ctx context.Context, orgID string, p store.Page) ([]*kiln.TriggerToken, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixTrigger,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, triggerTokenSK(p.After)),
-	}
+	q := orgPageQuery(orgID, prefixTrigger, p.After, triggerTokenSK(p.After))
 	return list(ctx, s, "list trigger tokens", q, limit(p), func(it *triggerTokenItem) string { return it.ID }, (*triggerTokenItem).triggerToken)
 }
 
