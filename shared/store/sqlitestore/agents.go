@@ -39,9 +39,7 @@ func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, er
 }
 
 func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
-	return list(ctx, s, "list agents", agentCols, "agents", "id", q, p, scanAgent,
+	return list(ctx, s, "list agents", agentCols, "agents", "id", inOrg(orgID), p, scanAgent,
 		func(a *kiln.Agent) string { return a.ID })
 }
 

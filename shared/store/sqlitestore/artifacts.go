@@ -38,8 +38,7 @@ func (s *Store) GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.A
 // ListArtifacts reads the project's artifacts by descending build id (index artifacts_by_project);
 // artifacts have no foreign key to projects, so they are listed after the project is deleted.
 func (s *Store) ListArtifacts(ctx context.Context, orgID, projectID string, f store.ArtifactFilter, p store.Page) ([]*kiln.Artifact, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("project_id = ?", projectID)
 	whereIf(&q, "build_setting_id = ?", f.BuildSettingID)
 	whereIf(&q, "branch = ?", f.Branch)

@@ -52,8 +52,7 @@ func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, er
 }
 
 func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	whereIf(&q, "project_id = ?", f.ProjectID)
 	whereIf(&q, "build_setting_id = ?", f.BuildSettingID)
 	whereIf(&q, "status = ?", f.Status)

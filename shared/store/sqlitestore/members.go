@@ -46,8 +46,6 @@ func (s *Store) GetMember(ctx context.Context, orgID, userID string) (*kiln.Memb
 }
 
 func (s *Store) ListMembers(ctx context.Context, orgID string, p store.Page) ([]*kiln.Member, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
-	return list(ctx, s, "list members", memberCols, "members", "user_id", q, p, scanMember,
+	return list(ctx, s, "list members", memberCols, "members", "user_id", inOrg(orgID), p, scanMember,
 		func(m *kiln.Member) string { return m.User.ID })
 }

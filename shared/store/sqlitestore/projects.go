@@ -124,8 +124,7 @@ func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project
 }
 
 func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	whereIf(&q, "source_control = ?", f.SourceControl)
 	return list(ctx, s, "list projects", projectCols, "projects", "id", q, p, scanProject,
 		func(p *kiln.Project) string { return p.ID })

@@ -211,6 +211,13 @@ func (q *query) where(cond string, arg any) {
 	q.args = append(q.args, arg)
 }
 
+// inOrg is the query of one organization's rows.
+func inOrg(orgID string) query {
+	var q query
+	q.where("org_id = ?", orgID)
+	return q
+}
+
 // whereIf adds cond only when the filter value is set.
 func whereIf[T ~string](q *query, cond string, v T) {
 	if v != "" {

@@ -52,8 +52,7 @@ func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, e
 }
 
 func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("user_id = ?", userID)
 	return list(ctx, s, "list tokens", tokenCols, "tokens", "id", q, p, scanToken,
 		func(t *kiln.Token) string { return t.ID })

@@ -35,9 +35,7 @@ func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.T
 }
 
 func (s *Store) ListTriggerTokens(ctx context.Context, orgID string, p store.Page) ([]*kiln.TriggerToken, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
-	return list(ctx, s, "list trigger tokens", triggerTokenCols, "trigger_tokens", "id", q, p, scanTriggerToken,
+	return list(ctx, s, "list trigger tokens", triggerTokenCols, "trigger_tokens", "id", inOrg(orgID), p, scanTriggerToken,
 		func(t *kiln.TriggerToken) string { return t.ID })
 }
 

@@ -130,8 +130,7 @@ func (s *Store) GetWebhookDelivery(ctx context.Context, orgID, webhookID, id str
 
 // ListWebhookDeliveries lists a webhook's deliveries, newest first.
 func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p store.Page) ([]*kiln.WebhookDelivery, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("webhook_id = ?", webhookID)
 	return list(ctx, s, "list webhook deliveries", deliveryCols, "webhook_deliveries", "id", q, p, scanDelivery,
 		func(d *kiln.WebhookDelivery) string { return d.ID })
