@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -44,70 +42,29 @@ func (it *agentItem) agent() *kiln.Agent {
 // CreateAgent writes, in one transaction: a check that the organization exists, then the agent
 // and its hash item, each only if absent.
 func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
-	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Check(s.table.Check(attrPK, orgPK(a.OrganizationID)).Range(attrSK, orgSK).IfExists())
-		tx.Put(s.table.Put(newAgentItem(a, itemKeys{PK: orgPK(a.OrganizationID), SK: agentSK(a.ID), Type: typeAgent})).If(notExists, attrPK))
-		tx.Put(s.table.Put(newAgentItem(a, itemKeys{PK: agentHashKey(a.Hash), SK: agentHashKey(a.Hash), Type: typeAgentHash})).If(notExists, attrPK))
-	})
-	if at := txFailedAt(err); at != nil {
-		if at[0] == 0 {
-			return kiln.NotFound("organization")
-		}
-		return kiln.Errorf(kiln.EConflict, "the agent already exists")
-	}
-	return wrap("create agent", err)
+	return s.createHashPair(ctx, "create agent", "the agent already exists", a.OrganizationID,
+		newAgentItem(a, itemKeys{PK: orgPK(a.OrganizationID), SK: agentSK(a.ID), Type: typeAgent}),
+		newAgentItem(a, hashItemKeys(agentHashKey(a.Hash), typeAgentHash)))
 }
 
 // GetAgentByHash is one consistent GetItem on "AGENTHASH#<hash>".
 func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {
-	var it agentItem
-	key := agentHashKey(hash)
-	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("agent")
-	}
-	if err != nil {
-		return nil, wrap("get agent by hash", err)
-	}
-	return it.agent(), nil
+	return get(ctx, s, "get agent by hash", "agent", agentHashKey(hash), agentHashKey(hash), (*agentItem).agent)
 }
 
 // GetAgent is one consistent GetItem on "ORG#<org>" / "AGENT#<id>".
 func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, error) {
-	it, err := s.getAgent(ctx, "get agent", orgID, id)
-	if err != nil {
-		return nil, err
-	}
-	return it.agent(), nil
+	return get(ctx, s, "get agent", "agent", orgPK(orgID), agentSK(id), (*agentItem).agent)
 }
 
 func (s *Store) getAgent(ctx context.Context, op, orgID, id string) (*agentItem, error) {
-	var it agentItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, agentSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("agent")
-	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return &it, nil
+	return getItem[agentItem](ctx, s, op, "agent", orgPK(orgID), agentSK(id))
 }
 
 // ListAgents queries the organization's partition for SK begins_with "AGENT#", newest first.
 func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixAgent,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, agentSK(p.After)),
-	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *agentItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list agents", err)
-	}
-	out := make([]*kiln.Agent, len(items))
-	for i, it := range items {
-		out[i] = it.agent()
-	}
-	return out, next, nil
+	q := orgPageQuery(orgID, prefixAgent, p.After, agentSK(p.After))
+	return list(ctx, s, "list agents", q, limit(p), func(it *agentItem) string { return it.ID }, (*agentItem).agent)
 }
 
 // RevokeAgent reads the agent (for its hash), then sets revokedAt on both items in one
@@ -121,13 +78,8 @@ func (s *Store) RevokeAgent(ctx context.Context, orgID, id string, at time.Time)
 	if it.RevokedAt != nil {
 		return it.agent(), nil
 	}
-	hashKey := agentHashKey(it.Hash)
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("revokedAt", toMS(at)).
-			If("attribute_exists($) AND attribute_not_exists($)", attrPK, "revokedAt"))
-		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("revokedAt", toMS(at)).
-			If("attribute_exists($) AND attribute_not_exists($)", attrPK, "revokedAt"))
-	})
+	err = s.updateHashPair(ctx, it.itemKeys, agentHashKey(it.Hash), "revokedAt", toMS(at),
+		"attribute_exists($) AND attribute_not_exists($)", attrPK, "revokedAt")
 	if txFailedAt(err) != nil {
 		return s.GetAgent(ctx, orgID, id) // revoked meanwhile (keeps that time)
 	}
@@ -147,13 +99,5 @@ func (s *Store) TouchAgent(ctx context.Context, orgID, id string, at time.Time) 
 	if err != nil {
 		return err
 	}
-	hashKey := agentHashKey(it.Hash)
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("lastSeenAt", toMS(at)).If(exists, attrPK))
-		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("lastSeenAt", toMS(at)).If(exists, attrPK))
-	})
-	if txFailedAt(err) != nil {
-		return kiln.NotFound("agent")
-	}
-	return wrap("touch agent", err)
+	return s.touchHashPair(ctx, "touch agent", "agent", it.itemKeys, agentHashKey(it.Hash), "lastSeenAt", at)
 }

@@ -3,8 +3,6 @@ package dynamostore
 import (
 	"context"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -66,15 +64,7 @@ func (s *Store) CreateArtifact(ctx context.Context, a *kiln.Artifact) error {
 }
 
 func (s *Store) GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.Artifact, error) {
-	var it artifactItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, artifactSK(buildID)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("artifact")
-	}
-	if err != nil {
-		return nil, wrap("get artifact", err)
-	}
-	return it.artifact(), nil
+	return get(ctx, s, "get artifact", "artifact", orgPK(orgID), artifactSK(buildID), (*artifactItem).artifact)
 }
 
 // ListArtifacts queries GSI1's partition "ORG#<org>#PROJECT#<p>#ARTIFACTS", newest build first;
@@ -91,15 +81,7 @@ func (s *Store) ListArtifacts(ctx context.Context, orgID, projectID string, f st
 			q.filters = append(q.filters, fl)
 		}
 	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *artifactItem) string { return it.BuildID })
-	if err != nil {
-		return nil, "", wrap("list artifacts", err)
-	}
-	out := make([]*kiln.Artifact, len(items))
-	for i, it := range items {
-		out[i] = it.artifact()
-	}
-	return out, next, nil
+	return list(ctx, s, "list artifacts", q, limit(p), func(it *artifactItem) string { return it.BuildID }, (*artifactItem).artifact)
 }
 
 // DeleteArtifact deletes the artifact's item only if it exists.

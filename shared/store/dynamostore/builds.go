@@ -3,8 +3,6 @@ package dynamostore
 import (
 	"context"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -110,15 +108,7 @@ func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
 }
 
 func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
-	var it buildItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, buildSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("build")
-	}
-	if err != nil {
-		return nil, wrap("get build", err)
-	}
-	return it.build(), nil
+	return get(ctx, s, "get build", "build", orgPK(orgID), buildSK(id), (*buildItem).build)
 }
 
 // ListBuilds queries one partition, newest first: GSI2 by build setting, else GSI1 by project,
@@ -126,15 +116,7 @@ func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, er
 // FilterExpression on that query.
 func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error) {
 	q := buildsQuery(orgID, f, p.After)
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *buildItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list builds", err)
-	}
-	out := make([]*kiln.Build, len(items))
-	for i, it := range items {
-		out[i] = it.build()
-	}
-	return out, next, nil
+	return list(ctx, s, "list builds", q, limit(p), func(it *buildItem) string { return it.ID }, (*buildItem).build)
 }
 
 // buildsQuery picks the partition for f and rebuilds the ExclusiveStartKey from the cursor.

@@ -93,28 +93,12 @@ func (s *Store) CreateBuildSetting(ctx context.Context, bs *kiln.BuildSetting) e
 }
 
 func (s *Store) GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error) {
-	var it settingItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, settingSK(projectID, id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("build setting")
-	}
-	if err != nil {
-		return nil, wrap("get build setting", err)
-	}
-	return it.setting(), nil
+	return get(ctx, s, "get build setting", "build setting", orgPK(orgID), settingSK(projectID, id), (*settingItem).setting)
 }
 
 // ListBuildSettings queries SK begins_with "SETTING#<projectId>#" in ascending order, all pages.
 func (s *Store) ListBuildSettings(ctx context.Context, orgID, projectID string) ([]*kiln.BuildSetting, error) {
-	items, _, err := queryPage(ctx, s, settingsQuery(orgID, projectID), 0, func(it *settingItem) string { return it.ID })
-	if err != nil {
-		return nil, wrap("list build settings", err)
-	}
-	out := make([]*kiln.BuildSetting, len(items))
-	for i, it := range items {
-		out[i] = it.setting()
-	}
-	return out, nil
+	return listAll(ctx, s, "list build settings", settingsQuery(orgID, projectID), 0, (*settingItem).setting)
 }
 
 // UpdateBuildSetting sets the mutable attributes, and the GSI4 keys when the trigger is scheduled

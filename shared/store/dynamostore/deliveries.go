@@ -79,11 +79,7 @@ func (s *Store) DueBuildDeliveries(ctx context.Context, now time.Time, perOrg, n
 	if err != nil {
 		return nil, wrap("due build deliveries", err)
 	}
-	out := make([]*kiln.Build, len(items))
-	for i, it := range items {
-		out[i] = it.build()
-	}
-	return out, nil
+	return values(items, (*buildItem).build), nil
 }
 
 // DueWebhookDeliveries reads GSI4's partition "WEBHOOKS#pending" up to now, fairly.
@@ -93,11 +89,7 @@ func (s *Store) DueWebhookDeliveries(ctx context.Context, now time.Time, perOrg,
 	if err != nil {
 		return nil, wrap("due webhook deliveries", err)
 	}
-	out := make([]*kiln.WebhookDelivery, len(items))
-	for i, it := range items {
-		out[i] = it.delivery()
-	}
-	return out, nil
+	return values(items, (*deliveryItem).delivery), nil
 }
 
 // nextAtIs is the condition that an item's next-attempt attribute holds ms (absent for 0).

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -32,16 +30,7 @@ func (s *Store) GetHostedHost(ctx context.Context, id string) (*kiln.HostedHost,
 	if id == "" {
 		return nil, kiln.NotFound("hosted host")
 	}
-	var it hostedHostItem
-	key := hostedHostKey(id)
-	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("hosted host")
-	}
-	if err != nil {
-		return nil, wrap("get hosted host", err)
-	}
-	return it.host(), nil
+	return get(ctx, s, "get hosted host", "hosted host", hostedHostKey(id), hostedHostKey(id), (*hostedHostItem).host)
 }
 
 // SeeHostedHost puts the record only if absent, then reads what is stored.

@@ -46,8 +46,7 @@ func (s *Store) CreateBuildOnce(ctx context.Context, b *kiln.Build, key, fingerp
 		return nil, "", false, kiln.Errorf(kiln.EConflict, "build %s already exists", b.ID)
 	}
 	var stored idempotencyItem
-	err = s.table.Get(attrPK, orgPK(b.OrganizationID)).Range(attrSK, dynamo.Equal, idempotencySK(key)).
-		Consistent(true).One(ctx, &stored)
+	err = s.readItem(ctx, orgPK(b.OrganizationID), idempotencySK(key), &stored)
 	if err != nil {
 		return nil, "", false, wrap("create build once: read idempotency key", err)
 	}

@@ -114,14 +114,10 @@ func (s *Store) UnlinkGitHubInstallation(ctx context.Context, orgID string, at t
 
 // GetOrganizationByInstallation reads the installation's item, then the organization it names.
 func (s *Store) GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error) {
-	var it installationItem
-	err := s.table.Get(attrPK, installationPK(installationID)).Range(attrSK, dynamo.Equal, installationSK).
-		Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("organization")
-	}
+	it, err := getItem[installationItem](ctx, s, "get organization by installation", "organization",
+		installationPK(installationID), installationSK)
 	if err != nil {
-		return nil, wrap("get organization by installation", err)
+		return nil, err
 	}
 	org, err := s.GetOrganization(ctx, it.OrganizationID)
 	if err != nil {
@@ -158,8 +154,7 @@ func (s *Store) holdsInstallation(ctx context.Context, orgID, installationID str
 		return false, nil
 	}
 	var it installationItem
-	err := s.table.Get(attrPK, installationPK(installationID)).Range(attrSK, dynamo.Equal, installationSK).
-		Consistent(true).One(ctx, &it)
+	err := s.readItem(ctx, installationPK(installationID), installationSK, &it)
 	if isNotFound(err) {
 		return false, nil
 	}

@@ -86,31 +86,12 @@ func (s *Store) CreateMember(ctx context.Context, m *kiln.Member, token *kiln.To
 }
 
 func (s *Store) GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error) {
-	var it memberItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, memberSK(userID)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("member")
-	}
-	if err != nil {
-		return nil, wrap("get member", err)
-	}
-	return it.member(), nil
+	return get(ctx, s, "get member", "member", orgPK(orgID), memberSK(userID), (*memberItem).member)
 }
 
 // ListMembers queries the organization's partition for SK begins_with "MEMBER#", newest user
 // first.
 func (s *Store) ListMembers(ctx context.Context, orgID string, p store.Page) ([]*kiln.Member, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixMember,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, memberSK(p.After)),
-	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *memberItem) string { return it.UserID })
-	if err != nil {
-		return nil, "", wrap("list members", err)
-	}
-	out := make([]*kiln.Member, len(items))
-	for i, it := range items {
-		out[i] = it.member()
-	}
-	return out, next, nil
+	q := orgPageQuery(orgID, prefixMember, p.After, memberSK(p.After))
+	return list(ctx, s, "list members", q, limit(p), func(it *memberItem) string { return it.UserID }, (*memberItem).member)
 }

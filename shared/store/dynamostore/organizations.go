@@ -144,15 +144,7 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 }
 
 func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organization, error) {
-	var it orgItem
-	err := s.table.Get(attrPK, orgPK(id)).Range(attrSK, dynamo.Equal, orgSK).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("organization")
-	}
-	if err != nil {
-		return nil, wrap("get organization", err)
-	}
-	return it.organization(), nil
+	return get(ctx, s, "get organization", "organization", orgPK(id), orgSK, (*orgItem).organization)
 }
 
 // UpdateOrganization sets the editable attributes on the existing item; slug and createdAt stay.

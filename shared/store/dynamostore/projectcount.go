@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/guregu/dynamo/v2"
-
-	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // attrProjectCount is the organization item's count of its projects. CreateProject adds 1 in the
@@ -27,13 +25,9 @@ func (s *Store) orgCounterUpdate(orgID string, delta, max int) *dynamo.Update {
 // projectCount reads the organization's project count; ok is false when the organization has
 // none yet. A missing organization is not_found.
 func (s *Store) projectCount(ctx context.Context, orgID string) (n int, ok bool, err error) {
-	var it orgItem
-	err = s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, orgSK).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return 0, false, kiln.NotFound("organization")
-	}
+	it, err := getItem[orgItem](ctx, s, "read project count", "organization", orgPK(orgID), orgSK)
 	if err != nil {
-		return 0, false, wrap("read project count", err)
+		return 0, false, err
 	}
 	if it.ProjectCount == nil {
 		return 0, false, nil

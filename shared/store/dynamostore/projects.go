@@ -116,24 +116,13 @@ func (s *Store) CreateProject(ctx context.Context, p *kiln.Project, max int) err
 }
 
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
-	var it projectItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, projectSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("project")
-	}
-	if err != nil {
-		return nil, wrap("get project", err)
-	}
-	return it.project(), nil
+	return get(ctx, s, "get project", "project", orgPK(orgID), projectSK(id), (*projectItem).project)
 }
 
 // ListProjects queries the organization's partition for SK begins_with "PROJECT#", or, filtered by
 // source control, GSI1's partition "ORG#<org>#SOURCE#<sc>"; newest first.
 func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixProject,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, projectSK(p.After)),
-	}
+	q := orgPageQuery(orgID, prefixProject, p.After, projectSK(p.After))
 	if f.SourceControl != "" {
 		q = listQuery{
 			index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
@@ -142,15 +131,7 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectF
 				attrGSI1PK, sourcePK(orgID, f.SourceControl), attrGSI1SK, projectSK(p.After)),
 		}
 	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *projectItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list projects", err)
-	}
-	out := make([]*kiln.Project, len(items))
-	for i, it := range items {
-		out[i] = it.project()
-	}
-	return out, next, nil
+	return list(ctx, s, "list projects", q, limit(p), func(it *projectItem) string { return it.ID }, (*projectItem).project)
 }
 
 // UpdateProject sets the mutable attributes on the existing item.

@@ -125,3 +125,13 @@ func startKey(after string, pairs ...string) map[string]types.AttributeValue {
 	}
 	return key
 }
+
+// orgPageQuery is the query, newest first, of the organization's items whose sort key starts with
+// prefix, from the page after the item whose id is after and sort key afterSK (after "" for the
+// first page).
+func orgPageQuery(orgID, prefix, after, afterSK string) listQuery {
+	return listQuery{
+		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefix,
+		start: startKey(after, attrPK, orgPK(orgID), attrSK, afterSK),
+	}
+}

@@ -29,15 +29,7 @@ func (s *Store) QueuedBuildsAfter(ctx context.Context, status kiln.BuildStatus, 
 		return nil, kiln.Errorf(kiln.EBadRequest, "only pending and running builds are queued, not %q", status)
 	}
 	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: queuePK(status), skAfter: afterID, forward: true}
-	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*buildItem) string { return "" })
-	if err != nil {
-		return nil, wrap("queued builds", err)
-	}
-	out := make([]*kiln.Build, len(items))
-	for i, it := range items {
-		out[i] = it.build()
-	}
-	return out, nil
+	return listAll(ctx, s, "queued builds", q, limit(store.Page{Limit: n}), (*buildItem).build)
 }
 
 // awaitingDelivery reports whether b is in GSI4's partition "DEPLOY": complete, with its
@@ -51,15 +43,7 @@ func awaitingDelivery(b *kiln.Build) bool {
 // setting id.
 func (s *Store) ScheduledBuildSettings(ctx context.Context) ([]*kiln.BuildSetting, error) {
 	q := listQuery{index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: scheduledPK, forward: true}
-	items, _, err := queryPage(ctx, s, q, 0, func(*settingItem) string { return "" })
-	if err != nil {
-		return nil, wrap("scheduled build settings", err)
-	}
-	out := make([]*kiln.BuildSetting, len(items))
-	for i, it := range items {
-		out[i] = it.setting()
-	}
-	return out, nil
+	return listAll(ctx, s, "scheduled build settings", q, 0, (*settingItem).setting)
 }
 
 // ArtifactsCreatedBefore queries GSI4's partition "ARTIFACTS" for sort keys below t's padded
@@ -70,13 +54,5 @@ func (s *Store) ArtifactsCreatedBefore(ctx context.Context, t time.Time, n int) 
 		index: indexGSI4, pkAttr: attrGSI4PK, skAttr: attrGSI4SK, pk: artifactsPK,
 		skBefore: agePrefix(toMS(t)), forward: true,
 	}
-	items, _, err := queryPage(ctx, s, q, limit(store.Page{Limit: n}), func(*artifactItem) string { return "" })
-	if err != nil {
-		return nil, wrap("artifacts created before", err)
-	}
-	out := make([]*kiln.Artifact, len(items))
-	for i, it := range items {
-		out[i] = it.artifact()
-	}
-	return out, nil
+	return listAll(ctx, s, "artifacts created before", q, limit(store.Page{Limit: n}), (*artifactItem).artifact)
 }

@@ -47,14 +47,9 @@ func (it *tokenItem) token() *kiln.Token {
 
 // tokenPuts are the token item and its hash item, each written only if absent.
 func (s *Store) tokenPuts(t *kiln.Token) []*dynamo.Put {
-	return []*dynamo.Put{
-		s.table.Put(newTokenItem(t, itemKeys{
-			PK: orgPK(t.OrganizationID), SK: tokenSK(t.UserID, t.ID), Type: typeToken,
-		})).If(notExists, attrPK),
-		s.table.Put(newTokenItem(t, itemKeys{
-			PK: tokenHashKey(t.Hash), SK: tokenHashKey(t.Hash), Type: typeTokenHash,
-		})).If(notExists, attrPK),
-	}
+	return s.hashPairPuts(
+		newTokenItem(t, itemKeys{PK: orgPK(t.OrganizationID), SK: tokenSK(t.UserID, t.ID), Type: typeToken}),
+		newTokenItem(t, hashItemKeys(tokenHashKey(t.Hash), typeTokenHash)))
 }
 
 // CreateToken writes, in one transaction: a check that the member exists (and the parent token,
@@ -84,33 +79,14 @@ func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 
 // GetTokenByHash is one GetItem on "TOKENHASH#<hash>".
 func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
-	var it tokenItem
-	err := s.table.Get(attrPK, tokenHashKey(hash)).Range(attrSK, dynamo.Equal, tokenHashKey(hash)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("token")
-	}
-	if err != nil {
-		return nil, wrap("get token by hash", err)
-	}
-	return it.token(), nil
+	return get(ctx, s, "get token by hash", "token", tokenHashKey(hash), tokenHashKey(hash), (*tokenItem).token)
 }
 
 // ListTokens queries the organization's partition for SK begins_with "TOKEN#<userId>#", newest
 // first.
 func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: tokenPrefix(userID),
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, tokenSK(userID, p.After)),
-	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *tokenItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list tokens", err)
-	}
-	out := make([]*kiln.Token, len(items))
-	for i, it := range items {
-		out[i] = it.token()
-	}
-	return out, next, nil
+	q := orgPageQuery(orgID, tokenPrefix(userID), p.After, tokenSK(userID, p.After))
+	return list(ctx, s, "list tokens", q, limit(p), func(it *tokenItem) string { return it.ID }, (*tokenItem).token)
 }
 
 // DeleteToken revokes the token and its descendants (the tokens created with it, and theirs): it
@@ -145,20 +121,9 @@ func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) 
 // deleteOneToken reads the token (for its hash), then deletes the token item (if it still exists)
 // and its hash item in one transaction.
 func (s *Store) deleteOneToken(ctx context.Context, orgID, userID, tokenID string) error {
-	var it tokenItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, tokenSK(userID, tokenID)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return kiln.NotFound("token")
-	}
+	it, err := getItem[tokenItem](ctx, s, "delete token", "token", orgPK(orgID), tokenSK(userID, tokenID))
 	if err != nil {
-		return wrap("delete token", err)
+		return err
 	}
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))
-		tx.Delete(s.table.Delete(attrPK, tokenHashKey(it.Hash)).Range(attrSK, tokenHashKey(it.Hash)))
-	})
-	if txFailedAt(err) != nil {
-		return kiln.NotFound("token")
-	}
-	return wrap("delete token", err)
+	return s.deleteHashPair(ctx, "delete token", "token", it.itemKeys, tokenHashKey(it.Hash))
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -43,67 +41,26 @@ func (it *triggerTokenItem) triggerToken() *kiln.TriggerToken {
 // CreateTriggerToken writes, in one transaction: a check that the organization exists, then the
 // token and its hash item, each only if absent.
 func (s *Store) CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) error {
-	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Check(s.table.Check(attrPK, orgPK(t.OrganizationID)).Range(attrSK, orgSK).IfExists())
-		tx.Put(s.table.Put(newTriggerTokenItem(t, itemKeys{
-			PK: orgPK(t.OrganizationID), SK: triggerTokenSK(t.ID), Type: typeTrigger,
-		})).If(notExists, attrPK))
-		tx.Put(s.table.Put(newTriggerTokenItem(t, itemKeys{
-			PK: triggerTokenHashKey(t.Hash), SK: triggerTokenHashKey(t.Hash), Type: typeTriggerHash,
-		})).If(notExists, attrPK))
-	})
-	if at := txFailedAt(err); at != nil {
-		if at[0] == 0 {
-			return kiln.NotFound("organization")
-		}
-		return kiln.Errorf(kiln.EConflict, "the trigger token already exists")
-	}
-	return wrap("create trigger token", err)
+	return s.createHashPair(ctx, "create trigger token", "the trigger token already exists", t.OrganizationID,
+		newTriggerTokenItem(t, itemKeys{PK: orgPK(t.OrganizationID), SK: triggerTokenSK(t.ID), Type: typeTrigger}),
+		newTriggerTokenItem(t, hashItemKeys(triggerTokenHashKey(t.Hash), typeTriggerHash)))
 }
 
 // GetTriggerTokenByHash is one GetItem on "TRIGGERTOKENHASH#<hash>".
 func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.TriggerToken, error) {
-	var it triggerTokenItem
-	key := triggerTokenHashKey(hash)
-	err := s.table.Get(attrPK, key).Range(attrSK, dynamo.Equal, key).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("trigger token")
-	}
-	if err != nil {
-		return nil, wrap("get trigger token by hash", err)
-	}
-	return it.triggerToken(), nil
+	return get(ctx, s, "get trigger token by hash", "trigger token", triggerTokenHashKey(hash), triggerTokenHashKey(hash), (*triggerTokenItem).triggerToken)
 }
 
 // ListTriggerTokens queries the organization's partition for SK begins_with "TRIGGERTOKEN#",
 // newest first.
 func (s *Store) ListTriggerTokens(ctx context.Context, orgID string, p store.Page) ([]*kiln.TriggerToken, string, error) {
-	q := listQuery{
-		pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixTrigger,
-		start: startKey(p.After, attrPK, orgPK(orgID), attrSK, triggerTokenSK(p.After)),
-	}
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *triggerTokenItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list trigger tokens", err)
-	}
-	out := make([]*kiln.TriggerToken, len(items))
-	for i, it := range items {
-		out[i] = it.triggerToken()
-	}
-	return out, next, nil
+	q := orgPageQuery(orgID, prefixTrigger, p.After, triggerTokenSK(p.After))
+	return list(ctx, s, "list trigger tokens", q, limit(p), func(it *triggerTokenItem) string { return it.ID }, (*triggerTokenItem).triggerToken)
 }
 
 // getTriggerToken reads the token in the organization's partition (for its hash).
 func (s *Store) getTriggerToken(ctx context.Context, op, orgID, id string) (*triggerTokenItem, error) {
-	var it triggerTokenItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, triggerTokenSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("trigger token")
-	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return &it, nil
+	return getItem[triggerTokenItem](ctx, s, op, "trigger token", orgPK(orgID), triggerTokenSK(id))
 }
 
 // DeleteTriggerToken reads the token (for its hash), then deletes the token item (if it still
@@ -113,15 +70,7 @@ func (s *Store) DeleteTriggerToken(ctx context.Context, orgID, id string) error 
 	if err != nil {
 		return err
 	}
-	hashKey := triggerTokenHashKey(it.Hash)
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Delete(s.table.Delete(attrPK, it.PK).Range(attrSK, it.SK).If(exists, attrPK))
-		tx.Delete(s.table.Delete(attrPK, hashKey).Range(attrSK, hashKey))
-	})
-	if txFailedAt(err) != nil {
-		return kiln.NotFound("trigger token")
-	}
-	return wrap("delete trigger token", err)
+	return s.deleteHashPair(ctx, "delete trigger token", "trigger token", it.itemKeys, triggerTokenHashKey(it.Hash))
 }
 
 // TouchTriggerToken reads the token (for its hash), then sets lastUsedAt on the token item and its
@@ -131,13 +80,5 @@ func (s *Store) TouchTriggerToken(ctx context.Context, orgID, id string, at time
 	if err != nil {
 		return err
 	}
-	hashKey := triggerTokenHashKey(it.Hash)
-	err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-		tx.Update(s.table.Update(attrPK, it.PK).Range(attrSK, it.SK).Set("lastUsedAt", toMS(at)).If(exists, attrPK))
-		tx.Update(s.table.Update(attrPK, hashKey).Range(attrSK, hashKey).Set("lastUsedAt", toMS(at)).If(exists, attrPK))
-	})
-	if txFailedAt(err) != nil {
-		return kiln.NotFound("trigger token")
-	}
-	return wrap("touch trigger token", err)
+	return s.touchHashPair(ctx, "touch trigger token", "trigger token", it.itemKeys, triggerTokenHashKey(it.Hash), "lastUsedAt", at)
 }

@@ -45,7 +45,7 @@ func (s *Store) endBuild(ctx context.Context, b *kiln.Build, u *dynamo.Update) (
 func (s *Store) GetUsage(ctx context.Context, orgID, month string) (*kiln.Usage, error) {
 	u := &kiln.Usage{Month: month, Minutes: map[kiln.Platform]int64{}, Skipped: map[kiln.Trigger]int64{}}
 	var item map[string]any
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, usageSK(month)).Consistent(true).One(ctx, &item)
+	err := s.readItem(ctx, orgPK(orgID), usageSK(month), &item)
 	if isNotFound(err) {
 		return u, nil
 	}

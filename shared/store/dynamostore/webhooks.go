@@ -105,29 +105,13 @@ func (s *Store) CreateWebhook(ctx context.Context, w *kiln.Webhook) error {
 }
 
 func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*kiln.Webhook, error) {
-	var it webhookItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, webhookSK(id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("webhook")
-	}
-	if err != nil {
-		return nil, wrap("get webhook", err)
-	}
-	return it.webhook(), nil
+	return get(ctx, s, "get webhook", "webhook", orgPK(orgID), webhookSK(id), (*webhookItem).webhook)
 }
 
 // ListWebhooks queries SK begins_with "WEBHOOK#" in ascending order (oldest first), all pages.
 func (s *Store) ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook, error) {
 	q := listQuery{pkAttr: attrPK, skAttr: attrSK, pk: orgPK(orgID), skPrefix: prefixWebhook, forward: true}
-	items, _, err := queryPage(ctx, s, q, 0, func(it *webhookItem) string { return it.ID })
-	if err != nil {
-		return nil, wrap("list webhooks", err)
-	}
-	out := make([]*kiln.Webhook, len(items))
-	for i, it := range items {
-		out[i] = it.webhook()
-	}
-	return out, nil
+	return listAll(ctx, s, "list webhooks", q, 0, (*webhookItem).webhook)
 }
 
 // UpdateWebhook sets the mutable attributes on the existing item.
@@ -218,15 +202,7 @@ func (s *Store) CreateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelive
 }
 
 func (s *Store) GetWebhookDelivery(ctx context.Context, orgID, webhookID, id string) (*kiln.WebhookDelivery, error) {
-	var it deliveryItem
-	err := s.table.Get(attrPK, orgPK(orgID)).Range(attrSK, dynamo.Equal, deliverySK(webhookID, id)).Consistent(true).One(ctx, &it)
-	if isNotFound(err) {
-		return nil, kiln.NotFound("webhook delivery")
-	}
-	if err != nil {
-		return nil, wrap("get webhook delivery", err)
-	}
-	return it.delivery(), nil
+	return get(ctx, s, "get webhook delivery", "webhook delivery", orgPK(orgID), deliverySK(webhookID, id), (*deliveryItem).delivery)
 }
 
 // ListWebhookDeliveries queries SK begins_with "DELIVERY#<webhookId>#" in descending order:
@@ -234,15 +210,7 @@ func (s *Store) GetWebhookDelivery(ctx context.Context, orgID, webhookID, id str
 func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p store.Page) ([]*kiln.WebhookDelivery, string, error) {
 	q := deliveriesQuery(orgID, webhookID)
 	q.start = startKey(p.After, attrPK, orgPK(orgID), attrSK, deliverySK(webhookID, p.After))
-	items, next, err := queryPage(ctx, s, q, limit(p), func(it *deliveryItem) string { return it.ID })
-	if err != nil {
-		return nil, "", wrap("list webhook deliveries", err)
-	}
-	out := make([]*kiln.WebhookDelivery, len(items))
-	for i, it := range items {
-		out[i] = it.delivery()
-	}
-	return out, next, nil
+	return list(ctx, s, "list webhook deliveries", q, limit(p), func(it *deliveryItem) string { return it.ID }, (*deliveryItem).delivery)
 }
 
 // UpdateWebhookDelivery sets the mutable attributes (nextAttemptAt included), and the GSI4 keys while the status is pending

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -25,34 +24,22 @@ func scanAgent(r scanner) (*kiln.Agent, error) {
 
 // CreateAgent inserts the agent; like CreateToken it does not check the organization.
 func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return s.insert(ctx, "create agent", "the agent already exists",
+		`INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.OrganizationID, a.ID, a.Name, a.Pool, a.Hash, a.Hint, ms(a.CreatedAt), optMS(a.RevokedAt), optMS(a.LastSeenAt))
-	if err != nil {
-		return writeErr("create agent", err, "the agent already exists")
-	}
-	return nil
 }
 
 func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {
-	a, err := scanAgent(s.queryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE hash = ?`, hash))
-	if err != nil {
-		return nil, readErr("get agent", err, "agent")
-	}
-	return a, nil
+	return getOne(ctx, s, "get agent", "agent", scanAgent, `SELECT `+agentCols+` FROM agents WHERE hash = ?`, hash)
 }
 
 func (s *Store) GetAgent(ctx context.Context, orgID, id string) (*kiln.Agent, error) {
-	a, err := scanAgent(s.queryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE org_id = ? AND id = ?`, orgID, id))
-	if err != nil {
-		return nil, readErr("get agent", err, "agent")
-	}
-	return a, nil
+	return getOne(ctx, s, "get agent", "agent", scanAgent,
+		`SELECT `+agentCols+` FROM agents WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
 func (s *Store) ListAgents(ctx context.Context, orgID string, p store.Page) ([]*kiln.Agent, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
-	return list(ctx, s, "list agents", agentCols, "agents", "id", q, p, scanAgent,
+	return list(ctx, s, "list agents", agentCols, "agents", "id", inOrg(orgID), p, scanAgent,
 		func(a *kiln.Agent) string { return a.ID })
 }
 
@@ -66,9 +53,6 @@ func (s *Store) RevokeAgent(ctx context.Context, orgID, id string, at time.Time)
 }
 
 func (s *Store) TouchAgent(ctx context.Context, orgID, id string, at time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE agents SET last_seen_at = ? WHERE org_id = ? AND id = ?`, ms(at), orgID, id)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: touch agent: %w", err)
-	}
-	return mustChange("touch agent", res, "agent")
+	return s.change(ctx, "touch agent", "agent",
+		`UPDATE agents SET last_seen_at = ? WHERE org_id = ? AND id = ?`, ms(at), orgID, id)
 }

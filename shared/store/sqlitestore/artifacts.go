@@ -23,30 +23,22 @@ func scanArtifact(r scanner) (*kiln.Artifact, error) {
 }
 
 func (s *Store) CreateArtifact(ctx context.Context, a *kiln.Artifact) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO artifacts (`+artifactCols+`)
+	return s.insert(ctx, "create artifact", fmt.Sprintf("build %s already has an artifact", a.BuildID),
+		`INSERT INTO artifacts (`+artifactCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.OrganizationID, a.BuildID, a.ProjectID, a.BuildSettingID, a.Platform, a.BuildType, a.UEVersion,
 		a.Branch, a.Commit, a.Key, a.SizeBytes, a.ChecksumMD5, ms(a.CreatedAt))
-	if err != nil {
-		return writeErr("create artifact", err, fmt.Sprintf("build %s already has an artifact", a.BuildID))
-	}
-	return nil
 }
 
 func (s *Store) GetArtifact(ctx context.Context, orgID, buildID string) (*kiln.Artifact, error) {
-	a, err := scanArtifact(s.queryRowContext(ctx,
-		`SELECT `+artifactCols+` FROM artifacts WHERE org_id = ? AND build_id = ?`, orgID, buildID))
-	if err != nil {
-		return nil, readErr("get artifact", err, "artifact")
-	}
-	return a, nil
+	return getOne(ctx, s, "get artifact", "artifact", scanArtifact,
+		`SELECT `+artifactCols+` FROM artifacts WHERE org_id = ? AND build_id = ?`, orgID, buildID)
 }
 
 // ListArtifacts reads the project's artifacts by descending build id (index artifacts_by_project);
 // artifacts have no foreign key to projects, so they are listed after the project is deleted.
 func (s *Store) ListArtifacts(ctx context.Context, orgID, projectID string, f store.ArtifactFilter, p store.Page) ([]*kiln.Artifact, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("project_id = ?", projectID)
 	whereIf(&q, "build_setting_id = ?", f.BuildSettingID)
 	whereIf(&q, "branch = ?", f.Branch)
@@ -56,9 +48,6 @@ func (s *Store) ListArtifacts(ctx context.Context, orgID, projectID string, f st
 }
 
 func (s *Store) DeleteArtifact(ctx context.Context, orgID, buildID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM artifacts WHERE org_id = ? AND build_id = ?`, orgID, buildID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: delete artifact: %w", err)
-	}
-	return mustChange("delete artifact", res, "artifact")
+	return s.change(ctx, "delete artifact", "artifact",
+		`DELETE FROM artifacts WHERE org_id = ? AND build_id = ?`, orgID, buildID)
 }

@@ -47,16 +47,12 @@ func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
 }
 
 func (s *Store) GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error) {
-	b, err := scanBuild(s.queryRowContext(ctx, `SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, orgID, id))
-	if err != nil {
-		return nil, readErr("get build", err, "build")
-	}
-	return b, nil
+	return getOne(ctx, s, "get build", "build", scanBuild,
+		`SELECT `+buildCols+` FROM builds WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
 func (s *Store) ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	whereIf(&q, "project_id = ?", f.ProjectID)
 	whereIf(&q, "build_setting_id = ?", f.BuildSettingID)
 	whereIf(&q, "status = ?", f.Status)

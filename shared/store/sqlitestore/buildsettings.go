@@ -45,12 +45,8 @@ func (s *Store) CreateBuildSetting(ctx context.Context, b *kiln.BuildSetting) er
 }
 
 func (s *Store) GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error) {
-	b, err := scanSetting(s.queryRowContext(ctx, `SELECT `+settingCols+` FROM build_settings
-		WHERE org_id = ? AND project_id = ? AND id = ?`, orgID, projectID, id))
-	if err != nil {
-		return nil, readErr("get build setting", err, "build setting")
-	}
-	return b, nil
+	return getOne(ctx, s, "get build setting", "build setting", scanSetting, `SELECT `+settingCols+` FROM build_settings
+		WHERE org_id = ? AND project_id = ? AND id = ?`, orgID, projectID, id)
 }
 
 // ListBuildSettings lists all of a project's settings, oldest first.
@@ -76,7 +72,7 @@ func (s *Store) ListBuildSettings(ctx context.Context, orgID, projectID string) 
 }
 
 func (s *Store) UpdateBuildSetting(ctx context.Context, b *kiln.BuildSetting) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE build_settings
+	return s.change(ctx, "update build setting", "build setting", `UPDATE build_settings
 		SET platform = ?, build_type = ?, branch = ?, stream_path = ?, ue_version = ?, uproject_path = ?,
 			trigger = ?, schedule = ?, notify_on_complete = ?, auto_deploy = ?, upload_build_url = ?,
 			upload_build_auth_header = ?, updated_at = ?, timeout_minutes = ?, agent_pool = ?
@@ -84,17 +80,10 @@ func (s *Store) UpdateBuildSetting(ctx context.Context, b *kiln.BuildSetting) er
 		b.Platform, b.BuildType, b.Branch, b.StreamPath, b.UEVersion, b.UprojectPath, b.Trigger, b.Schedule,
 		b.NotifyOnComplete, b.AutoDeploy, b.UploadBuildURL, b.UploadBuildAuthHeader, ms(b.UpdatedAt), b.TimeoutMinutes, b.AgentPool,
 		b.OrganizationID, b.ProjectID, b.ID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: update build setting: %w", err)
-	}
-	return mustChange("update build setting", res, "build setting")
 }
 
 func (s *Store) DeleteBuildSetting(ctx context.Context, orgID, projectID, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM build_settings WHERE org_id = ? AND project_id = ? AND id = ?`,
+	return s.change(ctx, "delete build setting", "build setting",
+		`DELETE FROM build_settings WHERE org_id = ? AND project_id = ? AND id = ?`,
 		orgID, projectID, id)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: delete build setting: %w", err)
-	}
-	return mustChange("delete build setting", res, "build setting")
 }

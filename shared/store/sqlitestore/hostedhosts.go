@@ -22,11 +22,8 @@ func scanHostedHost(r scanner) (*kiln.HostedHost, error) {
 }
 
 func (s *Store) GetHostedHost(ctx context.Context, id string) (*kiln.HostedHost, error) {
-	h, err := scanHostedHost(s.queryRowContext(ctx, `SELECT `+hostedHostCols+` FROM hosted_hosts WHERE id = ?`, id))
-	if err != nil {
-		return nil, readErr("get hosted host", err, "hosted host")
-	}
-	return h, nil
+	return getOne(ctx, s, "get hosted host", "hosted host", scanHostedHost,
+		`SELECT `+hostedHostCols+` FROM hosted_hosts WHERE id = ?`, id)
 }
 
 // SeeHostedHost inserts the record unless one exists and returns the stored one.

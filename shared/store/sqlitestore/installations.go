@@ -74,12 +74,8 @@ func (s *Store) UnlinkGitHubInstallation(ctx context.Context, orgID string, at t
 }
 
 func (s *Store) GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error) {
-	o, err := scanOrg(s.queryRowContext(ctx,
-		`SELECT `+orgCols+` FROM organizations WHERE github_installation_id = ?`, installationID))
-	if err != nil {
-		return nil, readErr("get organization by installation", err, "organization")
-	}
-	return o, nil
+	return getOne(ctx, s, "get organization by installation", "organization", scanOrg,
+		`SELECT `+orgCols+` FROM organizations WHERE github_installation_id = ?`, installationID)
 }
 
 func getOrg(ctx context.Context, tx *sql.Tx, id string) (*kiln.Organization, error) {

@@ -41,17 +41,11 @@ func (s *Store) CreateMember(ctx context.Context, m *kiln.Member, token *kiln.To
 }
 
 func (s *Store) GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error) {
-	m, err := scanMember(s.queryRowContext(ctx,
-		`SELECT `+memberCols+` FROM members WHERE org_id = ? AND user_id = ?`, orgID, userID))
-	if err != nil {
-		return nil, readErr("get member", err, "member")
-	}
-	return m, nil
+	return getOne(ctx, s, "get member", "member", scanMember,
+		`SELECT `+memberCols+` FROM members WHERE org_id = ? AND user_id = ?`, orgID, userID)
 }
 
 func (s *Store) ListMembers(ctx context.Context, orgID string, p store.Page) ([]*kiln.Member, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
-	return list(ctx, s, "list members", memberCols, "members", "user_id", q, p, scanMember,
+	return list(ctx, s, "list members", memberCols, "members", "user_id", inOrg(orgID), p, scanMember,
 		func(m *kiln.Member) string { return m.User.ID })
 }

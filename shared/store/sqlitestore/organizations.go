@@ -81,11 +81,8 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 }
 
 func (s *Store) GetOrganization(ctx context.Context, id string) (*kiln.Organization, error) {
-	o, err := scanOrg(s.queryRowContext(ctx, `SELECT `+orgCols+` FROM organizations WHERE id = ?`, id))
-	if err != nil {
-		return nil, readErr("get organization", err, "organization")
-	}
-	return o, nil
+	return getOne(ctx, s, "get organization", "organization", scanOrg,
+		`SELECT `+orgCols+` FROM organizations WHERE id = ?`, id)
 }
 
 // UpdateOrganization replaces name, plan, maxConcurrentBuilds, defaults and updatedAt; slug, integrations and
@@ -95,14 +92,10 @@ func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) 
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update organization: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE organizations
+	return s.change(ctx, "update organization", "organization", `UPDATE organizations
 		SET name = ?, plan = ?, max_concurrent_builds = ?, defaults = ?, updated_at = ?
 		WHERE id = ?`,
 		org.Name, org.Plan, org.MaxConcurrentBuilds, defaults, ms(org.UpdatedAt), org.ID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: update organization: %w", err)
-	}
-	return mustChange("update organization", res, "organization")
 }
 
 // SetPerforce saves the organization's Perforce credentials, or with nil clears them, and sets

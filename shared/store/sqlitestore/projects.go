@@ -119,17 +119,12 @@ func (s *Store) CreateProject(ctx context.Context, p *kiln.Project, max int) err
 }
 
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error) {
-	p, err := scanProject(s.queryRowContext(ctx,
-		`SELECT `+projectCols+` FROM projects WHERE org_id = ? AND id = ?`, orgID, id))
-	if err != nil {
-		return nil, readErr("get project", err, "project")
-	}
-	return p, nil
+	return getOne(ctx, s, "get project", "project", scanProject,
+		`SELECT `+projectCols+` FROM projects WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
 func (s *Store) ListProjects(ctx context.Context, orgID string, f store.ProjectFilter, p store.Page) ([]*kiln.Project, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	whereIf(&q, "source_control = ?", f.SourceControl)
 	return list(ctx, s, "list projects", projectCols, "projects", "id", q, p, scanProject,
 		func(p *kiln.Project) string { return p.ID })
@@ -140,15 +135,11 @@ func (s *Store) UpdateProject(ctx context.Context, p *kiln.Project) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update project: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE projects
+	return s.change(ctx, "update project", "project", `UPDATE projects
 		SET name = ?, description = ?, uproject = ?, last_build_at = ?, last_build_status = ?, updated_at = ?
 		WHERE org_id = ? AND id = ?`,
 		p.Name, p.Description, uproject, optMS(p.LastBuildAt), p.LastBuildStatus, ms(p.UpdatedAt),
 		p.OrganizationID, p.ID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: update project: %w", err)
-	}
-	return mustChange("update project", res, "project")
 }
 
 // DeleteProject deletes the project and its build settings; its builds stay.

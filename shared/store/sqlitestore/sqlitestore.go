@@ -211,6 +211,13 @@ func (q *query) where(cond string, arg any) {
 	q.args = append(q.args, arg)
 }
 
+// inOrg is the query of one organization's rows.
+func inOrg(orgID string) query {
+	var q query
+	q.where("org_id = ?", orgID)
+	return q
+}
+
 // whereIf adds cond only when the filter value is set.
 func whereIf[T ~string](q *query, cond string, v T) {
 	if v != "" {
@@ -252,4 +259,31 @@ func list[T any](ctx context.Context, s *Store, op, cols, table, idCol string, q
 	}
 	items = items[:limit]
 	return items, id(items[limit-1]), nil
+}
+
+// getOne runs a one-row read query and scans the row; no row is not_found for kind, and any other
+// failure is wrapped with op.
+func getOne[T any](ctx context.Context, s *Store, op, kind string, scan func(scanner) (*T, error), text string, args ...any) (*T, error) {
+	it, err := scan(s.queryRowContext(ctx, text, args...))
+	if err != nil {
+		return nil, readErr(op, err, kind)
+	}
+	return it, nil
+}
+
+// insert runs a write that adds a row; a failed constraint is a conflict with message conflict.
+func (s *Store) insert(ctx context.Context, op, conflict, text string, args ...any) error {
+	if _, err := s.db.ExecContext(ctx, text, args...); err != nil {
+		return writeErr(op, err, conflict)
+	}
+	return nil
+}
+
+// change runs a write that must change a row; changing none is not_found for kind.
+func (s *Store) change(ctx context.Context, op, kind, text string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, text, args...)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %s: %w", op, err)
+	}
+	return mustChange(op, res, kind)
 }

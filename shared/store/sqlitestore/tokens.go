@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -49,16 +48,11 @@ func (s *Store) CreateToken(ctx context.Context, t *kiln.Token) error {
 }
 
 func (s *Store) GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error) {
-	t, err := scanToken(s.queryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
-	if err != nil {
-		return nil, readErr("get token", err, "token")
-	}
-	return t, nil
+	return getOne(ctx, s, "get token", "token", scanToken, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash)
 }
 
 func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Page) ([]*kiln.Token, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("user_id = ?", userID)
 	return list(ctx, s, "list tokens", tokenCols, "tokens", "id", q, p, scanToken,
 		func(t *kiln.Token) string { return t.ID })
@@ -67,13 +61,9 @@ func (s *Store) ListTokens(ctx context.Context, orgID, userID string, p store.Pa
 // DeleteToken deletes the token and its descendants (the tokens created with it, and theirs) in
 // one statement.
 func (s *Store) DeleteToken(ctx context.Context, orgID, userID, tokenID string) error {
-	res, err := s.db.ExecContext(ctx, `WITH RECURSIVE doomed(id) AS (
+	return s.change(ctx, "delete token", "token", `WITH RECURSIVE doomed(id) AS (
 			SELECT id FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?
 			UNION SELECT t.id FROM tokens t JOIN doomed d ON t.parent_id = d.id WHERE t.org_id = ? AND t.user_id = ?)
 		DELETE FROM tokens WHERE org_id = ? AND user_id = ? AND id IN (SELECT id FROM doomed)`,
 		orgID, userID, tokenID, orgID, userID, orgID, userID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: delete token: %w", err)
-	}
-	return mustChange("delete token", res, "token")
 }

@@ -50,12 +50,8 @@ func (s *Store) CreateWebhook(ctx context.Context, w *kiln.Webhook) error {
 }
 
 func (s *Store) GetWebhook(ctx context.Context, orgID, id string) (*kiln.Webhook, error) {
-	w, err := scanWebhook(s.queryRowContext(ctx,
-		`SELECT `+webhookCols+` FROM webhooks WHERE org_id = ? AND id = ?`, orgID, id))
-	if err != nil {
-		return nil, readErr("get webhook", err, "webhook")
-	}
-	return w, nil
+	return getOne(ctx, s, "get webhook", "webhook", scanWebhook,
+		`SELECT `+webhookCols+` FROM webhooks WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
 // ListWebhooks lists all of an organization's webhooks, oldest first.
@@ -70,13 +66,10 @@ func (s *Store) UpdateWebhook(ctx context.Context, w *kiln.Webhook) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update webhook: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE webhooks SET url = ?, events = ?, active = ?, secret = ?, updated_at = ?
+	return s.change(ctx, "update webhook", "webhook",
+		`UPDATE webhooks SET url = ?, events = ?, active = ?, secret = ?, updated_at = ?
 		WHERE org_id = ? AND id = ?`,
 		w.URL, events, w.Active, w.Secret, ms(w.UpdatedAt), w.OrganizationID, w.ID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: update webhook: %w", err)
-	}
-	return mustChange("update webhook", res, "webhook")
 }
 
 // DeleteWebhook deletes the webhook and its deliveries in one transaction.
@@ -130,18 +123,14 @@ func (s *Store) CreateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelive
 }
 
 func (s *Store) GetWebhookDelivery(ctx context.Context, orgID, webhookID, id string) (*kiln.WebhookDelivery, error) {
-	d, err := scanDelivery(s.queryRowContext(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries
-		WHERE org_id = ? AND webhook_id = ? AND id = ?`, orgID, webhookID, id))
-	if err != nil {
-		return nil, readErr("get webhook delivery", err, "webhook delivery")
-	}
-	return d, nil
+	return getOne(ctx, s, "get webhook delivery", "webhook delivery", scanDelivery,
+		`SELECT `+deliveryCols+` FROM webhook_deliveries
+		WHERE org_id = ? AND webhook_id = ? AND id = ?`, orgID, webhookID, id)
 }
 
 // ListWebhookDeliveries lists a webhook's deliveries, newest first.
 func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p store.Page) ([]*kiln.WebhookDelivery, string, error) {
-	var q query
-	q.where("org_id = ?", orgID)
+	q := inOrg(orgID)
 	q.where("webhook_id = ?", webhookID)
 	return list(ctx, s, "list webhook deliveries", deliveryCols, "webhook_deliveries", "id", q, p, scanDelivery,
 		func(d *kiln.WebhookDelivery) string { return d.ID })
@@ -150,13 +139,9 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, webhookID stri
 // UpdateWebhookDelivery replaces status, attempts, responseStatus, error, nextAttemptAt and
 // updatedAt.
 func (s *Store) UpdateWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE webhook_deliveries
+	return s.change(ctx, "update webhook delivery", "webhook delivery", `UPDATE webhook_deliveries
 		SET status = ?, attempts = ?, response_status = ?, error = ?, updated_at = ?, next_attempt_at = ?
 		WHERE org_id = ? AND webhook_id = ? AND id = ?`,
 		d.Status, d.Attempts, d.ResponseStatus, d.Error, ms(d.UpdatedAt), dueMS(d.NextAttemptAt),
 		d.OrganizationID, d.WebhookID, d.ID)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: update webhook delivery: %w", err)
-	}
-	return mustChange("update webhook delivery", res, "webhook delivery")
 }

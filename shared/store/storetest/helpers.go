@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Usage", func(t *testing.T) { testUsage(t, open) })
 	t.Run("HostedHosts", func(t *testing.T) { testHostedHosts(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
+	t.Run("NotFoundNames", func(t *testing.T) { testNotFoundNames(t, open) })
 	t.Run("Races", func(t *testing.T) { testRaces(t, open) })
 }
 
