@@ -67,9 +67,12 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer cleanup()
-	confiner, err := hostSandbox(ctx, runtime.GOOS, sandboxOff, getenv, logger)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, sandboxOff, getenv, logger, work)
 	if err != nil {
 		return err
+	}
+	if c, ok := confiner.(io.Closer); ok {
+		defer c.Close()
 	}
 	host := &hostclient.Host{
 		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
