@@ -38,8 +38,15 @@ func TestAccountProbe(t *testing.T) {
 		windows.CloseHandle(h)
 	}
 	report("open-agent", err)
+	h, err = windows.OpenProcess(windows.PROCESS_VM_READ|windows.PROCESS_QUERY_INFORMATION, false, uint32(os.Getpid()))
+	if err == nil {
+		windows.CloseHandle(h)
+	}
+	report("open-self", err)
 	_, err = os.ReadFile(os.Getenv("PROBE_SECRET"))
 	report("read-secret", err)
+	_, err = os.ReadFile(os.Getenv("PROBE_PUBLIC"))
+	report("read-public", err)
 	own := filepath.Join(os.Getenv("PROBE_WORKSPACE"), "own.txt")
 	err = os.WriteFile(own, []byte("mine"), 0o644)
 	if err == nil {
@@ -72,7 +79,12 @@ func TestAccountBuildCannotReachTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A directory Users may read, as C:\kiln would be: the token file in it is out of the
+	// build's reach by its own ACL only; a file beside it (the control) is not.
 	base := t.TempDir()
+	if err := setSDDL(base, "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;FA;;;"+self.String()+")(A;OICI;0x1200a9;;;BU)"); err != nil {
+		t.Fatal(err)
+	}
 	work := filepath.Join(base, "work")
 	ws := filepath.Join(work, "ws")
 	tools := filepath.Join(base, "tools")
@@ -88,6 +100,10 @@ func TestAccountBuildCannotReachTheAgent(t *testing.T) {
 	if err := makePrivate(secret, self); err != nil {
 		t.Fatal(err)
 	}
+	public := filepath.Join(base, "public.txt")
+	if err := os.WriteFile(public, []byte("public\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	exe := filepath.Join(tools, "probe.exe")
 	copyExe(t, os.Args[0], exe)
 	t.Setenv("KILN_AGENT_TOKEN", "kagent_probe_env")
@@ -100,7 +116,7 @@ func TestAccountBuildCannotReachTheAgent(t *testing.T) {
 	j := Jail{
 		ReadOnly: []string{tools}, Writable: []string{ws}, Protected: []string{filepath.Join(ws, ".git")},
 		Dir: ws, Home: ws, Tmp: filepath.Join(ws, "tmp"),
-		Env: []string{probeEnv + "=1", "PROBE_AGENT_PID=" + strconv.Itoa(os.Getpid()), "PROBE_SECRET=" + secret,
+		Env: []string{probeEnv + "=1", "PROBE_AGENT_PID=" + strconv.Itoa(os.Getpid()), "PROBE_SECRET=" + secret, "PROBE_PUBLIC=" + public,
 			"PROBE_WORKSPACE=" + ws, "PROBE_PROTECTED=" + filepath.Join(ws, ".git", "config")},
 	}
 	step, err := c.Prepare(j, exe, "-test.run=^TestAccountProbe$", "-test.v")
@@ -118,15 +134,29 @@ func TestAccountBuildCannotReachTheAgent(t *testing.T) {
 	}
 	step.Done()
 	got := out.String()
-	for _, want := range []string{"open-agent: denied", "read-secret: denied", "own-workspace: ok", "write-protected: denied", "kiln-env: []"} {
+	for _, want := range []string{"open-agent: denied", "open-self: ok", "read-secret: denied", "read-public: ok",
+		"own-workspace: ok", "write-protected: denied", "kiln-env: []"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the build's report does not say %q:\n%s", want, got)
 		}
 	}
-	// Once the step is done its workspace is the agent's only again.
+	// Once the step is done no process of the build account is left.
 	if pids, err := accountProcesses(c.(*accountConfiner).sid); err != nil || len(pids) > 0 {
 		t.Errorf("processes of the build account left after Done: %v %v", pids, err)
 	}
+}
+
+func setSDDL(path, sddl string) error {
+	sd, err := windows.SecurityDescriptorFromString(sddl)
+	if err != nil {
+		return err
+	}
+	dacl, _, err := sd.DACL()
+	if err != nil {
+		return err
+	}
+	return windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, dacl, nil)
 }
 
 func copyExe(t *testing.T, from, to string) {
