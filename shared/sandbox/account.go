@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -192,6 +193,19 @@ func accountGrants(j Jail, moreReadOnly []string) []grant {
 	}
 	for _, p := range j.Protected {
 		out = append(out, grant{Path: p, Access: accessWriteAndDelete, Deny: true})
+	}
+	return out
+}
+
+// ledgerPaths reads a ledger of granted directories: one absolute path a line; anything else
+// (blank lines, a relative path from a damaged file) is skipped.
+func ledgerPaths(raw string) []string {
+	var out []string
+	for _, line := range strings.Split(raw, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && filepath.IsAbs(line) && !slices.Contains(out, line) {
+			out = append(out, line)
+		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -183,5 +184,18 @@ func TestAccountRightsOnlyBatch(t *testing.T) {
 		if !slices.Contains(accountRights, deny) {
 			t.Errorf("the build account is not denied %s", deny)
 		}
+	}
+}
+
+// TestLedgerPaths: the ledger of a build's grants, read back at the next start of an agent that
+// died, gives each absolute directory once and skips what is not one.
+func TestLedgerPaths(t *testing.T) {
+	ws, archive := filepath.Join(t.TempDir(), "ws"), filepath.Join(t.TempDir(), "archive")
+	raw := ws + "\n\n" + archive + "\r\nrelative\\dir\n" + ws + "\n"
+	if got, want := ledgerPaths(raw), []string{ws, archive}; !slices.Equal(got, want) {
+		t.Errorf("ledgerPaths = %q, want %q", got, want)
+	}
+	if got := ledgerPaths(""); len(got) != 0 {
+		t.Errorf("an empty ledger gives %q", got)
 	}
 }

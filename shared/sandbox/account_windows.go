@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,10 @@ type accountConfiner struct {
 	env      []string // the account's own environment (system and profile variables)
 	passEnv  []string
 	readOnly []string
+	// ledger is the file that lists the directories granted to the running step (none without
+	// Private), so that the grants of a step whose agent died are revoked at the next start.
+	ledger  string
+	pending []string // the granted directories when there is no ledger
 
 	// busy is held from a step's Prepare to its Done: Done kills every process of the account,
 	// so two steps never run at once (kiln agent runs one build at a time anyway).
@@ -88,12 +93,19 @@ func OpenAccount(_ context.Context, a Account) (Confiner, error) {
 		return nil, err
 	}
 	c := &accountConfiner{name: name, sid: sid, token: token, passEnv: slices.Clone(a.PassEnv), readOnly: slices.Clone(a.ReadOnly)}
+	if len(a.Private) > 0 {
+		c.ledger = filepath.Join(a.Private[0], grantsLedger)
+	}
 	if err := c.setUp(self); err != nil {
 		c.Close()
 		return nil, err
 	}
-	// What a build of an agent that died left running goes now.
+	// What a build of an agent that died left running goes now, and so do its grants.
 	if err := killAccountProcesses(sid); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.revokeLedger(); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -166,20 +178,69 @@ func (c *accountConfiner) Prepare(j Jail, path string, args ...string) (*Step, e
 	s.onDone(func() {
 		// Nothing of the build runs on, and its workspace is the agent's only again.
 		_ = killAccountProcesses(c.sid)
-		for _, p := range granted {
-			_ = revoke(p, c.sid)
-		}
+		_ = c.revokeLedger()
 	})
-	for _, g := range accountGrants(j, c.readOnly) {
-		if err := grantAccess(g, c.sid); err != nil {
-			s.Done()
-			return nil, err
-		}
+	grants := accountGrants(j, c.readOnly)
+	for _, g := range grants {
 		if !g.Deny && g.Access == accessModify {
 			granted = append(granted, g.Path)
 		}
 	}
+	if err := c.writeLedger(granted); err != nil {
+		s.Done()
+		return nil, err
+	}
+	for _, g := range grants {
+		if err := grantAccess(g, c.sid); err != nil {
+			s.Done()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// grantsLedger is the name of the ledger in the agent's first private directory.
+const grantsLedger = ".kiln-build-account-grants"
+
+// writeLedger records the directories about to be granted, before they are.
+func (c *accountConfiner) writeLedger(paths []string) error {
+	if c.ledger == "" {
+		c.pending = paths
+		return nil
+	}
+	if err := os.WriteFile(c.ledger, []byte(strings.Join(paths, "\n")+"\n"), 0o600); err != nil {
+		return fmt.Errorf("sandbox: recording the build's grants: %w", err)
+	}
+	return nil
+}
+
+// revokeLedger revokes the build account's grants on the directories of the ledger, then
+// removes it.
+func (c *accountConfiner) revokeLedger() error {
+	paths := c.pending
+	if c.ledger != "" {
+		raw, err := os.ReadFile(c.ledger)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: reading the build's grants: %w", err)
+		}
+		paths = ledgerPaths(string(raw))
+	}
+	for _, p := range paths {
+		if err := revoke(p, c.sid); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, windows.ERROR_FILE_NOT_FOUND) &&
+			!errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
+			return fmt.Errorf("sandbox: taking %s back from the build account: %w", p, err)
+		}
+	}
+	c.pending = nil
+	if c.ledger != "" {
+		if err := os.Remove(c.ledger); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	return nil
 }
 
 // Close logs the account off (its profile unloaded, the token closed).
