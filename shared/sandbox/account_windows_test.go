@@ -16,6 +16,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// testAccount is the build account the test makes, and deletes.
+const testAccount = "kiln-build-test"
+
 // probeEnv makes the test binary, started as the build account, the probe of
 // TestAccountBuildCannotReachTheAgent instead of a test run.
 const probeEnv = "SANDBOX_ACCOUNT_PROBE"
@@ -108,11 +111,17 @@ func TestAccountBuildCannotReachTheAgent(t *testing.T) {
 	copyExe(t, os.Args[0], exe)
 	t.Setenv("KILN_AGENT_TOKEN", "kagent_probe_env")
 
-	c, err := OpenAccount(context.Background(), Account{Name: "kiln-build-test", Private: []string{work}})
+	c, err := OpenAccount(context.Background(), Account{Name: testAccount, Private: []string{work}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.(*accountConfiner).Close()
+	t.Cleanup(func() { // after Close: the test's account goes (its profile folder stays)
+		n, _ := windows.UTF16PtrFromString(testAccount)
+		if r, _, _ := windows.NewLazySystemDLL("netapi32.dll").NewProc("NetUserDel").Call(0, uintptr(unsafePointer(n))); r != 0 {
+			t.Logf("NetUserDel %s: %d", testAccount, r)
+		}
+	})
 	j := Jail{
 		ReadOnly: []string{tools}, Writable: []string{ws}, Protected: []string{filepath.Join(ws, ".git")},
 		Dir: ws, Home: ws, Tmp: filepath.Join(ws, "tmp"),
