@@ -32,7 +32,7 @@ var errBuildFailed = errors.New("the build did not complete")
 //	KILN_TASK_TOKEN                      the Step Functions task token, sent with each heartbeat (AWS)
 //	KILN_ENGINES                         the engines directory, as kiln serve (default ./engines)
 //	KILN_HOST_WORKDIR                    workspaces and staging (default: a new temporary directory)
-//	KILN_SANDBOX                         off (default) or bwrap; KILN_BWRAP is the bwrap binary
+//	KILN_SANDBOX                         off (default), bwrap (Linux) or account (Windows); KILN_BWRAP is the bwrap binary
 //	KILN_P4                              the p4 client, for Perforce projects (default p4)
 //	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
 //
@@ -67,9 +67,12 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer cleanup()
-	confiner, err := hostSandbox(ctx, runtime.GOOS, sandboxOff, getenv, logger)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, sandboxOff, getenv, logger, work)
 	if err != nil {
 		return err
+	}
+	if c, ok := confiner.(io.Closer); ok {
+		defer c.Close()
 	}
 	host := &hostclient.Host{
 		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},

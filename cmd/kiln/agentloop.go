@@ -39,9 +39,10 @@ import (
 //
 // In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it)
 // and --platforms to Win64. KILN_SANDBOX is bwrap by default on Linux (a missing bubblewrap stops
-// the agent at start; off runs builds unconfined, with a warning) and off elsewhere; KILN_BWRAP,
-// KILN_SANDBOX_NETWORK, KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV and KILN_P4 are read as for kiln
-// serve.
+// the agent at start; off runs builds unconfined, with a warning), account on Windows (builds run
+// as the local account KILN_BUILD_ACCOUNT, default kiln-build; an agent that cannot manage it
+// stops at start) but off with --ec2-host, and off elsewhere; KILN_BWRAP, KILN_SANDBOX_NETWORK,
+// KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV and KILN_P4 are read as for kiln serve.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -90,9 +91,12 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer cleanup()
-	confiner, err := hostSandbox(ctx, runtime.GOOS, loopSandboxDefault(runtime.GOOS), getenv, logger)
+	confiner, err := hostSandbox(ctx, runtime.GOOS, loopSandboxDefault(runtime.GOOS, *ec2Host), getenv, logger, work)
 	if err != nil {
 		return err
+	}
+	if c, ok := confiner.(io.Closer); ok {
+		defer c.Close() // the build account's logon
 	}
 	var identity *hostedhosts.Identity
 	if *ec2Host {

@@ -17,8 +17,9 @@ const maxSecret = 4 << 10
 // /proc/<pid>/environ (to its user and root), and is what every child inherits unless filtered; a
 // file is read once, at start, and the secret then lives only in this process's memory.
 //
-// The file must be readable by its owner only (mode 0600 or 0400; not checked on Windows, where
-// an ACL restricts it). "-" reads the secret from standard input: a service manager can then open
+// The file must be readable by its owner only: mode 0600 or 0400; on Windows, an ACL that lets
+// only SYSTEM, Administrators and the agent's own account read it (checkSecretFile), so that a
+// build running as an account of its own cannot. "-" reads the secret from standard input: a service manager can then open
 // a file the agent's own user cannot read (systemd's StandardInput=file:...).
 func secretSetting(value, file, valueName, fileName string, stdin io.Reader) (string, error) {
 	if file == "" {
@@ -44,6 +45,9 @@ func secretSetting(value, file, valueName, fileName string, stdin io.Reader) (st
 	}
 	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
 		return "", fmt.Errorf("%s: %s can be read by other users than its owner (mode %#o): chmod 600 it", fileName, file, perm)
+	}
+	if err := checkSecretFile(file, fileName); err != nil {
+		return "", err
 	}
 	return readSecret(f, fileName+" "+file)
 }
