@@ -3,9 +3,11 @@ package meter
 import (
 	"context"
 	"encoding/json"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,9 @@ func fakeDynamoDB(t *testing.T, units string, fail bool) http.Handler {
 			io.WriteString(w, `{"Item":{}}`)
 			return
 		}
-		io.WriteString(w, `{"Item":{},"ConsumedCapacity":`+units+`}`)
+		answer := `{"Item":{},"ConsumedCapacity":` + units + `}`
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(answer))), 10))
+		io.WriteString(w, answer)
 	})
 }
 
@@ -67,6 +71,9 @@ func TestDynamoDBCountsTheUnitsDynamoDBReports(t *testing.T) {
 			h.ServeHTTP(w, r)
 			if got := strings.TrimSpace(w.Body.String()); got != tt.answer {
 				t.Fatalf("answer %s, want %s", got, tt.answer)
+			}
+			if sum := w.Header().Get("X-Amz-Crc32"); sum != "" && sum != strconv.FormatUint(uint64(crc32.ChecksumIEEE(w.Body.Bytes())), 10) {
+				t.Fatalf("X-Amz-Crc32 %s does not match the answer's body", sum)
 			}
 			p := m.Read()["task"]
 			if p.Usage.DynamoDBReadUnits != tt.read || p.Usage.DynamoDBWriteUnits != tt.write || p.Calls["dynamodb:"+tt.op] != 1 {
