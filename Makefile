@@ -36,7 +36,8 @@ test-short:
 ## size manifest's cost to packaging (a ratio, on a smaller tree), a 2 GiB upload to MinIO vs
 ## MinIO's client mc putting the same file (needs ~4 GB of disk), and agents: trigger → running
 ## with an idle agent vs a claim of a pending build, claims/s of 100 agents polling vs a bare handler,
-## a trigger with plan checks vs without (the checks' p99 < 1 ms),
+## a trigger with plan checks vs without (the checks' p99 < 1 ms), what a build costs the AWS control
+## plane on kiln aws-local ($ per build at us-east-1 prices, goal < $0.005, and the costliest principal's share),
 ## and the web console in headless Chromium (bytes transferred and time to the first build list of a
 ## 1k-build organization) vs GET /builds alone
 bench:

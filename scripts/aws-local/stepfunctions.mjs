@@ -24,7 +24,7 @@
 // its Lambda and CodeBuild calls carry it in a SigV4 Authorization header's Credential, so that
 // aws-local checks them against the role) and KILN_SFN_EVENTS_ACCESS_KEY_ID (EventBridge's, for
 // the ended function). It prints "listening <port>" once
-// it listens, and stops on SIGTERM or when its standard input closes.
+// it listens, "transitions <execution ARN> <count>" when an execution's events end, and stops on SIGTERM or when its standard input closes.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -232,6 +232,7 @@ function start({ stateMachineArn: arn, name, input }) {
       Task: { Token: taskToken },
     },
   });
+  countTransitions(execution);
   execution.run.result.then(
     (output) => end(execution, 'SUCCEEDED', { output }),
     (err) => {
@@ -242,6 +243,21 @@ function start({ stateMachineArn: arn, name, input }) {
     },
   );
   return { executionArn, startDate: epoch(execution.startDate) };
+}
+
+// countTransitions counts the states an execution enters, retries included (Step Functions bills
+// each as a state transition), and prints "transitions <execution ARN> <count>" once its events
+// end (with the execution, however it ends).
+async function countTransitions(execution) {
+  let n = 0;
+  try {
+    for await (const event of execution.run.eventLogs) {
+      if (event.type === 'StateEntered' || event.type === 'StateRetried') n++;
+    }
+  } catch (e) {
+    console.error(`stepfunctions: the events of ${execution.arn}: ${e.message}`);
+  }
+  console.log(`transitions ${execution.arn} ${n}`);
 }
 
 // end records an execution's end, stops the build it left running, and tells the ended function

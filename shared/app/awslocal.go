@@ -198,7 +198,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
 		AccessKeyID: awsLocalKey(iam.StateMachinePrincipal), EventsAccessKeyID: awsLocalEventsKey,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
-		Log: slogWriter{logger}, Lifeline: l.lifeline}); err != nil {
+		Log: slogWriter{logger}, Lifeline: l.lifeline, Transitions: l.iam.meter.executionEnded}); err != nil {
 		return nil, err
 	}
 
@@ -211,7 +211,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	machineServe(&iam.Guard{Auth: l.iam.auth, Service: iam.StepFunctions{StateMachineARN: awsLocalStateMachine}, Next: machineProxy, Logger: logger})
+	machineServe(&iam.Guard{Auth: l.iam.auth, Service: iam.StepFunctions{StateMachineARN: awsLocalStateMachine}, Next: l.iam.meter.Free("states", l.iam.meter.who, machineProxy), Logger: logger})
 	partsOf := func(principal string) (awsapp.Parts, error) {
 		st, logs, arts, err := l.iam.dataOf(principal, cfg.ArtifactMax)
 		if err != nil {
@@ -276,13 +276,13 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	l.functions = lambdas.New(awsLocalHandlers{API: api, Task: fns, Ended: ended, Deliver: deliver, Schedule: schedule,
-		Admin: &awsapp.Admin{Store: l.backend.store}}.byName(), logger)
+	l.functions = lambdas.New(l.iam.meter.handlers(awsLocalHandlers{API: api, Task: fns, Ended: ended, Deliver: deliver, Schedule: schedule,
+		Admin: &awsapp.Admin{Store: l.backend.store}}.byName()), logger)
 	lambdaServe(operatorOrGuarded(l.iam.auth, l.functions,
-		&iam.Guard{Auth: l.iam.auth, Service: iam.Lambda{ARNs: awsLocalARNs}, Logger: logger, Next: l.functions}))
-	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: lambda.NewHandler(deliver.Handle),
+		&iam.Guard{Auth: l.iam.auth, Service: iam.Lambda{ARNs: awsLocalARNs}, Logger: logger, Next: l.iam.meter.Free("lambda", l.iam.meter.who, l.functions)}))
+	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: l.iam.meter.fn("deliver", lambda.NewHandler(deliver.Handle), sqsEventSource()...),
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
-	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.queue, Logger: logger})
+	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.iam.meter.SQS(l.iam.meter.who, l.queue), Logger: logger})
 
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
@@ -291,14 +291,14 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}
-	codebuildServe(&iam.Guard{Auth: l.iam.auth, Service: iam.CodeBuild{ARNs: awsLocalARNs}, Next: l.hosts, Logger: logger})
+	codebuildServe(&iam.Guard{Auth: l.iam.auth, Service: iam.CodeBuild{ARNs: awsLocalARNs}, Next: l.iam.meter.CodeBuild(l.iam.meter.who, l.hosts), Logger: logger})
 
 	// Builds a crash left behind: their executions died with the old process. They end as the
 	// ended function ends a build whose execution died, with the same events.
 	recoverAWSLocalBuilds(ctx, l.backend.store, ended.Ended.Lifecycle, workflow, logger)
 
-	apiServer := &http.Server{Handler: &apigateway.Handler{
-		Function: lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext), Logger: logger},
+	apiServer := &http.Server{Handler: l.iam.meter.APIGateway("api", &apigateway.Handler{
+		Function: l.iam.meter.fn("api", lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext)), Logger: logger}),
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	l.servers = append(l.servers, apiServer)
@@ -309,7 +309,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		}
 		l.done <- err
 	}()
-	l.startTicker(lambda.NewHandler(schedule.Handle), o.TickEvery)
+	l.startTicker(l.iam.meter.fn("schedule", lambda.NewHandler(schedule.Handle)), o.TickEvery)
 	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
 		slog.String("state_machine", awsLocalStateMachine), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
 	return l, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
+	"github.com/kilnbuild/kiln/shared/awscost"
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
@@ -68,6 +70,7 @@ func awsLocalTemplatePath(o AWSLocalOptions) (string, error) {
 // that check every call to DynamoDB Local and MinIO.
 type awsIAM struct {
 	auth      *iam.Authorizer
+	meter     *awsMeter // every checked call, priced
 	dynamoURL string
 	s3URL     string
 }
@@ -91,6 +94,9 @@ func (l *AWSLocal) startIAM(o AWSLocalOptions) (*awsIAM, error) {
 	}
 	auth.Trust("events.amazonaws.com", awsLocalEventsKey)
 	p := &awsIAM{auth: auth}
+	if p.meter, err = newAWSMeter(auth, t, l.logger); err != nil {
+		return nil, fmt.Errorf("aws-local meter: %s: %w", path, err)
+	}
 	dynamo, err := iam.Proxy(l.backend.dynamo.Endpoint, l.backend.dynamo.HTTPClient().Transport)
 	if err != nil {
 		return nil, err
@@ -99,7 +105,7 @@ func (l *AWSLocal) startIAM(o AWSLocalOptions) (*awsIAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	serveDynamo(&iam.Guard{Auth: auth, Service: iam.DynamoDB{ARNs: awsLocalARNs}, Next: dynamo, Logger: l.logger})
+	serveDynamo(&iam.Guard{Auth: auth, Service: iam.DynamoDB{ARNs: awsLocalARNs}, Next: p.meter.DynamoDB(p.meter.who, dynamo), Logger: l.logger})
 	p.dynamoURL = dynamoURL
 	target, err := url.Parse(l.backend.minio.Endpoint)
 	if err != nil {
@@ -110,6 +116,7 @@ func (l *AWSLocal) startIAM(o AWSLocalOptions) (*awsIAM, error) {
 		return nil, err
 	}
 	serveS3(&iam.S3Proxy{Auth: auth, Target: target, Region: minio.Region, Logger: l.logger,
+		Meter:       func(next http.Handler) http.Handler { return p.meter.S3(p.meter.who, next) },
 		Credentials: aws.Credentials{AccessKeyID: l.backend.minio.User, SecretAccessKey: l.backend.minio.Password}})
 	p.s3URL = s3URL
 	return p, nil
@@ -155,12 +162,16 @@ type checkedCloudWatch struct {
 	next      hostedhosts.CloudWatch
 	auth      *iam.Authorizer
 	principal string
+	meter     *awsMeter
 }
 
 func (c checkedCloudWatch) PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataInput, opts ...func(*cloudwatch.Options)) (*cloudwatch.PutMetricDataOutput, error) {
 	if err := c.auth.Authorize(awsLocalKey(c.principal), iam.Call{Action: "cloudwatch:PutMetricData", Resource: "*",
 		Context: map[string]string{"cloudwatch:namespace": aws.ToString(in.Namespace)}}); err != nil {
 		return nil, fmt.Errorf("operation error CloudWatch: PutMetricData, api error AccessDenied: %w", err)
+	}
+	if c.meter != nil {
+		c.meter.Add(c.principal, "cloudwatch:PutMetricData", awscost.Usage{CloudWatchRequests: 1})
 	}
 	return c.next.PutMetricData(ctx, in, opts...)
 }

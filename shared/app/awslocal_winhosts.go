@@ -48,7 +48,7 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 	if err != nil {
 		return none, err
 	}
-	groupServe(&iam.Guard{Auth: l.iam.auth, Service: iam.AutoScaling{ARNs: awsLocalARNs, Group: awsLocalWindowsGroup}, Next: group, Logger: l.logger})
+	groupServe(&iam.Guard{Auth: l.iam.auth, Service: iam.AutoScaling{ARNs: awsLocalARNs, Group: awsLocalWindowsGroup}, Next: l.iam.meter.Free("autoscaling", l.iam.meter.who, group), Logger: l.logger})
 	apiCfg.WindowsHosts = awsapp.WindowsHostsConfig{Group: awsLocalWindowsGroup, AccountID: awsLocalAccount, Certificates: certs,
 		IdleLimit: hostedhosts.DefaultIdleLimit}
 	st := l.backend.store
@@ -71,7 +71,7 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 		return awsapp.WindowsHostsClients{
 			AutoScaling: sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(groupURL), Region: awsLocalRegion,
 				Credentials: credentialsOf(principal)}),
-			CloudWatch: checkedCloudWatch{next: l.winHost, auth: l.iam.auth, principal: principal},
+			CloudWatch: checkedCloudWatch{next: l.winHost, auth: l.iam.auth, principal: principal, meter: l.iam.meter},
 		}
 	}, nil
 }

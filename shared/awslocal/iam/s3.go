@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -93,17 +94,20 @@ type S3Proxy struct {
 	Credentials aws.Credentials
 	Region      string
 	Logger      *slog.Logger
-	proxy       *httputil.ReverseProxy
-	signer      *v4.Signer
+	// Meter, if set, wraps what a request that passed the check goes to (aws-local's meter).
+	Meter  func(http.Handler) http.Handler
+	proxy  *httputil.ReverseProxy
+	next   http.Handler
+	signer *v4.Signer
+	once   sync.Once
 }
 
 // presignParams are a presigned URL's signature; they are not passed on.
 var presignParams = []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Security-Token"}
 
-func (p *S3Proxy) init() {
-	if p.proxy != nil {
-		return
-	}
+func (p *S3Proxy) init() { p.once.Do(p.setUp) }
+
+func (p *S3Proxy) setUp() {
 	p.signer = v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	p.proxy = &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(p.Target)
@@ -125,6 +129,10 @@ func (p *S3Proxy) init() {
 			p.Logger.Error("aws-local IAM: sign a request for MinIO", slog.String("error", err.Error()))
 		}
 	}}
+	p.next = p.proxy
+	if p.Meter != nil {
+		p.next = p.Meter(p.proxy)
+	}
 }
 
 // NewS3Proxy returns the proxy; Handler serves it.
@@ -152,7 +160,7 @@ func (p *S3Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		denyS3(w, err)
 		return
 	}
-	p.proxy.ServeHTTP(w, r)
+	p.next.ServeHTTP(w, r)
 }
 
 // presignExpired refuses a presigned URL past its X-Amz-Expires.

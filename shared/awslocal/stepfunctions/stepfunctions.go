@@ -55,6 +55,9 @@ type Options struct {
 	Log io.Writer
 	// Lifeline ends the process when its parent ends, however it ends (nil: none).
 	Lifeline *lifeline.Lifeline
+	// Transitions, if set, is told of each execution's state transitions (every state it
+	// entered, retries included) once the execution ends.
+	Transitions func(executionARN string, transitions int)
 }
 
 // Server is the running stand-in.
@@ -127,6 +130,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		for sc.Scan() {
 			if p, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
 				port <- p
+			} else if arn, n, ok := transitions(sc.Text()); ok && o.Transitions != nil {
+				o.Transitions(arn, n)
 			}
 		}
 		close(port)
@@ -144,6 +149,20 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Close()
 		return nil, ctx.Err()
 	}
+}
+
+// transitions reads a "transitions <execution ARN> <count>" line of the stand-in.
+func transitions(line string) (string, int, bool) {
+	rest, ok := strings.CutPrefix(line, "transitions ")
+	if !ok {
+		return "", 0, false
+	}
+	arn, count, ok := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 0 {
+		return "", 0, false
+	}
+	return arn, n, true
 }
 
 // Endpoint is the stand-in's base URL, for AWS_ENDPOINT_URL_SFN or the SDK's BaseEndpoint.
