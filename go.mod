@@ -36,6 +36,7 @@ require (
 )
 
 require (
+	github.com/aws/aws-sdk-go-v2/service/ssm v1.82.0 // indirect
 	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.38.2 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
 )

@@ -33,6 +33,9 @@ type EndedDetail struct {
 type Ended struct {
 	Lifecycle *builds.Lifecycle
 	Logger    *slog.Logger
+	// Credentials: the build's host credential parameter, if any, is deleted (an execution
+	// stopped or timed out ran no Finish task that would have).
+	Credentials HostCredentialStore
 }
 
 // Handle handles one status change event; statuses other than the three are ignored.
@@ -53,6 +56,7 @@ func (e *Ended) Handle(ctx context.Context, ev events.CloudWatchEvent) error {
 	if err := json.Unmarshal([]byte(d.Input), &in); err != nil || in.OrganizationID == "" || in.BuildID == "" {
 		return fmt.Errorf("ended: execution %s: its input names no build", d.ExecutionARN)
 	}
+	e.Credentials.remove(ctx, in.BuildID, e.log())
 	reason := "the build's workflow ended " + d.Status + " before the build did"
 	_, err := e.Lifecycle.Fail(ctx, in.OrganizationID, in.BuildID, reason)
 	if kiln.IsCode(err, kiln.EInvalidState) {
