@@ -38,8 +38,8 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(out, &claim); err != nil {
 				t.Fatal(err)
 			}
-			if claim.CredentialParameter != "/Kiln/hosts/"+b.ID {
-				t.Errorf("claim answered the parameter %q, want /Kiln/hosts/%s", claim.CredentialParameter, b.ID)
+			if !strings.HasPrefix(claim.CredentialParameter, "/Kiln/hosts/"+b.ID+"/") {
+				t.Errorf("claim answered the parameter %q, want one under /Kiln/hosts/%s/", claim.CredentialParameter, b.ID)
 			}
 			env := map[string]string{agentapi.EnvHostURL: claim.HostURL, agentapi.EnvHostCredential: params[claim.CredentialParameter], agentapi.EnvBuildID: claim.BuildID}
 			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != 4*60+61 || // the 4 h limit and HostStartGrace (60.5 min), rounded up

@@ -56,7 +56,11 @@ func (e *Ended) Handle(ctx context.Context, ev events.CloudWatchEvent) error {
 	if err := json.Unmarshal([]byte(d.Input), &in); err != nil || in.OrganizationID == "" || in.BuildID == "" {
 		return fmt.Errorf("ended: execution %s: its input names no build", d.ExecutionARN)
 	}
-	e.Credentials.remove(ctx, in.BuildID, e.log())
+	if b, err := e.Lifecycle.Builds.GetBuild(ctx, in.OrganizationID, in.BuildID); err == nil {
+		e.Credentials.remove(ctx, b, e.log())
+	} else {
+		e.log().WarnContext(ctx, "ended: read the build", slog.String("build_id", in.BuildID), slog.String("error", err.Error()))
+	}
 	reason := "the build's workflow ended " + d.Status + " before the build did"
 	_, err := e.Lifecycle.Fail(ctx, in.OrganizationID, in.BuildID, reason)
 	if kiln.IsCode(err, kiln.EInvalidState) {

@@ -83,7 +83,7 @@ func (m *memParams) Delete(_ context.Context, name string) error {
 }
 
 // TestClaimAnswersTheCredentialsParameterNotTheCredential: the claim of a CodeBuild build stores
-// a credential matching the build's hash under <path>/<build id> and answers that name, never the
+// a credential matching the build's hash under <path>/<build id>/<key> and answers that name, never the
 // credential; Finish deletes the parameter. Without a parameter store, or with one failing, the
 // claim fails and the build stays pending, unclaimed.
 func TestClaimAnswersTheCredentialsParameterNotTheCredential(t *testing.T) {
@@ -134,8 +134,11 @@ func TestClaimAnswersTheCredentialsParameterNotTheCredential(t *testing.T) {
 				t.Fatal(err)
 			}
 			answer, _ := json.Marshal(out)
-			want := "/Kiln/hosts/" + b.ID
+			want := tasks.Credentials.Name(b.ID, got.HostCredentialHash)
 			stored := tt.params.values[want]
+			if !strings.HasPrefix(want, "/Kiln/hosts/"+b.ID+"/") || len(want) != len("/Kiln/hosts/"+b.ID+"/")+32 {
+				t.Errorf("parameter name %q, want /Kiln/hosts/<build id>/<32 hex digits>", want)
+			}
 			if out.CredentialParameter != want || !hostcred.Matches(stored, got.HostCredentialHash) {
 				t.Fatalf("claim answered %s; parameters %v; want the parameter %s holding the build's credential", answer, tt.params.values, want)
 			}

@@ -152,7 +152,7 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	}
 	claimed, err := t.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash, HostStartGrace)
 	if err != nil {
-		t.Credentials.remove(ctx, b.ID, t.log()) // no host gets it
+		t.Credentials.removeName(ctx, b.ID, param, t.log()) // no host gets it
 	}
 	if kiln.IsCode(err, kiln.EInvalidState) && claimed == nil {
 		if now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID); gerr == nil && now.Status.Terminal() {
@@ -221,14 +221,17 @@ func HostTimeoutMinutes(limit time.Duration) int {
 // finish fails a build its host left running: after a caught error, with why the host ended.
 // Its host's credential parameter, if any, is deleted: the host ran and ended.
 func (t *Tasks) finish(ctx context.Context, in TaskInput) error {
-	t.Credentials.remove(ctx, in.BuildID, t.log())
+	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
+	if err != nil { // the failure below reads it again and says why
+		t.log().WarnContext(ctx, "finish: read the build", slog.String("build_id", in.BuildID), slog.String("error", err.Error()))
+		b = nil
+	}
+	t.Credentials.remove(ctx, b, t.log())
 	reason := ReasonHostNoReply
 	if in.Error != nil {
 		reason = hostEndedReason(*in.Error)
-		if in.Error.Error == "States.HeartbeatTimeout" {
-			if b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID); err == nil && b.Status == kiln.StatusPending && b.AgentPool != "" {
-				reason = ReasonNoAgent + b.AgentPool
-			}
+		if in.Error.Error == "States.HeartbeatTimeout" && b != nil && b.Status == kiln.StatusPending && b.AgentPool != "" {
+			reason = ReasonNoAgent + b.AgentPool
 		}
 	}
 	return t.fail(ctx, in, reason)
