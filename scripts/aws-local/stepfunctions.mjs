@@ -1,6 +1,7 @@
 // stepfunctions.mjs stands in for AWS Step Functions on this machine (kiln aws-local): an HTTP
 // server on 127.0.0.1 speaking the Step Functions JSON 1.0 protocol (StartExecution,
-// StopExecution, DescribeExecution, SendTaskHeartbeat, SendTaskSuccess, SendTaskFailure) for one
+// StopExecution, DescribeExecution, GetExecutionHistory, SendTaskHeartbeat, SendTaskSuccess,
+// SendTaskFailure) for one
 // state machine, whose ASL it runs with
 // aws-local-stepfunctions. Its task states are served locally: Lambda tasks through the Lambda
 // stand-in's Invoke API, codebuild:startBuild.sync through the CodeBuild stand-in (StartBuild,
@@ -195,18 +196,62 @@ function handlers(execution) {
   const out = {};
   for (const [name, state] of Object.entries(definition.States)) {
     if (state.Type !== 'Task') continue;
+    let run;
     if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
       const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      out[name] = (input) => runOnCodeBuild(execution, input, heartbeatMs);
+      run = (input) => runOnCodeBuild(execution, input, heartbeatMs);
     } else if (state.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken') {
       const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      out[name] = (input) => waitForTaskToken(execution, input, heartbeatMs);
+      run = (input) => waitForTaskToken(execution, input, heartbeatMs);
     } else {
       const fn = state.Resource.split(':function:').pop();
-      out[name] = (input) => invoke(fn, input);
+      run = (input) => invoke(fn, input);
     }
+    out[name] = recorded(execution, state.Resource, run);
   }
   return out;
+}
+
+// recorded wraps a task's handler so that the execution's history holds what Step Functions
+// records of a task: its parameters (TaskScheduled) and its result or error.
+function recorded(execution, resource, run) {
+  const [resourceType, rest] = resource.startsWith('arn:aws:states:::') ? resource.slice(17).split(':') : ['lambda', 'invoke'];
+  const task = { resourceType, resource: rest || resource };
+  return async (input) => {
+    record(execution, 'TaskScheduled', { taskScheduledEventDetails: { ...task, region, parameters: JSON.stringify(input) } });
+    try {
+      const output = await run(input);
+      record(execution, 'TaskSucceeded', { taskSucceededEventDetails: { ...task, output: JSON.stringify(output ?? null) } });
+      return output;
+    } catch (e) {
+      record(execution, 'TaskFailed', { taskFailedEventDetails: { ...task, error: e.name, cause: e.message } });
+      throw e;
+    }
+  };
+}
+
+// record appends an event to the execution's history, as GetExecutionHistory answers it.
+function record(execution, type, details) {
+  const id = execution.history.length + 1;
+  execution.history.push({ id, previousEventId: id - 1, timestamp: epoch(new Date()), type, ...details });
+}
+
+// recordStates takes the state machine's own events (the execution's and its states' input and
+// output) into the history, in AWS's shapes.
+async function recordStates(execution) {
+  const json = (v) => JSON.stringify(v ?? null);
+  for await (const ev of execution.run.eventLogs) {
+    switch (ev.type) {
+      case 'ExecutionStarted': record(execution, 'ExecutionStarted', { executionStartedEventDetails: { input: json(ev.input), roleArn: `arn:aws:iam::${account}:role/kiln-local` } }); break;
+      case 'ExecutionSucceeded': record(execution, 'ExecutionSucceeded', { executionSucceededEventDetails: { output: json(ev.output) } }); break;
+      case 'ExecutionFailed': record(execution, 'ExecutionFailed', { executionFailedEventDetails: { error: ev.Error, cause: ev.Cause } }); break;
+      case 'ExecutionAborted': record(execution, 'ExecutionAborted', {}); break;
+      case 'ExecutionTimeout': record(execution, 'ExecutionTimedOut', {}); break;
+      case 'StateEntered': record(execution, `${ev.state.type}StateEntered`, { stateEnteredEventDetails: { name: ev.state.name, input: json(ev.state.input) } }); break;
+      case 'StateExited': record(execution, `${ev.state.type}StateExited`, { stateExitedEventDetails: { name: ev.state.name, output: json(ev.state.output) } }); break;
+      default: break;
+    }
+  }
 }
 
 function start({ stateMachineArn: arn, name, input }) {
@@ -222,7 +267,7 @@ function start({ stateMachineArn: arn, name, input }) {
     throw new AWSError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
   }
   const taskToken = randomBytes(48).toString('base64url');
-  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), taskToken };
+  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), taskToken, history: [] };
   executions.set(executionArn, execution);
   byToken.set(taskToken, execution);
   execution.run = machine.run(parsed, {
@@ -232,6 +277,7 @@ function start({ stateMachineArn: arn, name, input }) {
       Task: { Token: taskToken },
     },
   });
+  recordStates(execution).catch((e) => console.error(`stepfunctions: history of ${name}: ${e.message}`));
   execution.run.result.then(
     (output) => end(execution, 'SUCCEEDED', { output }),
     (err) => {
@@ -322,8 +368,15 @@ function sendTaskFailure({ taskToken, error, cause }) {
   return {};
 }
 
+// history answers the execution's events, oldest first, in one page.
+function history({ executionArn }) {
+  const e = executions.get(executionArn);
+  if (!e) throw new AWSError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+  return { events: e.history };
+}
+
 const operations = {
-  StartExecution: start, StopExecution: stop, DescribeExecution: describe,
+  StartExecution: start, StopExecution: stop, DescribeExecution: describe, GetExecutionHistory: history,
   SendTaskHeartbeat: sendTaskHeartbeat, SendTaskSuccess: sendTaskSuccess, SendTaskFailure: sendTaskFailure,
 };
 
