@@ -21,7 +21,7 @@
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
 // KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
 // KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_HEARTBEAT_MS (for tests:
-// replaces every state's HeartbeatSeconds), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
+// replaces the HeartbeatSeconds of every state that has one), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
 // its Lambda and CodeBuild calls carry it in a SigV4 Authorization header's Credential, so that
 // aws-local checks them against the role) and KILN_SFN_EVENTS_ACCESS_KEY_ID (EventBridge's, for
 // the ended function). It prints "listening <port>" once
@@ -190,6 +190,13 @@ async function waitForTaskToken(execution, params, heartbeatMs) {
   }
 }
 
+// heartbeatOf is a state's heartbeat timeout in ms (0: none): its HeartbeatSeconds, or the
+// tests' KILN_SFN_HEARTBEAT_MS for a state that has one.
+function heartbeatOf(state) {
+  if (!state.HeartbeatSeconds) return 0;
+  return heartbeatOverrideMs > 0 ? heartbeatOverrideMs : state.HeartbeatSeconds * 1000;
+}
+
 // handlers overrides every task state by name: Lambda tasks invoke their function, the CodeBuild
 // task runs on the CodeBuild stand-in.
 function handlers(execution) {
@@ -198,11 +205,9 @@ function handlers(execution) {
     if (state.Type !== 'Task') continue;
     let run;
     if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
-      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      run = (input) => runOnCodeBuild(execution, input, heartbeatMs);
+      run = (input) => runOnCodeBuild(execution, input, heartbeatOf(state));
     } else if (state.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken') {
-      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      run = (input) => waitForTaskToken(execution, input, heartbeatMs);
+      run = (input) => waitForTaskToken(execution, input, heartbeatOf(state));
     } else {
       const fn = state.Resource.split(':function:').pop();
       run = (input) => invoke(fn, input);
