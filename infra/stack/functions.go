@@ -88,6 +88,7 @@ func (s *KilnStack) environment() map[string]*string {
 		"KILN_ENGINE_VERSIONS":       jsii.String(strings.Join(s.engineVersions(), ",")),
 		"KILN_HOST_PROJECT":          s.hostProject.ProjectName(),
 		"KILN_HOST_IMAGES":           s.hostImagesJSON(),
+		"KILN_HOST_CREDENTIAL_PATH":  jsii.String(s.hostCredentialPath()),
 		"KILN_DELIVERY_QUEUE_URL":    s.queue.QueueUrl(),
 		"KILN_GITHUB_SECRET_ARN":     s.githubApp.SecretArn(),
 	}

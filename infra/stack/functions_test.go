@@ -20,6 +20,7 @@ func wantEnvironment(t *testing.T, name string) obj {
 		"KILN_PUBLIC_URL":            obj{"Fn::GetAtt": []any{api, "ApiEndpoint"}},
 		"KILN_ENGINE_VERSIONS":       "5.3,5.4",
 		"KILN_HOST_PROJECT":          ref(logicalID(t, "AWS::CodeBuild::Project")),
+		"KILN_HOST_CREDENTIAL_PATH":  "/Test/hosts",
 		"KILN_HOST_IMAGES": obj{"Fn::Join": []any{"", joined(
 			`{"5.3":"`, imageURI("ue-5.3"), `","5.4":"`, imageURI("ue-5.4"), `"}`,
 		)}},

@@ -35,10 +35,11 @@ const HostComputeType = awscodebuild.ComputeType_LARGE
 // (codebuild:startBuild.sync, overriding the image, the time limit and the environment). It has
 // no source: the buildspec is inline, the kiln agent fetches the source itself.
 //
-// The host runs a tenant's code, so its role may only pull the host images and write its own
-// logs (plus the report-group rights CDK gives every project, on its own report groups): no
-// table, bucket, secret or key. It reaches the API with its per-build credential and S3 only
-// through presigned URLs.
+// The host runs a tenant's code, so its role may only pull the host images, write its own
+// logs (plus the report-group rights CDK gives every project, on its own report groups) and
+// read the hosts' credential parameters, which CodeBuild does at a build's start to fill
+// KILN_HOST_CREDENTIAL (a PARAMETER_STORE variable): no table, bucket, secret or key. It reaches
+// the API with its per-build credential and S3 only through presigned URLs.
 func (s *KilnStack) createHosts() {
 	s.hostRepo = awsecr.Repository_FromRepositoryName(s.Stack, jsii.String("HostRepository"), jsii.String(s.props.HostRepository))
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String("HostLogs"), &awslogs.LogGroupProps{
@@ -66,4 +67,5 @@ func (s *KilnStack) createHosts() {
 	// The buildspec as written, not re-serialized (BuildSpec.fromObject would turn it into JSON).
 	cfn := s.hostProject.Node().DefaultChild().(awscodebuild.CfnProject)
 	cfn.AddPropertyOverride(jsii.String("Source.BuildSpec"), jsii.String(s.props.Buildspec))
+	s.allowHostCredentials(s.hostProject.Role(), "ssm:GetParameters")
 }

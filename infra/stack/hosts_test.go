@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,9 +35,10 @@ func TestHostProject(t *testing.T) {
 	}
 }
 
-// TestHostRoleReachesNothing: the hosts run a tenant's code. Their role pulls the host images
-// and writes their own logs and reports, and nothing else: no table, bucket, secret, key, queue,
-// workflow or function.
+// TestHostRoleReachesNothing: the hosts run a tenant's code. Their role pulls the host images,
+// writes their own logs and reports and reads the hosts' credential parameters (CodeBuild does,
+// to fill KILN_HOST_CREDENTIAL), and nothing else: no table, bucket, secret, key, queue,
+// workflow, function, or other parameter, and no listing of parameters.
 func TestHostRoleReachesNothing(t *testing.T) {
 	project := props(t, "AWS::CodeBuild::Project")
 	role := project["ServiceRole"].(obj)["Fn::GetAtt"].([]any)[0].(string)
@@ -44,9 +46,12 @@ func TestHostRoleReachesNothing(t *testing.T) {
 	if len(actions) == 0 {
 		t.Fatal("the host role has no actions: not its policy")
 	}
+	if !slices.Contains(actions, "ssm:GetParameters") {
+		t.Error("the host role may not read the host credential parameters: CodeBuild cannot fill KILN_HOST_CREDENTIAL")
+	}
 	for _, a := range actions {
 		service := a[:strings.Index(a, ":")]
-		if service != "ecr" && service != "logs" && service != "codebuild" {
+		if service != "ecr" && service != "logs" && service != "codebuild" && a != "ssm:GetParameters" {
 			t.Errorf("host role may %s", a)
 		}
 		if service == "codebuild" && !strings.Contains(a, "Report") && a != "codebuild:BatchPutTestCases" && a != "codebuild:BatchPutCodeCoverages" {
@@ -61,6 +66,10 @@ func TestHostRoleReachesNothing(t *testing.T) {
 			case strings.HasPrefix(a, "ecr:"):
 				if len(s.resources) != 1 || !equalJSON(s.resources[0], repo) {
 					t.Errorf("%s on %s, want the host repository only", a, jsonString(s.resources))
+				}
+			case a == "ssm:GetParameters":
+				if len(s.resources) != 1 || !equalJSON(s.resources[0], hostCredentialParams) {
+					t.Errorf("%s on %s, want the hosts' credential parameters only", a, jsonString(s.resources))
 				}
 			case strings.HasPrefix(a, "codebuild:"):
 				for _, r := range s.resources {

@@ -19,6 +19,11 @@ var (
 	artifactsRW = []string{"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"}
 )
 
+// hostCredentialParams is the ARN of the test stack's host credential parameters.
+var hostCredentialParams = obj{"Fn::Join": []any{"", []any{
+	"arn:", ref("AWS::Partition"), ":ssm:", ref("AWS::Region"), ":", ref("AWS::AccountId"), ":parameter/Test/hosts/*",
+}}}
+
 // TestFunctionPolicies pins what each function may do, and on what: every action of its role
 // and, for each, the only resources it may name.
 func TestFunctionPolicies(t *testing.T) {
@@ -86,6 +91,10 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["deliver"], []string{"kms:Decrypt"}, key)
 	on(want["deliver"], queueRecv, queue)
 	on(want["admin"], secretRead, master)
+	// The CodeBuild hosts' credentials (Parameter Store): the claim puts one, the build's end
+	// deletes it (Finish, or the ended function for an execution stopped or timed out).
+	on(want["task"], []string{"ssm:PutParameter", "ssm:DeleteParameter"}, hostCredentialParams)
+	on(want["ended"], []string{"ssm:DeleteParameter"}, hostCredentialParams)
 
 	for name, g := range want {
 		t.Run(name, func(t *testing.T) {

@@ -17,7 +17,8 @@ var EndedStatuses = []string{"FAILED", "TIMED_OUT", "ABORTED"}
 
 // createWorkflow defines the task function and the state machine of sfn.Definition(), one
 // Standard execution per build. It logs every event (ALL, what operators need to follow an
-// execution) without execution data: the claim's output holds the host's credential.
+// execution) without execution data (the claim's answer names the host's credential parameter,
+// never the credential, but a build's data is the tenant's business).
 func (s *KilnStack) createWorkflow() {
 	task := s.newFunction(functionSpec{
 		name: "task", description: "kiln build workflow tasks (claim, finish, unsupported)", memoryMB: 256,
@@ -27,6 +28,8 @@ func (s *KilnStack) createWorkflow() {
 	})
 	s.table.GrantReadWriteData(task.role)
 	s.githubApp.GrantRead(task.role, nil) // the final commit status of a build it ends
+	// The claim puts a CodeBuild host's credential, Finish and HostEnded delete it.
+	s.allowHostCredentials(task.role, "ssm:PutParameter", "ssm:DeleteParameter")
 
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String("BuildWorkflowLogs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
@@ -71,6 +74,8 @@ func (s *KilnStack) createEndedFunction() {
 	})
 	s.table.GrantReadWriteData(f.role)
 	s.githubApp.GrantRead(f.role, nil) // the final commit status of a build it ends
+	// An execution stopped or timed out ran no Finish: its host's credential is deleted here.
+	s.allowHostCredentials(f.role, "ssm:DeleteParameter")
 	awsevents.NewRule(s.Stack, jsii.String("ExecutionEndedRule"), &awsevents.RuleProps{
 		Description: jsii.String("kiln: a build's execution ended without finishing the build"),
 		EventPattern: &awsevents.EventPattern{

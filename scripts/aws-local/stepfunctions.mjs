@@ -1,6 +1,7 @@
 // stepfunctions.mjs stands in for AWS Step Functions on this machine (kiln aws-local): an HTTP
 // server on 127.0.0.1 speaking the Step Functions JSON 1.0 protocol (StartExecution,
-// StopExecution, DescribeExecution, SendTaskHeartbeat, SendTaskSuccess, SendTaskFailure) for one
+// StopExecution, DescribeExecution, GetExecutionHistory, SendTaskHeartbeat, SendTaskSuccess,
+// SendTaskFailure) for one
 // state machine, whose ASL it runs with
 // aws-local-stepfunctions. Its task states are served locally: Lambda tasks through the Lambda
 // stand-in's Invoke API, codebuild:startBuild.sync through the CodeBuild stand-in (StartBuild,
@@ -20,7 +21,7 @@
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
 // KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
 // KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_HEARTBEAT_MS (for tests:
-// replaces every state's HeartbeatSeconds), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
+// replaces the HeartbeatSeconds of every state that has one), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
 // its Lambda and CodeBuild calls carry it in a SigV4 Authorization header's Credential, so that
 // aws-local checks them against the role) and KILN_SFN_EVENTS_ACCESS_KEY_ID (EventBridge's, for
 // the ended function). It prints "listening <port>" once
@@ -189,24 +190,85 @@ async function waitForTaskToken(execution, params, heartbeatMs) {
   }
 }
 
+// heartbeatOf is a state's heartbeat timeout in ms (0: none): its HeartbeatSeconds, or the
+// tests' KILN_SFN_HEARTBEAT_MS for a state that has one.
+function heartbeatOf(state) {
+  if (!state.HeartbeatSeconds) return 0;
+  return heartbeatOverrideMs > 0 ? heartbeatOverrideMs : state.HeartbeatSeconds * 1000;
+}
+
 // handlers overrides every task state by name: Lambda tasks invoke their function, the CodeBuild
 // task runs on the CodeBuild stand-in.
 function handlers(execution) {
   const out = {};
   for (const [name, state] of Object.entries(definition.States)) {
     if (state.Type !== 'Task') continue;
+    let run;
     if (state.Resource.startsWith('arn:aws:states:::codebuild:startBuild')) {
-      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      out[name] = (input) => runOnCodeBuild(execution, input, heartbeatMs);
+      run = (input) => runOnCodeBuild(execution, input, heartbeatOf(state));
     } else if (state.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken') {
-      const heartbeatMs = heartbeatOverrideMs > 0 ? heartbeatOverrideMs : (state.HeartbeatSeconds || 0) * 1000;
-      out[name] = (input) => waitForTaskToken(execution, input, heartbeatMs);
+      run = (input) => waitForTaskToken(execution, input, heartbeatOf(state));
     } else {
       const fn = state.Resource.split(':function:').pop();
-      out[name] = (input) => invoke(fn, input);
+      run = (input) => invoke(fn, input);
     }
+    out[name] = recorded(execution, state.Resource, run);
   }
   return out;
+}
+
+// recorded wraps a task's handler so that the execution's history holds what Step Functions
+// records of a task: its parameters (TaskScheduled) and its result or error.
+function recorded(execution, resource, run) {
+  const [resourceType, rest] = resource.startsWith('arn:aws:states:::') ? resource.slice(17).split(':') : ['lambda', 'invoke'];
+  const task = { resourceType, resource: rest || resource };
+  return async (input) => {
+    record(execution, 'TaskScheduled', { taskScheduledEventDetails: { ...task, region, parameters: JSON.stringify(input) } });
+    try {
+      const output = await run(input);
+      record(execution, 'TaskSucceeded', { taskSucceededEventDetails: { ...task, output: JSON.stringify(output ?? null) } });
+      return output;
+    } catch (e) {
+      record(execution, 'TaskFailed', { taskFailedEventDetails: { ...task, error: e.name, cause: e.message } });
+      throw e;
+    }
+  };
+}
+
+// record appends an event to the execution's history, as GetExecutionHistory answers it.
+function record(execution, type, details) {
+  const id = execution.history.length + 1;
+  execution.history.push({ id, previousEventId: id - 1, timestamp: epoch(new Date()), type, ...details });
+}
+
+// recordStates keeps an execution's history (GetExecutionHistory) from its event log, the only
+// reader of it, and reports its state transitions (entered states and retries) when it ends.
+async function recordStates(execution) {
+  const json = (v) => JSON.stringify(v ?? null);
+  let transitions = 0;
+  try {
+    for await (const ev of execution.run.eventLogs) {
+      if (ev.type === 'StateEntered' || ev.type === 'StateRetried') transitions++;
+      recordEvent(execution, ev, json);
+    }
+  } finally {
+    console.log(`transitions ${execution.arn} ${transitions}`);
+  }
+}
+
+// recordEvent takes one of the state machine's own events (the execution's and its states' input
+// and output) into the history, in AWS's shapes.
+function recordEvent(execution, ev, json) {
+  switch (ev.type) {
+    case 'ExecutionStarted': record(execution, 'ExecutionStarted', { executionStartedEventDetails: { input: json(ev.input), roleArn: `arn:aws:iam::${account}:role/kiln-local` } }); break;
+    case 'ExecutionSucceeded': record(execution, 'ExecutionSucceeded', { executionSucceededEventDetails: { output: json(ev.output) } }); break;
+    case 'ExecutionFailed': record(execution, 'ExecutionFailed', { executionFailedEventDetails: { error: ev.Error, cause: ev.Cause } }); break;
+    case 'ExecutionAborted': record(execution, 'ExecutionAborted', {}); break;
+    case 'ExecutionTimeout': record(execution, 'ExecutionTimedOut', {}); break;
+    case 'StateEntered': record(execution, `${ev.state.type}StateEntered`, { stateEnteredEventDetails: { name: ev.state.name, input: json(ev.state.input) } }); break;
+    case 'StateExited': record(execution, `${ev.state.type}StateExited`, { stateExitedEventDetails: { name: ev.state.name, output: json(ev.state.output) } }); break;
+    default: break;
+  }
 }
 
 function start({ stateMachineArn: arn, name, input }) {
@@ -222,7 +284,7 @@ function start({ stateMachineArn: arn, name, input }) {
     throw new AWSError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
   }
   const taskToken = randomBytes(48).toString('base64url');
-  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), taskToken };
+  const execution = { arn: executionArn, name, input, status: 'RUNNING', startDate: new Date(), taskToken, history: [] };
   executions.set(executionArn, execution);
   byToken.set(taskToken, execution);
   execution.run = machine.run(parsed, {
@@ -232,7 +294,7 @@ function start({ stateMachineArn: arn, name, input }) {
       Task: { Token: taskToken },
     },
   });
-  countTransitions(execution);
+  recordStates(execution).catch((e) => console.error(`stepfunctions: history of ${name}: ${e.message}`));
   execution.run.result.then(
     (output) => end(execution, 'SUCCEEDED', { output }),
     (err) => {
@@ -243,21 +305,6 @@ function start({ stateMachineArn: arn, name, input }) {
     },
   );
   return { executionArn, startDate: epoch(execution.startDate) };
-}
-
-// countTransitions counts the states an execution enters, retries included (Step Functions bills
-// each as a state transition), and prints "transitions <execution ARN> <count>" once its events
-// end (with the execution, however it ends).
-async function countTransitions(execution) {
-  let n = 0;
-  try {
-    for await (const event of execution.run.eventLogs) {
-      if (event.type === 'StateEntered' || event.type === 'StateRetried') n++;
-    }
-  } catch (e) {
-    console.error(`stepfunctions: the events of ${execution.arn}: ${e.message}`);
-  }
-  console.log(`transitions ${execution.arn} ${n}`);
 }
 
 // end records an execution's end, stops the build it left running, and tells the ended function
@@ -338,8 +385,15 @@ function sendTaskFailure({ taskToken, error, cause }) {
   return {};
 }
 
+// history answers the execution's events, oldest first, in one page.
+function history({ executionArn }) {
+  const e = executions.get(executionArn);
+  if (!e) throw new AWSError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+  return { events: e.history };
+}
+
 const operations = {
-  StartExecution: start, StopExecution: stop, DescribeExecution: describe,
+  StartExecution: start, StopExecution: stop, DescribeExecution: describe, GetExecutionHistory: history,
   SendTaskHeartbeat: sendTaskHeartbeat, SendTaskSuccess: sendTaskSuccess, SendTaskFailure: sendTaskFailure,
 };
 

@@ -21,9 +21,9 @@ const (
 	EnvHostCredential = "KILN_HOST_CREDENTIAL"
 	// EnvBuildID is the id of the build the host runs (informational: the credential names it).
 	EnvBuildID = "KILN_BUILD_ID"
-	// EnvTaskToken is the Step Functions task token of the state waiting for the host (AWS
-	// deployment only): the host sends it with each heartbeat, and the API passes it on
-	// (SendTaskHeartbeat). Never log it.
+	// EnvTaskToken is a Step Functions task token the host sends with each heartbeat, which the
+	// API passes on (SendTaskHeartbeat), if whoever launched the host gave one: kiln's state
+	// machine gives its CodeBuild hosts none (their state has no heartbeat timeout). Never log it.
 	EnvTaskToken = "KILN_TASK_TOKEN"
 )
 

@@ -32,6 +32,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
+	"github.com/kilnbuild/kiln/shared/awslocal/ssm"
 	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
@@ -65,6 +66,7 @@ type AWSLocal struct {
 	iam     *awsIAM
 	servers []*http.Server
 	hosts   *codebuild.Server
+	params  *ssm.Server    // the hosts' credentials (Parameter Store)
 	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
 	machine *stepfunctions.Server
 	queue   *sqs.Queue
@@ -167,6 +169,10 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
+	ssmURL, err := l.startParameterStore()
+	if err != nil {
+		return nil, err
+	}
 
 	versions, err := (engines.Dir{Path: cfg.Engines}).Versions(ctx)
 	if err != nil {
@@ -180,7 +186,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		Table: awsLocalTable, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: awsLocalArtifacts,
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: awsLocalStateMachine, HostProject: awsLocalHostProject, HostImages: images,
-			BuildTimeLimit: cfg.BuildTimeout},
+			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: awsLocalHostCredentialPath},
 		Plans: cfg.Plans,
 	}
 	winClients, err := l.startWindowsHosts(cfg, o, &apiCfg)
@@ -223,6 +229,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			Workflow: &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
 				Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })},
 			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients(principal), Logger: logger,
+			HostCredentials: hostCredentialsOf(principal, ssmURL),
 			Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
 		if gh != nil {
@@ -286,8 +293,8 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
-		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL})...),
-		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
+		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL, "SSM": ssmURL})...),
+		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers, Parameters: codeBuildParameters(ssmURL),
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}

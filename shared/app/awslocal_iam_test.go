@@ -38,6 +38,21 @@ func TestAWSLocalIAM(t *testing.T) {
 		}
 		wantRefused(t, w.logs.String(), "assumed-role/TaskFunctionRole", "/task is not authorized to perform: dynamodb:", "on resource: arn:aws:dynamodb:us-east-1:000000000000:table/kiln")
 	})
+	t.Run("HostRoleWithoutGetParametersFailsTheLinuxBuild", func(t *testing.T) {
+		// CodeBuild reads the host's credential parameter with the project's role when the
+		// build starts: without ssm:GetParameters the build fails before the host runs.
+		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution(),
+			withoutAction("hosts", "ssm:GetParameters")))
+		w := newWorld(t)
+		pid := w.addShooter(t)
+		sid := w.addSetting(t, pid, nil)["id"].(string)
+		id := w.trigger(t, pid, sid, "")
+		if b := w.waitEnded(t, id); b["status"] != "failed" || b["failureReason"] != "host lost: its CodeBuild build ended FAILED" {
+			t.Fatalf("build ended %v (%v), want failed as host lost", b["status"], b["failureReason"])
+		}
+		wantRefused(t, w.logs.String(), "assumed-role/HostProjectRole", "/AWSCodeBuild-local is not authorized to perform: ssm:GetParameters on resource: arn:aws:ssm:us-east-1:000000000000:parameter/Kiln/hosts/"+id+"/")
+		w.waitParametersGone(t) // HostEnded deleted it
+	})
 	for _, granted := range []bool{false, true} {
 		name := "ScheduleWithoutStartExecutionStartsNoBuild"
 		edits := []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withoutAction("schedule", "states:StartExecution")}

@@ -187,10 +187,10 @@ func writeTemplate(t testing.TB, edits ...templateEdit) string {
 }
 
 // rolePolicy returns the statements of the AWS::IAM::Policy attached to the role of a principal
-// (a function's name, or "states" for the state machine's role).
+// (a function's name, "states" for the state machine's role, "hosts" for the CodeBuild hosts').
 func rolePolicy(t testing.TB, resources map[string]any, principal string) (policy map[string]any) {
 	t.Helper()
-	prefix := map[string]string{"states": "BuildWorkflowRole"}[principal]
+	prefix := map[string]string{"states": "BuildWorkflowRole", "hosts": "HostProjectRole"}[principal]
 	if prefix == "" {
 		prefix = map[string]string{"api": "APIFunctionRole"}[principal]
 	}

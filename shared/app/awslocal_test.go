@@ -109,7 +109,9 @@ func kilnBinary(t testing.TB) string {
 	return kilnBinaryPath
 }
 
-// awsLocalDownloadAndRestart: on kiln aws-local, a build's artifact is in MinIO, its signed URL
+// awsLocalDownloadAndRestart: on kiln aws-local, the build's host credential is in no
+// execution data and its parameter is gone once it ended (checkCredentialKeptOutOfTheExecution);
+// a build's artifact is in MinIO, its signed URL
 // answers 302 to a presigned GET of MinIO that yields the artifact with the descriptor's MD5; and
 // after a restart on the same KILN_DATA the owner's token, the build and its artifact are all
 // still there, and a new build runs.
@@ -121,6 +123,7 @@ func awsLocalDownloadAndRestart(t *testing.T) {
 	if b := w.waitEnded(t, id); b["status"] != "complete" {
 		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
 	}
+	w.checkCredentialKeptOutOfTheExecution(t, id)
 	check := func() {
 		t.Helper()
 		d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)

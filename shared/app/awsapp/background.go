@@ -23,6 +23,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/webhooks"
+	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
 // BackgroundConfig is the configuration of the Lambdas that work behind the API (schedule and
@@ -110,7 +111,10 @@ type Parts struct {
 	// WindowsHosts are the hosted Windows pool's clients (zero without one): the API checks
 	// hosts in the group, the schedule publishes the metric and terminates hosts.
 	WindowsHosts WindowsHostsClients
-	Logger       *slog.Logger
+	// HostCredentials keeps CodeBuild hosts' credentials (Parameter Store): the task function
+	// puts them, the task and ended functions delete them (nil: a CodeBuild claim fails).
+	HostCredentials sfn.HostCredentials
+	Logger          *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }

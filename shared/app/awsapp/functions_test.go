@@ -28,6 +28,7 @@ import (
 // its handler takes, invokes the handler as Lambda does (lambda.NewHandler(...).Invoke) on a
 // build in a real store, and checks what it did to the build.
 func TestWorkflowSampleEvents(t *testing.T) {
+	params := hostParams{}
 	tests := map[string]struct {
 		status kiln.BuildStatus // of the build before the event
 		check  func(t *testing.T, out []byte, b *kiln.Build)
@@ -37,7 +38,10 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(out, &claim); err != nil {
 				t.Fatal(err)
 			}
-			env := map[string]string{agentapi.EnvHostURL: claim.HostURL, agentapi.EnvHostCredential: claim.Credential, agentapi.EnvBuildID: claim.BuildID}
+			if !strings.HasPrefix(claim.CredentialParameter, "/Kiln/hosts/"+b.ID+"/") {
+				t.Errorf("claim answered the parameter %q, want one under /Kiln/hosts/%s/", claim.CredentialParameter, b.ID)
+			}
+			env := map[string]string{agentapi.EnvHostURL: claim.HostURL, agentapi.EnvHostCredential: params[claim.CredentialParameter], agentapi.EnvBuildID: claim.BuildID}
 			if claim.Kind != sfn.HostCodeBuild || claim.Image != "kiln-engine:5.3" || claim.TimeoutMinutes != 4*60+61 || // the 4 h limit and HostStartGrace (60.5 min), rounded up
 				env[agentapi.EnvHostURL] != "https://kiln.example" || env[agentapi.EnvBuildID] != b.ID {
 				t.Errorf("claim answered %s", out)
@@ -97,8 +101,8 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			// As in AWS: the workflow's functions have no master key (mail is on, to show that
 			// ending builds does not need it).
 			fns, err := newFunctions(AWSConfig{PublicURL: "https://kiln.example", SMTPURL: "smtp://127.0.0.1:1", SMTPFrom: "kiln <kiln@example.com>",
-				Workflow: WorkflowConfig{HostImages: map[string]string{"5.3": "kiln-engine:5.3"}, BuildTimeLimit: 4 * time.Hour}},
-				st, logs, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				Workflow: WorkflowConfig{HostImages: map[string]string{"5.3": "kiln-engine:5.3"}, BuildTimeLimit: 4 * time.Hour, HostCredentialPath: "/Kiln/hosts"}},
+				st, logs, nil, nil, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,6 +135,12 @@ func TestWorkflowSampleEvents(t *testing.T) {
 		t.Errorf("events/ holds %d task and ended events, the test knows %d", seen, len(tests))
 	}
 }
+
+// hostParams is an sfn.HostCredentials in memory.
+type hostParams map[string]string
+
+func (p hostParams) Put(_ context.Context, name, value string) error { p[name] = value; return nil }
+func (p hostParams) Delete(_ context.Context, name string) error     { delete(p, name); return nil }
 
 // strict decodes raw into T refusing unknown fields: the sample is exactly the handler's input.
 func strict[T any](t *testing.T, raw []byte) {

@@ -6,9 +6,11 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/app/core"
+	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -34,17 +36,18 @@ func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Fun
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	return newFunctions(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), nil, gh, logger)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), nil, gh, ssmparam.Store{Client: ssm.NewFromConfig(awsCfg)}, logger)
 }
 
 // NewFunctionsFromParts builds the workflow's Lambda handlers from ready parts (kiln aws-local).
 func NewFunctionsFromParts(cfg AWSConfig, p Parts) (*Functions, error) {
-	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.GitHub, p.Logger)
+	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.GitHub, p.HostCredentials, p.Logger)
 }
 
 // newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
-// A build they end gets its final commit status through gh (none when nil).
-func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, gh *GitHubApp, logger *slog.Logger) (*Functions, error) {
+// A build they end gets its final commit status through gh (none when nil). CodeBuild hosts'
+// credentials go to params under cfg.Workflow.HostCredentialPath.
+func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, gh *GitHubApp, params sfn.HostCredentials, logger *slog.Logger) (*Functions, error) {
 	if cfg.PublicURL == "" {
 		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
 	}
@@ -53,9 +56,11 @@ func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.K
 		return nil, err
 	}
 	lifecycle := c.Lifecycle
+	creds := sfn.HostCredentialStore{Params: params, Path: cfg.Workflow.HostCredentialPath}
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: c.Plans},
-		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger},
+			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: c.Plans,
+			Credentials: creds},
+		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger, Credentials: creds},
 	}, nil
 }

@@ -29,6 +29,10 @@ type WorkflowConfig struct {
 	HostImages map[string]string
 	// BuildTimeLimit is how long a build may run (KILN_BUILD_TIMEOUT, default 4h, as kiln serve).
 	BuildTimeLimit time.Duration
+	// HostCredentialPath is the Parameter Store path of the CodeBuild hosts' credentials
+	// (KILN_HOST_CREDENTIAL_PATH, "/<stack>/hosts"): the claim puts each under it, the hosts'
+	// CodeBuild role may read it. Empty: a CodeBuild claim fails.
+	HostCredentialPath string
 }
 
 // load reads the workflow's settings.
@@ -48,6 +52,11 @@ func (w *WorkflowConfig) load(getenv func(string) string) error {
 			if strings.TrimSpace(version) == "" || strings.TrimSpace(image) == "" {
 				return fmt.Errorf("KILN_HOST_IMAGES: engine version %q has an empty name or image", version)
 			}
+		}
+	}
+	if w.HostCredentialPath = getenv("KILN_HOST_CREDENTIAL_PATH"); w.HostCredentialPath != "" {
+		if err := sfn.CheckCredentialPath(w.HostCredentialPath); err != nil {
+			return fmt.Errorf("KILN_HOST_CREDENTIAL_PATH: %w", err)
 		}
 	}
 	w.BuildTimeLimit = 4 * time.Hour

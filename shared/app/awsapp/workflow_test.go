@@ -20,15 +20,18 @@ func TestWorkflowSettings(t *testing.T) {
 			}
 		}},
 		{name: "all", env: map[string]string{"KILN_STATE_MACHINE_ARN": "arn:aws:states:eu-west-1:123456789012:stateMachine:kiln-builds",
-			"KILN_HOST_PROJECT": "kiln-hosts", "KILN_HOST_IMAGES": `{"5.3":"repo/kiln-engine:5.3"}`, "KILN_BUILD_TIMEOUT": "90m"},
+			"KILN_HOST_PROJECT": "kiln-hosts", "KILN_HOST_IMAGES": `{"5.3":"repo/kiln-engine:5.3"}`, "KILN_BUILD_TIMEOUT": "90m",
+			"KILN_HOST_CREDENTIAL_PATH": "/Kiln/hosts"},
 			check: func(t *testing.T, c WorkflowConfig) {
-				if c.HostProject != "kiln-hosts" || c.HostImages["5.3"] != "repo/kiln-engine:5.3" || c.BuildTimeLimit != 90*time.Minute {
+				if c.HostProject != "kiln-hosts" || c.HostCredentialPath != "/Kiln/hosts" || c.HostImages["5.3"] != "repo/kiln-engine:5.3" || c.BuildTimeLimit != 90*time.Minute {
 					t.Errorf("got %+v", c)
 				}
 			}},
 		{name: "not a state machine", env: map[string]string{"KILN_STATE_MACHINE_ARN": "arn:aws:lambda:eu-west-1:1:function:x"}, wantErr: "KILN_STATE_MACHINE_ARN"},
 		{name: "images not JSON", env: map[string]string{"KILN_HOST_IMAGES": "5.3=repo/x"}, wantErr: "KILN_HOST_IMAGES"},
 		{name: "an empty image", env: map[string]string{"KILN_HOST_IMAGES": `{"5.3":""}`}, wantErr: "KILN_HOST_IMAGES"},
+		{name: "a credential path without its leading slash", env: map[string]string{"KILN_HOST_CREDENTIAL_PATH": "Kiln/hosts"}, wantErr: "KILN_HOST_CREDENTIAL_PATH"},
+		{name: "a credential path with a trailing slash", env: map[string]string{"KILN_HOST_CREDENTIAL_PATH": "/Kiln/hosts/"}, wantErr: "KILN_HOST_CREDENTIAL_PATH"},
 		{name: "a bad time limit", env: map[string]string{"KILN_BUILD_TIMEOUT": "-1h"}, wantErr: "KILN_BUILD_TIMEOUT"},
 	}
 	for _, tt := range tests {

@@ -58,6 +58,11 @@ type Config struct {
 	// (nil: none).
 	Lifeline *lifeline.Lifeline
 	Logger   *slog.Logger
+	// Parameters resolves the names of a build's PARAMETER_STORE variables to their decrypted
+	// values, as CodeBuild does with the project's service role before the build runs (kiln
+	// aws-local: GetParameters on the SSM stand-in, signed as the role and IAM-checked). A
+	// failure, or no resolver, fails the build in its DOWNLOAD_SOURCE phase, as CodeBuild does.
+	Parameters func(ctx context.Context, names []string) (map[string]string, error)
 }
 
 // Server is the stand-in. Close stops every build still running.
@@ -171,7 +176,9 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
 	cmd.Env = append(append([]string{}, s.cfg.Env...), "CODEBUILD_BUILD_ID="+id, "CODEBUILD_BUILD_IMAGE="+in.ImageOverride, "CODEBUILD_SRC_DIR="+work)
 	for _, v := range in.EnvironmentVariablesOverride {
-		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+		if v.Type != typeParameterStore { // resolved when the build runs (parameterEnv)
+			cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+		}
 	}
 	s.cfg.Lifeline.Mark(cmd)
 	b := &build{Build: Build{ID: id, Arn: "arn:aws:codebuild:local:000000000000:build/" + id, ProjectName: s.cfg.Project,
@@ -203,12 +210,21 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 		defer s.release()
 	case <-b.dequeued: // stopped while queued
 	}
+	env, perr := s.parameterEnv(b.Environment.EnvironmentVariables)
 	s.mu.Lock()
 	if b.stopped {
 		s.end(b, StatusStopped)
 		s.mu.Unlock()
 		return
 	}
+	if perr != nil {
+		fmt.Fprintf(logFile, "Decrypting parameter store environment variables\nPhase complete: DOWNLOAD_SOURCE State: FAILED\nPhase context status code: Decrypted Variables Error Message: %v\n", perr)
+		s.cfg.Logger.Error("codebuild build failed: its parameter store variables", slog.String("codebuild_id", b.ID), slog.String("error", perr.Error()))
+		s.end(b, StatusFailed)
+		s.mu.Unlock()
+		return
+	}
+	b.cmd.Env = append(b.cmd.Env, env...)
 	if err := b.tree.Start(); err != nil {
 		s.cfg.Logger.Error("codebuild: start the build's command", slog.String("codebuild_id", b.ID), slog.String("error", err.Error()))
 		s.end(b, StatusFailed)
@@ -239,6 +255,44 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	default:
 		s.end(b, StatusFailed)
 	}
+}
+
+// typeParameterStore is the type of an environment variable whose value names a Parameter
+// Store parameter.
+const typeParameterStore = "PARAMETER_STORE"
+
+// parameterEnv resolves the PARAMETER_STORE variables of a build to NAME=value entries.
+func (s *Server) parameterEnv(vars []EnvironmentVariable) ([]string, error) {
+	var names []string
+	for _, v := range vars {
+		if v.Type == typeParameterStore {
+			names = append(names, v.Value)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if s.cfg.Parameters == nil {
+		return nil, errors.New("the stand-in has no parameter store to resolve PARAMETER_STORE variables")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	values, err := s.cfg.Parameters(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, v := range vars {
+		if v.Type != typeParameterStore {
+			continue
+		}
+		value, ok := values[v.Value]
+		if !ok {
+			return nil, fmt.Errorf("parameter does not exist: %s", v.Value)
+		}
+		env = append(env, v.Name+"="+value)
+	}
+	return env, nil
 }
 
 // release frees a running build's place and admits the oldest queued build.

@@ -201,6 +201,47 @@ func (SQS) Deny(w http.ResponseWriter, err error) {
 	denyJSON(w, "application/x-amz-json-1.0", "com.amazonaws.sqs#", err)
 }
 
+// SSM maps Parameter Store's JSON 1.1 API: ssm:<Operation> on each parameter the request names
+// (arn:aws:ssm:<region>:<account>:parameter/<name without its leading slash>); GetParameters
+// needs the action on every name. KMS is not checked: a SecureString of the AWS managed key
+// (aws/ssm) is decrypted for any principal of the account that may read the parameter.
+type SSM struct{ ARNs }
+
+func (s SSM) Calls(r *http.Request, body []byte) ([]Call, error) {
+	op, err := jsonTarget(r, "AmazonSSM")
+	if err != nil {
+		return nil, err
+	}
+	var in struct {
+		Name  string
+		Names []string
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, fmt.Errorf("ssm %s: %w", op, err)
+		}
+	}
+	names := in.Names
+	if op != "GetParameters" {
+		names = []string{in.Name}
+	}
+	var out []Call
+	for _, n := range names {
+		if n == "" {
+			return nil, fmt.Errorf("ssm %s: no parameter name", op)
+		}
+		out = append(out, Call{Action: "ssm:" + op, Resource: s.arn("ssm", "parameter/"+strings.TrimPrefix(n, "/"))})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("ssm %s: no parameter name", op)
+	}
+	return out, nil
+}
+
+func (SSM) Deny(w http.ResponseWriter, err error) {
+	denyJSON(w, "application/x-amz-json-1.1", "", err)
+}
+
 // Lambda maps the Invoke API (POST /2015-03-31/functions/<name>/invocations): lambda:InvokeFunction
 // on the function.
 type Lambda struct{ ARNs }
@@ -275,7 +316,7 @@ func (AutoScaling) Deny(w http.ResponseWriter, err error) {
 }
 
 // denyJSON answers a JSON-protocol refusal: 400 with __type AccessDeniedException (an unknown
-// key: UnrecognizedClientException), as DynamoDB, Step Functions, CodeBuild and SQS do.
+// key: UnrecognizedClientException), as DynamoDB, Step Functions, CodeBuild, SQS and SSM do.
 func denyJSON(w http.ResponseWriter, contentType, typePrefix string, err error) {
 	code := "AccessDeniedException"
 	if _, ok := err.(*UnknownKey); ok {

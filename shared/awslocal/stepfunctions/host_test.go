@@ -26,11 +26,8 @@ const (
 	hostDie      = "die"      // kills itself without a word (the host is lost)
 	hostSilent   = "silent"   // exits 0 without reporting a result
 	hostSleep    = "sleep"    // reports its CodeBuild build, starts a child, and sleeps
-	// hostBeatThenStop reports its CodeBuild build, heartbeats the host API a few times with its
-	// task token, then starts a child and sleeps without a word (the host hangs).
-	hostBeatThenStop = "beat-then-stop"
-	// hostBeatLong heartbeats the host API with its task token for KILN_TEST_BEAT_FOR, longer
-	// than the heartbeat timeout, then completes the build.
+	// hostBeatLong heartbeats the host API for KILN_TEST_BEAT_FOR, longer than the heartbeat
+	// timeout, then completes the build.
 	hostBeatLong = "beat-long"
 )
 
@@ -47,8 +44,12 @@ func runHost() int {
 	}
 	credential, buildID := os.Getenv(agentapi.EnvHostCredential), os.Getenv(agentapi.EnvBuildID)
 	orgID, credBuild, err := hostcred.Parse(credential)
-	if err != nil || credBuild != buildID || os.Getenv(agentapi.EnvHostURL) == "" || os.Getenv(agentapi.EnvTaskToken) == "" {
+	if err != nil || credBuild != buildID || os.Getenv(agentapi.EnvHostURL) == "" {
 		fmt.Fprintln(os.Stderr, "host: bad environment", err)
+		return 3
+	}
+	if os.Getenv(agentapi.EnvTaskToken) != "" {
+		fmt.Fprintln(os.Stderr, "host: a CodeBuild host got a task token")
 		return 3
 	}
 	mode, err := os.ReadFile(filepath.Join(os.Getenv("KILN_TEST_MODES"), buildID))
@@ -72,7 +73,7 @@ func runHost() int {
 		_, err := lc.Progress(ctx, orgID, buildID, func(b *kiln.Build) { b.Host = sfn.HostPrefix + os.Getenv("CODEBUILD_BUILD_ID") })
 		return err
 	}
-	client := &hostclient.Client{BaseURL: os.Getenv(agentapi.EnvHostURL), Credential: credential, TaskToken: os.Getenv(agentapi.EnvTaskToken)}
+	client := &hostclient.Client{BaseURL: os.Getenv(agentapi.EnvHostURL), Credential: credential}
 	every, _ := time.ParseDuration(os.Getenv("KILN_TEST_BEAT_EVERY"))
 	beats := func(n int) error { // heartbeats through the host API, as kiln agent run sends them
 		for range n {
@@ -84,25 +85,10 @@ func runHost() int {
 		return nil
 	}
 	switch string(mode) {
-	case hostBeatThenStop:
-		if err := report(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 3
-		}
-		if err := beats(3); err != nil {
-			fmt.Fprintln(os.Stderr, "host: heartbeat:", err)
-			return 3
-		}
-		return sleepWithChild()
 	case hostBeatLong:
 		beatFor, _ := time.ParseDuration(os.Getenv("KILN_TEST_BEAT_FOR"))
 		if every <= 0 {
 			fmt.Fprintln(os.Stderr, "host: KILN_TEST_BEAT_EVERY is not set")
-			return 3
-		}
-		// Kept for the test to show that the token is refused once the execution ended.
-		if err := os.WriteFile(filepath.Join(os.Getenv("CODEBUILD_SRC_DIR"), "task-token"), []byte(client.TaskToken), 0o600); err != nil {
-			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}
 		if err := beats(int(beatFor / every)); err != nil {

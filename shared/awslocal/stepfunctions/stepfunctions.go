@@ -1,9 +1,9 @@
 // Package stepfunctions starts and stops the Step Functions stand-in of kiln aws-local: a Node
 // process (aws-local-stepfunctions running the builds' state machine) that answers the Step
 // Functions API on 127.0.0.1 (StartExecution, StopExecution, DescribeExecution,
-// SendTaskHeartbeat; every execution's CodeBuild task has a task token and enforces its
-// HeartbeatSeconds), calls its Lambda tasks through the Lambda stand-in and its
-// CodeBuild task through the CodeBuild stand-in.
+// GetExecutionHistory, SendTaskHeartbeat, SendTaskSuccess, SendTaskFailure; every execution has a
+// task token, and a task state with HeartbeatSeconds is held to it), calls its Lambda tasks
+// through the Lambda stand-in and its CodeBuild task through the CodeBuild stand-in.
 package stepfunctions
 
 import (

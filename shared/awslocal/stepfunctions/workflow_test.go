@@ -18,13 +18,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awscodebuild "github.com/aws/aws-sdk-go-v2/service/codebuild"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	awsssm "github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
+	"github.com/kilnbuild/kiln/shared/awslocal/ssm"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -46,18 +49,20 @@ const (
 // behind the Lambda stand-in, the CodeBuild stand-in running the test host, the Step Functions
 // stand-in running the real definition, and the workflow talking to it through the AWS SDK.
 type world struct {
-	st        *sqlitestore.Store
-	service   *builds.Service
-	lifecycle *builds.Lifecycle
-	hostAPI   string // the host API's base URL
-	workflow  *sfn.Workflow
-	sfn       *awssfn.Client
-	hosts     *codebuild.Server
-	builds    *awscodebuild.Client // the CodeBuild stand-in's API
-	modes     string
-	hostDir   string
-	org       string
-	project   *kiln.Project
+	st         *sqlitestore.Store
+	service    *builds.Service
+	lifecycle  *builds.Lifecycle
+	hostAPI    string // the host API's base URL
+	workflow   *sfn.Workflow
+	sfn        *awssfn.Client
+	hosts      *codebuild.Server
+	builds     *awscodebuild.Client // the CodeBuild stand-in's API
+	params     *awsssm.Client       // the Parameter Store stand-in holding the hosts' credentials
+	paramStore *ssm.Server
+	modes      string
+	hostDir    string
+	org        string
+	project    *kiln.Project
 }
 
 type worldOptions struct {
@@ -105,8 +110,16 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	api := httptest.NewServer((&agentapi.Server{Store: st, Lifecycle: lifecycle, TaskHeartbeats: beats, Logger: logger}).Handler())
 	t.Cleanup(api.Close)
 	w.hostAPI = api.URL
+	// The hosts' credentials, in the Parameter Store stand-in (no IAM check here: kiln
+	// aws-local's tests check the roles).
+	w.paramStore = &ssm.Server{Region: "us-east-1", Account: "000000000000"}
+	params := httptest.NewServer(w.paramStore)
+	t.Cleanup(params.Close)
+	paramsClient := awsssm.New(awsssm.Options{BaseEndpoint: aws.String(params.URL), Region: "us-east-1", Credentials: creds})
+	w.params = paramsClient
+	hostCreds := sfn.HostCredentialStore{Params: ssmparam.Store{Client: paramsClient}, Path: "/kiln/hosts"}
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, Logger: logger, Slots: o.slots}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, Logger: logger, Slots: o.slots, Credentials: hostCreds}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {
@@ -116,11 +129,22 @@ func newWorld(t *testing.T, o worldOptions) *world {
 			return tasks.Handle(ctx, in)
 		}
 	}
-	fns := httptest.NewServer(lambdas.New(map[string]any{"task": task, "ended": (&sfn.Ended{Lifecycle: lifecycle, Logger: logger}).Handle}, logger))
+	fns := httptest.NewServer(lambdas.New(map[string]any{"task": task, "ended": (&sfn.Ended{Lifecycle: lifecycle, Logger: logger, Credentials: hostCreds}).Handle}, logger))
 	t.Cleanup(fns.Close)
 	w.hosts, err = codebuild.New(codebuild.Config{Project: hostProject, Command: []string{os.Args[0]}, Dir: w.hostDir, Minute: o.minute,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "KILN_TEST_HOST=1", "KILN_TEST_DB=" + dbPath, "KILN_TEST_MODES=" + w.modes,
-			"KILN_TEST_BEAT_EVERY=" + (o.heartbeat / 10).String(), "KILN_TEST_BEAT_FOR=" + (3 * o.heartbeat).String()}, Logger: logger})
+			"KILN_TEST_BEAT_EVERY=" + (o.heartbeat / 10).String(), "KILN_TEST_BEAT_FOR=" + (3 * o.heartbeat).String()}, Logger: logger,
+		Parameters: func(ctx context.Context, names []string) (map[string]string, error) {
+			out, err := paramsClient.GetParameters(ctx, &awsssm.GetParametersInput{Names: names, WithDecryption: aws.Bool(true)})
+			if err != nil {
+				return nil, err
+			}
+			values := map[string]string{}
+			for _, p := range out.Parameters {
+				values[aws.ToString(p.Name)] = aws.ToString(p.Value)
+			}
+			return values, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,4 +309,17 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// noCredentialLeft: once the build's execution ended, its host's credential parameter is gone
+// (the claim's answer named it; Finish, HostEnded or the ended function deleted it).
+func (w *world) noCredentialLeft(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(w.paramStore.Names()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the execution ended the parameter store holds %v", w.paramStore.Names())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -169,13 +169,15 @@ func Definition() string {
 					"ProjectName":                "${" + PlaceholderHostProject + "}",
 					"ImageOverride.$":            "$.host.image",
 					"TimeoutInMinutesOverride.$": "$.host.timeoutMinutes",
-					// A fixed list (CodeBuild takes Name/Value/Type objects): the claim's answer and
-					// the state's task token, which the host sends with its heartbeats.
+					// A fixed list (CodeBuild takes Name/Value/Type objects): the claim's answer. The
+					// credential is a PARAMETER_STORE variable: its value here is the parameter's
+					// name, which CodeBuild resolves with the project's role when the build starts,
+					// so the credential is in no execution's input, output or history. No task
+					// token: without HeartbeatSeconds nothing waits for the host's heartbeats.
 					"EnvironmentVariablesOverride": []obj{
 						{"Name": agentapi.EnvHostURL, "Value.$": "$.host.hostUrl", "Type": "PLAINTEXT"},
-						{"Name": agentapi.EnvHostCredential, "Value.$": "$.host.credential", "Type": "PLAINTEXT"},
+						{"Name": agentapi.EnvHostCredential, "Value.$": "$.host.credentialParameter", "Type": "PARAMETER_STORE"},
 						{"Name": agentapi.EnvBuildID, "Value.$": "$.host.buildId", "Type": "PLAINTEXT"},
-						{"Name": agentapi.EnvTaskToken, "Value.$": "$$.Task.Token", "Type": "PLAINTEXT"},
 					},
 				},
 				// The host's own time limit ends the build first, CodeBuild's timeout (the
@@ -187,9 +189,8 @@ func Definition() string {
 				// CodeBuild's queue and the image pull would count as the host's silence. The host's
 				// silence is watched by the service from its own reports (HostStartGrace before
 				// the first, kiln.HeartbeatTimeout after each: the schedule tick fails the build
-				// and stops this execution and its CodeBuild build). The host still sends the
-				// task token with its heartbeats; SendTaskHeartbeat is harmless without it.
-				// CodeBuild refusing StartBuild for a while is retried with backoff.
+				// and stops this execution and its CodeBuild build), so the host gets no task
+				// token. CodeBuild refusing StartBuild for a while is retried with backoff.
 				"Retry": []obj{{
 					"ErrorEquals":     CodeBuildTransientErrors,
 					"IntervalSeconds": startBuildRetryIntervalSeconds, "MaxAttempts": startBuildRetryMaxAttempts,

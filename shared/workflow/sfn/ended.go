@@ -33,6 +33,9 @@ type EndedDetail struct {
 type Ended struct {
 	Lifecycle *builds.Lifecycle
 	Logger    *slog.Logger
+	// Credentials: the build's host credential parameter, if any, is deleted (an execution
+	// stopped or timed out ran no Finish task that would have).
+	Credentials HostCredentialStore
 }
 
 // Handle handles one status change event; statuses other than the three are ignored.
@@ -52,6 +55,11 @@ func (e *Ended) Handle(ctx context.Context, ev events.CloudWatchEvent) error {
 	var in ExecutionInput
 	if err := json.Unmarshal([]byte(d.Input), &in); err != nil || in.OrganizationID == "" || in.BuildID == "" {
 		return fmt.Errorf("ended: execution %s: its input names no build", d.ExecutionARN)
+	}
+	if b, err := e.Lifecycle.Builds.GetBuild(ctx, in.OrganizationID, in.BuildID); err == nil {
+		e.Credentials.remove(ctx, b, e.log())
+	} else {
+		e.log().WarnContext(ctx, "ended: read the build", slog.String("build_id", in.BuildID), slog.String("error", err.Error()))
 	}
 	reason := "the build's workflow ended " + d.Status + " before the build did"
 	_, err := e.Lifecycle.Fail(ctx, in.OrganizationID, in.BuildID, reason)

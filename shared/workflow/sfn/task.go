@@ -44,12 +44,14 @@ type ClaimOutput struct {
 	Image string `json:"image,omitempty"`
 	// TimeoutMinutes is CodeBuild's limit for the host (see HostTimeoutMinutes).
 	TimeoutMinutes int `json:"timeoutMinutes,omitempty"`
-	// HostURL, Credential and BuildID are the host's environment (KILN_HOST_URL,
-	// KILN_HOST_CREDENTIAL, KILN_BUILD_ID), which RunOnCodeBuild passes to CodeBuild with the
-	// state's task token (KILN_TASK_TOKEN).
-	HostURL    string `json:"hostUrl,omitempty"`
-	Credential string `json:"credential,omitempty"`
-	BuildID    string `json:"buildId,omitempty"`
+	// HostURL, CredentialParameter and BuildID are the host's environment (KILN_HOST_URL,
+	// KILN_HOST_CREDENTIAL, KILN_BUILD_ID), which RunOnCodeBuild passes to CodeBuild. The
+	// credential itself is not here (this is the execution's data, which its history keeps):
+	// CredentialParameter names the SecureString parameter holding it, which CodeBuild reads
+	// with the project's role when the build starts (a PARAMETER_STORE variable).
+	HostURL             string `json:"hostUrl,omitempty"`
+	CredentialParameter string `json:"credentialParameter,omitempty"`
+	BuildID             string `json:"buildId,omitempty"`
 }
 
 // ExecutionInput is an execution's input: the build it runs. The execution's name is the build id.

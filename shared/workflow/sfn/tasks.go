@@ -66,6 +66,8 @@ type Tasks struct {
 	// Slots says whether the build may take one of its organization's slots of running builds
 	// (plans.Plans); nil: always. A build without one waits (HostWait) and claims again.
 	Slots Slots
+	// Credentials keeps a CodeBuild host's credential; the claim answers only its name.
+	Credentials HostCredentialStore
 }
 
 // Slots tells whether a pending build may start now under its organization's concurrency limit.
@@ -95,7 +97,8 @@ func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) 
 }
 
 // claim decides where the build runs and, for CodeBuild, claims it for the host with a new
-// credential the host gets in its environment.
+// credential the host gets in its environment: the credential goes to a parameter, the answer
+// (the execution's data) names the parameter only.
 func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
 	if err != nil {
@@ -141,7 +144,16 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
+	// Stored before the claim: a claimed build whose host cannot get its credential would wait
+	// for its host until HostStartGrace.
+	param, err := t.Credentials.put(ctx, b.ID, credential)
+	if err != nil {
+		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
+	}
 	claimed, err := t.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash, HostStartGrace)
+	if err != nil {
+		t.Credentials.removeName(ctx, b.ID, param, t.log()) // no host gets it
+	}
 	if kiln.IsCode(err, kiln.EInvalidState) && claimed == nil {
 		if now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID); gerr == nil && now.Status.Terminal() {
 			return &ClaimOutput{Kind: HostBuildEnded}, nil // it ended between reading and claiming
@@ -154,7 +166,7 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	return &ClaimOutput{
 		Kind: HostCodeBuild, Image: image,
 		TimeoutMinutes: minutes,
-		HostURL:        t.HostURL, Credential: credential, BuildID: claimed.ID,
+		HostURL:        t.HostURL, CredentialParameter: param, BuildID: claimed.ID,
 	}, nil
 }
 
@@ -207,14 +219,19 @@ func HostTimeoutMinutes(limit time.Duration) int {
 }
 
 // finish fails a build its host left running: after a caught error, with why the host ended.
+// Its host's credential parameter, if any, is deleted: the host ran and ended.
 func (t *Tasks) finish(ctx context.Context, in TaskInput) error {
+	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
+	if err != nil { // the failure below reads it again and says why
+		t.log().WarnContext(ctx, "finish: read the build", slog.String("build_id", in.BuildID), slog.String("error", err.Error()))
+		b = nil
+	}
+	t.Credentials.remove(ctx, b, t.log())
 	reason := ReasonHostNoReply
 	if in.Error != nil {
 		reason = hostEndedReason(*in.Error)
-		if in.Error.Error == "States.HeartbeatTimeout" {
-			if b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID); err == nil && b.Status == kiln.StatusPending && b.AgentPool != "" {
-				reason = ReasonNoAgent + b.AgentPool
-			}
+		if in.Error.Error == "States.HeartbeatTimeout" && b != nil && b.Status == kiln.StatusPending && b.AgentPool != "" {
+			reason = ReasonNoAgent + b.AgentPool
 		}
 	}
 	return t.fail(ctx, in, reason)
