@@ -47,7 +47,9 @@ var _ DeliveryStore = store.Store(nil)
 // it starts. Run takes due attempts with organizations in turn (deploy.Scheduler). The build stays
 // complete and downloadable whatever happens.
 type Deliverer struct {
-	Store     DeliveryStore
+	Store DeliveryStore
+	// Lifecycle resets a build's delivery for a redeploy (Redeliver).
+	Lifecycle *Lifecycle
 	Artifacts artifacts.Store
 	Client    *http.Client // an outbound-safe client
 	Sealer    *keyring.Sealer
@@ -271,9 +273,8 @@ func (d *Deliverer) Redeliver(ctx context.Context, orgID, buildID string) (*kiln
 		return nil, kiln.Errorf(kiln.ERateLimited, "%d of the organization's builds are waiting for delivery (the most allowed); retry after %d s",
 			MaxQueuedDeliveries, RedeliverRetryAfter)
 	}
-	b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, b.AutoDeployNextAt = kiln.AutoDeployPending, "", 0, time.Time{}
-	redelivery := kiln.FieldAutoDeployStatus | kiln.FieldAutoDeployError | kiln.FieldAutoDeployAttempts | kiln.FieldAutoDeployNextAt
-	if err := d.Store.UpdateBuild(ctx, b, kiln.StatusComplete, redelivery); err != nil {
+	b, err = d.Lifecycle.ResetDelivery(ctx, orgID, buildID)
+	if err != nil {
 		return nil, fmt.Errorf("redeliver: %w", err)
 	}
 	d.Notify()

@@ -56,7 +56,8 @@ func (w *deliveryWorld) advance(d time.Duration) {
 // listen on 127.0.0.1, which the outbound-safe client refuses).
 func (w *deliveryWorld) deliverer() *Deliverer {
 	return &Deliverer{Store: w.st, Artifacts: w.arts, Client: &http.Client{}, Attempts: 5, Backoff: 10 * time.Second,
-		Logger: slog.New(slog.DiscardHandler), Now: w.clock}
+		Logger: slog.New(slog.DiscardHandler), Now: w.clock,
+		Lifecycle: &Lifecycle{Builds: w.st, Projects: w.st, Artifacts: w.st, Logger: slog.New(slog.DiscardHandler), Now: w.clock}}
 }
 
 // org makes an organization with a project and an auto deploy setting delivering to url.

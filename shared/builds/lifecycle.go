@@ -60,6 +60,9 @@ type change struct {
 	allow func(b *kiln.Build) error
 	// edit sets more fields on the build before it is written.
 	edit func(b *kiln.Build)
+	// keep makes the change keep whichever status of from the build has (to is then unused): a
+	// write of other fields, such as the workflow's task token.
+	keep bool
 	// repeat reports whether a build outside from is already what this change makes, so that a
 	// repeated call answers as the first did instead of invalid_state.
 	repeat func(b *kiln.Build) bool
@@ -74,7 +77,7 @@ func (l *Lifecycle) apply(ctx context.Context, orgID, id string, c change) (b *k
 		if errors.Is(err, errChangedMeanwhile) {
 			continue // it changed between reading and writing: look again
 		}
-		if changed && c.to != was {
+		if changed && !c.keep && c.to != was {
 			l.changed(ctx, was, b)
 		}
 		return b, was, changed, err
@@ -96,9 +99,15 @@ func (l *Lifecycle) write(ctx context.Context, orgID, id string, c change) (b *k
 	}
 	was = b.Status
 	read := *b
+	if c.keep {
+		c.to = was
+	}
 	if !slices.Contains(c.from, was) {
 		if c.repeat != nil && c.repeat(b) {
 			return b, was, false, nil
+		}
+		if c.keep {
+			return b, was, false, kiln.Errorf(kiln.EInvalidState, "the build is %s", was)
 		}
 		return b, was, false, kiln.Errorf(kiln.EInvalidState, "the build is %s and cannot become %s", was, c.to)
 	}

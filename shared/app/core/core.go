@@ -142,6 +142,7 @@ func New(p Parts, s Settings) (*Core, error) {
 		Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: c.Events, Starts: c.Plans,
 		Logger: p.Logger, Now: p.Now,
 	}
+	c.Deliverer.Lifecycle = c.Lifecycle
 	c.Builds = &builds.Service{
 		Store: p.Store, Lifecycle: c.Lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
 		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks,

@@ -189,16 +189,9 @@ func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, e
 // toHostedPool puts a Win64 build without a pool into kiln's hosted Windows pool: it then waits
 // for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
 func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
-	b.AgentPool = kiln.HostedPoolWin64
-	err := t.Store.UpdateBuild(ctx, b, kiln.StatusPending, kiln.FieldAgentPool)
-	if kiln.IsCode(err, kiln.EInvalidState) { // it ended (cancelled, superseded) meanwhile
-		now, gerr := t.Store.GetBuild(ctx, b.OrganizationID, b.ID)
-		if gerr != nil {
-			return nil, fmt.Errorf("claim build %s: %w", b.ID, gerr)
-		}
-		if now.Status.Terminal() {
-			return &ClaimOutput{Kind: HostBuildEnded}, nil
-		}
+	now, err := t.Lifecycle.AssignPool(ctx, b.OrganizationID, b.ID, kiln.HostedPoolWin64)
+	if kiln.IsCode(err, kiln.EInvalidState) && now != nil && now.Status.Terminal() {
+		return &ClaimOutput{Kind: HostBuildEnded}, nil // it ended (cancelled, superseded) meanwhile
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: put it in the hosted pool: %w", b.ID, err)
@@ -297,32 +290,18 @@ func (e *BuildEndedError) Error() string {
 	return fmt.Sprintf("build %s ended before its agent's task token was stored", e.BuildID)
 }
 
-// awaitWrites bounds the await task's writes: each retry follows a write that raced another
-// (a claim, a heartbeat), which happen seconds apart.
-const awaitWrites = 10
-
-// await stores the WaitForAgent state's task token on the build. A write that races the
-// lifecycle's own (an agent's claim or heartbeat, from a read without the token) may be
-// overwritten, so it reads back until the stored build carries the token.
+// await stores the WaitForAgent state's task token on the build, through the lifecycle (a
+// partial write of the token: an agent's claim or heartbeat at the same time keeps it).
 func (t *Tasks) await(ctx context.Context, in TaskInput) error {
 	if in.TaskToken == "" {
 		return fmt.Errorf("task await of build %s: no task token given", in.BuildID)
 	}
-	for range awaitWrites {
-		b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
-		if err != nil {
-			return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
-		}
-		if b.TaskToken == in.TaskToken {
-			return nil // stored: the write that ends the build carries it to the API's listener
-		}
-		if b.Status.Terminal() {
-			return &BuildEndedError{BuildID: b.ID}
-		}
-		b.TaskToken = in.TaskToken
-		if err := t.Store.UpdateBuild(ctx, b, b.Status, kiln.FieldTaskToken); err != nil && !kiln.IsCode(err, kiln.EInvalidState) {
-			return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
-		}
+	b, err := t.Lifecycle.StoreTaskToken(ctx, in.OrganizationID, in.BuildID, in.TaskToken)
+	if kiln.IsCode(err, kiln.EInvalidState) && b != nil && b.Status.Terminal() {
+		return &BuildEndedError{BuildID: b.ID}
 	}
-	return fmt.Errorf("task await of build %s: its token was overwritten %d times", in.BuildID, awaitWrites)
+	if err != nil {
+		return fmt.Errorf("task await of build %s: %w", in.BuildID, err)
+	}
+	return nil // stored: the write that ends the build carries it to the API's listener
 }
