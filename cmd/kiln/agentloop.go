@@ -40,8 +40,8 @@ import (
 // In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it)
 // and --platforms to Win64. KILN_SANDBOX is bwrap by default on Linux (a missing bubblewrap stops
 // the agent at start; off runs builds unconfined, with a warning) and off elsewhere; KILN_BWRAP,
-// KILN_SANDBOX_NETWORK, KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV and KILN_P4 are read as for kiln
-// serve.
+// KILN_SANDBOX_NETWORK, KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV, KILN_P4 and KILN_OUTBOUND_ALLOW
+// (a Perforce server's address) are read as for kiln serve.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -94,6 +94,10 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
+	p4, err := p4Verifier(getenv, work)
+	if err != nil {
+		return err
+	}
 	var identity *hostedhosts.Identity
 	if *ec2Host {
 		id, err := ec2Identity(ctx, *imds, logger)
@@ -107,7 +111,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
 				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
-				P4: p4Verifier(getenv, work), WorkDir: work, Logger: logger,
+				P4: p4, WorkDir: work, Logger: logger,
 			}
 		},
 	}

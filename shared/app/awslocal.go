@@ -36,6 +36,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
@@ -417,12 +418,14 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
 	}()
 }
 
-// hostEnvironment is what a build host's image provides: the engines, the Perforce client and
-// the sandbox (on this machine, hosts of every organization share it, so builds are confined as
-// kiln serve confines them).
+// hostEnvironment is what a build host's image provides: the engines, the Perforce client and the
+// ranges its server may be in although not public (the API checked the saved server's address
+// against them; the host checks it again before each sync), and the sandbox (on this machine,
+// hosts of every organization share it, so builds are confined as kiln serve confines them).
 func hostEnvironment(cfg Config) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
-		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_SANDBOX=" + cfg.Sandbox}
+		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_OUTBOUND_ALLOW=" + outbound.FormatAllow(cfg.OutboundAllow),
+		"KILN_SANDBOX=" + cfg.Sandbox}
 	if cfg.Bwrap != "" {
 		env = append(env, "KILN_BWRAP="+cfg.Bwrap)
 	}

@@ -130,3 +130,22 @@ type lambdaFunctionError struct {
 	ErrorMessage string `json:"errorMessage"`
 	ErrorType    string `json:"errorType"`
 }
+
+// awsLocalPerforceBuild: on kiln aws-local, with KILN_P4 as kiln serve takes it, an
+// organization saves Perforce credentials (checked by the API), adds a stream project, and a
+// build on a CodeBuild host syncs the latest submitted changelist, then an older one on request,
+// each into its artifact. Not yet in TestOnAWSLocal's list: the credentials and the project pass,
+// but the CodeBuild host's sync fails with "the Perforce server could not be reached" (open).
+func awsLocalPerforceBuild(t *testing.T) {
+	w := newPerforceWorld(t)
+	for _, c := range []struct{ body, changelist, version string }{{"", "11", "cl-11\n"}, {`{"changelist": "10"}`, "10", "cl-10\n"}} {
+		id := w.trigger(t, w.projectID, w.settingID, c.body)
+		b := w.waitEnded(t, id)
+		if b["status"] != "complete" || b["changelist"] != c.changelist || b["branch"] != "//game/main" {
+			t.Fatalf("build of changelist %s: %v", c.changelist, b)
+		}
+		if v := w.artifactVersion(t, id); v != c.version {
+			t.Fatalf("the artifact of changelist %s holds Version.txt %q", c.changelist, v)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
+		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
 	} {
 		t.Run(tt.name, tt.test)
 	}
