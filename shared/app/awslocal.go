@@ -285,8 +285,17 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
 	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.queue, Logger: logger})
 
-	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
-	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
+	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image, as the
+	// buildspec's run-as user.
+	templatePath, err := awsLocalTemplatePath(o)
+	if err != nil {
+		return nil, err
+	}
+	runAs, err := hostRunAs(templatePath, cfg.BuildUIDs, hostReadable(cfg, o.HostCommand[0])...)
+	if err != nil {
+		return nil, err
+	}
+	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand, RunAs: runAs,
 		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL})...),
 		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers,
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {

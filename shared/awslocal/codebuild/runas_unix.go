@@ -41,7 +41,7 @@ func (r *RunAs) apply(cmd *exec.Cmd) (release func(), err error) {
 	}
 	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}
 	cmd.Dir = work
-	cmd.Env = append(cmd.Env, "CODEBUILD_SRC_DIR="+work, "USER="+r.User, "LOGNAME="+r.User)
+	cmd.Env = append(cmd.Env, "CODEBUILD_SRC_DIR="+work, "HOME="+work, "USER="+r.User, "LOGNAME="+r.User)
 	return func() {
 		os.RemoveAll(work)
 		giveBack()
