@@ -17,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/perforce"
 )
 
@@ -34,6 +35,7 @@ var errBuildFailed = errors.New("the build did not complete")
 //	KILN_HOST_WORKDIR                    workspaces and staging (default: a new temporary directory)
 //	KILN_SANDBOX                         off (default), bwrap (Linux) or account (Windows); KILN_BWRAP is the bwrap binary
 //	KILN_P4                              the p4 client, for Perforce projects (default p4)
+//	KILN_OUTBOUND_ALLOW                  CIDR ranges a Perforce server may be in although not public
 //	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
 //
 // KILN_SANDBOX defaults to off here, unlike kiln serve and kiln agent on Linux: a build host
@@ -74,12 +76,16 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if c, ok := confiner.(io.Closer); ok {
 		defer c.Close()
 	}
+	p4, err := p4Verifier(getenv, work)
+	if err != nil {
+		return err
+	}
 	host := &hostclient.Host{
 		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
 		HostRunID: getenv("CODEBUILD_BUILD_ID"),
 		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
 		Agent:     &agent.Agent{Logger: logger, Sandbox: confiner},
-		P4:        p4Verifier(getenv, work),
+		P4:        p4,
 		WorkDir:   work,
 		Logger:    logger,
 	}
@@ -110,9 +116,15 @@ func hostWorkDir(dir, prefix string) (work string, cleanup func(), err error) {
 	return d, func() { os.RemoveAll(d) }, nil
 }
 
-// p4Verifier checks Perforce sources with KILN_P4 (default p4), its client files under work.
-func p4Verifier(getenv func(string) string, work string) *perforce.Verifier {
-	return &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Timeout: 30 * time.Second}
+// p4Verifier checks Perforce sources with KILN_P4 (default p4), its client files under work. The
+// server's address must be public, or inside KILN_OUTBOUND_ALLOW, as kiln serve and the API
+// checked it when the credentials were saved.
+func p4Verifier(getenv func(string) string, work string) (*perforce.Verifier, error) {
+	allow, err := outbound.ParseAllow(getenv("KILN_OUTBOUND_ALLOW"))
+	if err != nil {
+		return nil, fmt.Errorf("KILN_OUTBOUND_ALLOW: %w", err)
+	}
+	return &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Allow: allow, Timeout: 30 * time.Second}, nil
 }
 
 // envHostCredentialFile names a file that holds the build's host credential, in place of

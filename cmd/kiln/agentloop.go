@@ -42,7 +42,8 @@ import (
 // the agent at start; off runs builds unconfined, with a warning), account on Windows (builds run
 // as the local account KILN_BUILD_ACCOUNT, default kiln-build; an agent that cannot manage it
 // stops at start) but off with --ec2-host, and off elsewhere; KILN_BWRAP, KILN_SANDBOX_NETWORK,
-// KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV and KILN_P4 are read as for kiln serve.
+// KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV, KILN_P4 and KILN_OUTBOUND_ALLOW (a Perforce server's
+// address) are read as for kiln serve.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -98,6 +99,10 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if c, ok := confiner.(io.Closer); ok {
 		defer c.Close() // the build account's logon
 	}
+	p4, err := p4Verifier(getenv, work)
+	if err != nil {
+		return err
+	}
 	var identity *hostedhosts.Identity
 	if *ec2Host {
 		id, err := ec2Identity(ctx, *imds, logger)
@@ -111,7 +116,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
 				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
-				P4: p4Verifier(getenv, work), WorkDir: work, Logger: logger,
+				P4: p4, WorkDir: work, Logger: logger,
 			}
 		},
 	}

@@ -90,7 +90,9 @@ func (s *KilnStack) environment() map[string]*string {
 		"KILN_HOST_IMAGES":           s.hostImagesJSON(),
 		"KILN_HOST_CREDENTIAL_PATH":  jsii.String(s.hostCredentialPath()),
 		"KILN_DELIVERY_QUEUE_URL":    s.queue.QueueUrl(),
-		"KILN_GITHUB_SECRET_ARN":     s.githubApp.SecretArn(),
+	}
+	if s.props.GitHubAppID != "" { // the loaders refuse the secret without the App's id (before step 2 of docs/deploy.md)
+		env["KILN_GITHUB_SECRET_ARN"] = s.githubApp.SecretArn()
 	}
 	if s.workflow != nil {
 		env["KILN_STATE_MACHINE_ARN"] = s.workflow.StateMachineArn()

@@ -5,6 +5,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/kilnbuild/kiln/infra/stack"
 )
 
 // wantEnvironment is what every function is configured with (awsapp.LoadAWSConfig), but the task
@@ -131,3 +133,41 @@ func joined(parts ...any) []any {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestFunctionsGetTheStacksRetention: every function whose configuration reads
+// KILN_ARTIFACT_RETENTION (log chunks' ttl, the janitor, artifact expiry) is given the stack's
+// ArtifactRetentionDays, in both test stacks (30 days by default, 14 in the other one). Which
+// functions read it comes from their mains' loaders, run on the template's environment.
+func TestFunctionsGetTheStacksRetention(t *testing.T) {
+	for _, st := range []struct {
+		name     string
+		template assertions.Template
+		want     string
+	}{{"Test", template, "30d"}, {"Other", other, "14d"}} {
+		fns := map[string]obj{}
+		for id, r := range (*st.template.ToJSON())["Resources"].(map[string]any) {
+			if r := r.(obj); r["Type"] == "AWS::Lambda::Function" {
+				fns[id] = r["Properties"].(obj)
+			}
+		}
+		for _, name := range stack.Functions {
+			t.Run(st.name+"/"+name, func(t *testing.T) {
+				var env obj
+				for id, p := range fns {
+					if m := cdkID.FindStringSubmatch(id); m != nil && m[1] == functionConstructIDs[name] {
+						env, _ = p["Environment"].(obj)["Variables"].(obj)
+					}
+				}
+				if env == nil {
+					t.Fatalf("no function %s in the template", name)
+				}
+				if !readsOf(t, name, env)["KILN_ARTIFACT_RETENTION"] {
+					return
+				}
+				if got := env["KILN_ARTIFACT_RETENTION"]; got != st.want {
+					t.Errorf("KILN_ARTIFACT_RETENTION = %v, want %s: the function reads it", got, st.want)
+				}
+			})
+		}
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
@@ -291,8 +292,17 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
 	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.iam.meter.SQS(l.iam.meter.who, l.queue), Logger: logger})
 
-	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image.
-	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand,
+	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image, as the
+	// buildspec's run-as user.
+	templatePath, err := awsLocalTemplatePath(o)
+	if err != nil {
+		return nil, err
+	}
+	runAs, err := hostRunAs(templatePath, cfg.BuildUIDs, hostReadable(cfg, o.HostCommand[0])...)
+	if err != nil {
+		return nil, err
+	}
+	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand, RunAs: runAs,
 		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL, "SSM": ssmURL})...),
 		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers, Parameters: codeBuildParameters(ssmURL),
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
@@ -425,12 +435,14 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
 	}()
 }
 
-// hostEnvironment is what a build host's image provides: the engines, the Perforce client and
-// the sandbox (on this machine, hosts of every organization share it, so builds are confined as
-// kiln serve confines them).
+// hostEnvironment is what a build host's image provides: the engines, the Perforce client and the
+// ranges its server may be in although not public (the API checked the saved server's address
+// against them; the host checks it again before each sync), and the sandbox (on this machine,
+// hosts of every organization share it, so builds are confined as kiln serve confines them).
 func hostEnvironment(cfg Config) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
-		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_SANDBOX=" + cfg.Sandbox}
+		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_OUTBOUND_ALLOW=" + outbound.FormatAllow(cfg.OutboundAllow),
+		"KILN_SANDBOX=" + cfg.Sandbox}
 	if cfg.Bwrap != "" {
 		env = append(env, "KILN_BWRAP="+cfg.Bwrap)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,4 +130,49 @@ func awsLocalAdminThroughTheInvokeAPI(t *testing.T) {
 type lambdaFunctionError struct {
 	ErrorMessage string `json:"errorMessage"`
 	ErrorType    string `json:"errorType"`
+}
+
+// awsLocalPerforceBuild: on kiln aws-local, with KILN_P4 and KILN_OUTBOUND_ALLOW as kiln serve
+// takes them, an organization saves Perforce credentials (checked by the API), adds a stream
+// project, and a build on a CodeBuild host syncs the latest submitted changelist, then an older
+// one on request, each into its artifact. As root, aws-local runs the hosts as the buildspec's
+// run-as user: the host's p4 syncs ran as a uid of its own, not root.
+func awsLocalPerforceBuild(t *testing.T) {
+	w := newPerforceWorld(t)
+	for _, c := range []struct{ body, changelist, version string }{{"", "11", "cl-11\n"}, {`{"changelist": "10"}`, "10", "cl-10\n"}} {
+		id := w.trigger(t, w.projectID, w.settingID, c.body)
+		b := w.waitEnded(t, id)
+		if b["status"] != "complete" || b["changelist"] != c.changelist || b["branch"] != "//game/main" {
+			t.Fatalf("build of changelist %s: %v", c.changelist, b)
+		}
+		if v := w.artifactVersion(t, id); v != c.version {
+			t.Fatalf("the artifact of changelist %s holds Version.txt %q", c.changelist, v)
+		}
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	data, err := os.ReadFile(w.p4 + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	for line := range strings.Lines(string(data)) {
+		var l struct {
+			Argv []string `json:"argv"`
+			UID  int      `json:"uid"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(l.Argv, "sync") {
+			syncs++
+			if r := w.cfg.BuildUIDs; l.UID < r.First || l.UID > r.Last {
+				t.Errorf("a host's p4 sync ran as uid %d, want a build uid (the buildspec's run-as)", l.UID)
+			}
+		}
+	}
+	if syncs < 2 {
+		t.Errorf("the fake p4 logged %d syncs, want one per build:\n%s", syncs, data)
+	}
 }

@@ -38,6 +38,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
+		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
 	} {
 		t.Run(tt.name, tt.test)
 	}
@@ -74,6 +75,28 @@ func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testServ
 	return ts
 }
 
+// shareWithHosts lets aws-local's build hosts reach path: running as root, aws-local runs them as
+// the buildspec's run-as user (a build uid, neither owner nor group of the test's files). path
+// gets mode, and the temporary directories above it o+x.
+func shareWithHosts(t testing.TB, path string, mode os.FileMode) {
+	t.Helper()
+	if !onAWSLocal(t) || os.Geteuid() != 0 {
+		return
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	for dir := filepath.Dir(path); strings.HasPrefix(dir, os.TempDir()+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, fi.Mode().Perm()|0o001); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // URL is the base URL of the service under test.
 func (ts *testService) URL() string {
 	if ts.aws != nil {
@@ -96,6 +119,7 @@ func kilnBinary(t testing.TB) string {
 			kilnBinaryErr = err
 			return
 		}
+		_ = os.Chmod(dir, 0o755) // aws-local's hosts run it as the buildspec's run-as user
 		kilnBinaryPath = filepath.Join(dir, "kiln")
 		out, err := exec.Command("go", "build", "-o", kilnBinaryPath, "../../cmd/kiln").CombinedOutput()
 		if err != nil {

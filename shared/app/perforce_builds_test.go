@@ -72,6 +72,7 @@ func setP4State(t *testing.T, p4 string, state map[string]any) {
 	if err := os.WriteFile(p4+".state.json", b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	shareWithHosts(t, p4+".state.json", 0o644)
 }
 
 // artifactVersion downloads a complete build's artifact and returns its Version.txt.

@@ -35,6 +35,14 @@ func fakeP4(t *testing.T) string {
 	if err := os.WriteFile(bin+".state.json", b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	shareWithHosts(t, filepath.Dir(bin), 0o777) // the fake writes its log and clients beside itself
+	shareWithHosts(t, bin+".state.json", 0o644)
+	if onAWSLocal(t) && os.Geteuid() == 0 { // its log is appended to by the service (root) and the hosts
+		if err := os.WriteFile(bin+".log", nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		shareWithHosts(t, bin+".log", 0o666)
+	}
 	return bin
 }
 

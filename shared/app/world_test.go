@@ -75,6 +75,7 @@ func newWorld(t testing.TB, configure ...func(*Config)) *world {
 			t.Fatal(err)
 		}
 	}
+	shareWithHosts(t, enginesDir, 0o755)
 	cfg := testConfig(t, filepath.Join(dir, "data"))
 	cfg.GitHubAppID = strconv.FormatInt(gh.AppID, 10)
 	cfg.GitHubAppKey = keyPath

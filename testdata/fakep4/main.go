@@ -9,7 +9,7 @@
 // -ztag alone "... key value" records, where a description's own trailing newline leaves a blank
 // line before the next field; a real server's error texts and exit codes. Each call appends one
 // JSON line to the file named by FAKEP4_LOG (see logLine): its argv, whether P4PASSWD was set,
-// the names of its environment variables and the values of the non-secret P4 ones, so tests can
+// the names of its environment variables and the values of the non-secret P4 ones, its uid, so tests can
 // check that the ticket never reaches argv and the environment is confined.
 //
 // Like the real client it honours P4CLIENTPATH: a file the server asks it to write (sync, or a
@@ -74,6 +74,7 @@ type logLine struct {
 	P4PasswdSet bool              `json:"p4passwdSet"`
 	EnvNames    []string          `json:"envNames"`
 	Env         map[string]string `json:"env"` // P4TICKETS, P4TRUST, P4ENVIRO, P4CONFIG, P4CLIENTPATH, HOME
+	UID         int               `json:"uid"` // the user the client ran as
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -275,7 +276,7 @@ func writeLog(args []string) {
 	if name == "" {
 		return
 	}
-	l := logLine{Argv: args, Env: map[string]string{}}
+	l := logLine{Argv: args, Env: map[string]string{}, UID: os.Getuid()}
 	_, l.P4PasswdSet = os.LookupEnv("P4PASSWD")
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")

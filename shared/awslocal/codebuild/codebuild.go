@@ -57,12 +57,15 @@ type Config struct {
 	// Lifeline ends the builds' processes when the stand-in's process ends, however it ends
 	// (nil: none).
 	Lifeline *lifeline.Lifeline
-	Logger   *slog.Logger
 	// Parameters resolves the names of a build's PARAMETER_STORE variables to their decrypted
 	// values, as CodeBuild does with the project's service role before the build runs (kiln
 	// aws-local: GetParameters on the SSM stand-in, signed as the role and IAM-checked). A
 	// failure, or no resolver, fails the build in its DOWNLOAD_SOURCE phase, as CodeBuild does.
 	Parameters func(ctx context.Context, names []string) (map[string]string, error)
+	// RunAs is the buildspec's run-as: the user each build's command runs as (nil: the
+	// stand-in's own, as CodeBuild runs commands as root without one). See runas.go.
+	RunAs  *RunAs
+	Logger *slog.Logger
 }
 
 // Server is the stand-in. Close stops every build still running.
@@ -225,7 +228,13 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 		return
 	}
 	b.cmd.Env = append(b.cmd.Env, env...)
-	if err := b.tree.Start(); err != nil {
+	releaseUser, err := s.cfg.RunAs.apply(b.cmd)
+	if err == nil {
+		if err = b.tree.Start(); err != nil {
+			releaseUser()
+		}
+	}
+	if err != nil {
 		s.cfg.Logger.Error("codebuild: start the build's command", slog.String("codebuild_id", b.ID), slog.String("error", err.Error()))
 		s.end(b, StatusFailed)
 		s.mu.Unlock()
@@ -238,11 +247,12 @@ func (s *Server) run(b *build, minutes int, logFile *os.File) {
 	s.mu.Unlock()
 	s.cfg.Logger.Info("codebuild build started", slog.String("codebuild_id", b.ID))
 	timer := time.AfterFunc(time.Duration(minutes)*s.cfg.Minute, func() { s.kill(b, func() { b.timeout = true }) })
-	err := b.cmd.Wait()
+	err = b.cmd.Wait()
 	timer.Stop()
 	_ = b.tree.Kill() // what the command left behind goes with it
 	b.tree.Close()
 	_ = s.cfg.Lifeline.Release(b.cmd.Process.Pid)
+	releaseUser()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
