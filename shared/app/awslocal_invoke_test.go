@@ -15,12 +15,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // awsLocalLambdaClient is the AWS SDK's Lambda client pointed at kiln aws-local's Invoke API, as
 // `aws lambda invoke --endpoint-url` is.
-func awsLocalLambdaClient(w *world) *awslambda.Client {
-	return awslambda.New(awslambda.Options{Region: awsLocalRegion, BaseEndpoint: aws.String(w.aws.LambdaURL()),
+func awsLocalLambdaClient(ts *testService) *awslambda.Client {
+	return awslambda.New(awslambda.Options{Region: awsLocalRegion, BaseEndpoint: aws.String(ts.aws.LambdaURL()),
 		Credentials: credentials.NewStaticCredentialsProvider("aws-local", "aws-local", "")})
 }
 
@@ -31,7 +33,7 @@ func awsLocalLambdaClient(w *world) *awslambda.Client {
 // lost token; every function of functions/ answers, an unknown one is ResourceNotFoundException.
 func awsLocalAdminThroughTheInvokeAPI(t *testing.T) {
 	w := newWorld(t)
-	c := awsLocalLambdaClient(w)
+	c := awsLocalLambdaClient(w.testService)
 	ctx := context.Background()
 	invoke := func(function string, payload []byte) (map[string]any, *lambdaFunctionError) {
 		t.Helper()
@@ -175,4 +177,24 @@ func awsLocalPerforceBuild(t *testing.T) {
 	if syncs < 2 {
 		t.Errorf("the fake p4 logged %d syncs, want one per build:\n%s", syncs, data)
 	}
+}
+
+// bootstrapOrgOnAWSLocal makes another organization as an operator does on AWS: the admin
+// function's forced bootstrap, through the Lambda Invoke API.
+func bootstrapOrgOnAWSLocal(t *testing.T, ts *testService, name string) tenant {
+	t.Helper()
+	payload, err := json.Marshal(map[string]any{"command": "bootstrap", "force": true, "organization": name,
+		"email": "owner@" + kiln.Slugify(name) + ".example", "name": "Owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := awsLocalLambdaClient(ts).Invoke(context.Background(), &awslambda.InvokeInput{FunctionName: aws.String("admin"), Payload: payload})
+	if err != nil || out.StatusCode != 200 || out.FunctionError != nil {
+		t.Fatalf("bootstrap %s through the admin function: %v %+v", name, err, out)
+	}
+	var created map[string]string
+	if err := json.Unmarshal(out.Payload, &created); err != nil || created["organizationId"] == "" || created["token"] == "" {
+		t.Fatalf("the admin function answered %s (%v)", out.Payload, err)
+	}
+	return tenant{orgID: created["organizationId"], token: created["token"]}
 }

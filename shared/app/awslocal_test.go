@@ -39,6 +39,12 @@ func TestOnAWSLocal(t *testing.T) {
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
 		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
+		{"TenantIsolation", TestTenantIsolation},
+		{"RoleMatrix", TestRoleMatrix},
+		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
+		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
+		{"OrganizationWebhooks", TestOrganizationWebhooks},
+		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
 	} {
 		t.Run(tt.name, tt.test)
 	}

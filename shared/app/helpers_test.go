@@ -44,6 +44,14 @@ type testService struct {
 	token string // the Local owner's token, when this start printed one
 }
 
+// shutdown stops the service under test, kiln serve or kiln aws-local.
+func (ts *testService) shutdown(ctx context.Context) error {
+	if ts.aws != nil {
+		return ts.aws.Shutdown(ctx)
+	}
+	return ts.Service.Shutdown(ctx)
+}
+
 var tokenRe = regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`)
 
 func testConfig(t testing.TB, dataDir string) Config {

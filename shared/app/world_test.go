@@ -152,6 +152,9 @@ type tenant struct {
 
 func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
 	t.Helper()
+	if ts.aws != nil {
+		return bootstrapOrgOnAWSLocal(t, ts, name)
+	}
 	var out strings.Builder
 	if err := AdminBootstrap(context.Background(), ts.cfg.Data, name, "owner@"+kiln.Slugify(name)+".example", "Owner", "", &out); err != nil {
 		t.Fatal(err)
@@ -166,7 +169,7 @@ func bootstrapOrg(t *testing.T, ts *testService, name string) tenant {
 // restart stops the service and starts it again on the same data directory.
 func (w *world) restart(t *testing.T, configure ...func(*Config)) {
 	t.Helper()
-	if err := w.Shutdown(context.Background()); err != nil {
+	if err := w.shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	for _, c := range configure {

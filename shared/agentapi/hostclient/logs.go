@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -18,15 +18,13 @@ type logWriter struct{ c *Client }
 var _ builds.LogWriter = logWriter{}
 
 func (l logWriter) Append(ctx context.Context, orgID, buildID string, first int64, lines ...kiln.LogLine) error {
-	// One request per MaxLogBatch lines; longer messages are cut to the host API's limit.
+	// One request per MaxLogBatch lines; longer messages are cut as every log store cuts them
+	// (to buildlog.MaxLineBytes, the host API's limit, ending with buildlog.CutMarker).
 	for len(lines) > 0 {
 		n := min(len(lines), agentapi.MaxLogBatch)
 		req := agentapi.LogsRequest{First: first, Lines: make([]agentapi.LogLine, n)}
 		for i, l := range lines[:n] {
-			msg := l.Message
-			if len(msg) > agentapi.MaxLogMessage {
-				msg = strings.ToValidUTF8(msg[:agentapi.MaxLogMessage], "")
-			}
+			msg := buildlog.Cut(l.Message)
 			req.Lines[i] = agentapi.LogLine{Timestamp: l.Time, Level: string(l.Level), Message: msg}
 		}
 		if err := l.c.call(ctx, http.MethodPost, "logs", req, nil); err != nil {
