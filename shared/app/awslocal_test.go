@@ -45,6 +45,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
 		{"OrganizationWebhooks", TestOrganizationWebhooks},
 		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
+		{"CLITriggerFollowAndDownload", awsLocalCLI},
 	} {
 		t.Run(tt.name, tt.test)
 	}
