@@ -9,16 +9,15 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/packaging"
 	"github.com/kilnbuild/kiln/shared/sandbox"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // Config is the operator interface of `kiln serve` (docs/api.md): environment variables, each
@@ -94,7 +93,7 @@ type setting struct {
 	apply           func(c *Config, v string) error
 }
 
-var settings = []setting{
+var serveSettings = []setting{
 	{"KILN_ADDR", "127.0.0.1:8080", "listen address", func(c *Config, v string) error {
 		if _, _, err := net.SplitHostPort(v); err != nil {
 			return errors.New("must be host:port")
@@ -103,15 +102,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"KILN_DATA", "./.kiln", "directory for all state: database, artifacts, logs, workspaces, keys", str(func(c *Config) *string { return &c.Data })},
-	{"KILN_PUBLIC_URL", "", "base of the signed download URLs (default http://$KILN_ADDR)", func(c *Config, v string) error {
-		if v != "" {
-			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return errors.New("must be an absolute http or https URL")
-			}
-		}
-		c.PublicURL = strings.TrimRight(v, "/")
-		return nil
-	}},
+	shared(settings.PublicURL, func(c *Config) *string { return &c.PublicURL }),
 	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh; RunUAT.bat on Windows)", str(func(c *Config) *string { return &c.Engines })},
 	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
 	{"KILN_ORG_MAX_RUNNING", "", "builds of one organization run at once (default: KILN_WORKERS); organizations take turns", func(c *Config, v string) error {
@@ -120,22 +111,11 @@ var settings = []setting{
 		}
 		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
 	}},
-	{"KILN_PLANS", "", "JSON file overriding the plans' limits, e.g. {\"free\": {\"buildMinutesPerMonth\": 600}} (docs/plans.md); default: free 300 minutes/month, 1 build at once, 1 project, no Perforce or auto deploy; pro and enterprise unlimited", func(c *Config, v string) error {
-		c.Plans = kiln.DefaultPlans()
-		if v == "" {
-			return nil
-		}
-		t, err := kiln.LoadPlans(v)
+	shared(settings.Plans, func(c *Config) *kiln.PlanTable { return &c.Plans }),
+	{"KILN_AGENT_WAIT", "30m", "how long a build for an agent pool (agentPool) waits for an agent of its organization in that pool before it fails", func(c *Config, v string) error {
+		d, err := settings.ParseDuration("30m")(v)
 		if err != nil {
 			return err
-		}
-		c.Plans = t
-		return nil
-	}},
-	{"KILN_AGENT_WAIT", "30m", "how long a build for an agent pool (agentPool) waits for an agent of its organization in that pool before it fails", func(c *Config, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return errors.New("must be a positive duration such as 30m")
 		}
 		c.AgentWait = d
 		return nil
@@ -149,64 +129,21 @@ var settings = []setting{
 		c.ArtifactMax = n
 		return nil
 	}},
-	{"KILN_ARTIFACTS", "file", "where artifacts are kept: file (under KILN_DATA) or s3://bucket[/prefix] (AWS S3 or MinIO, with the AWS SDK's settings: AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL_S3)", func(c *Config, v string) error {
-		if v != "file" {
-			if _, err := s3artifacts.ParseURL(v); err != nil {
-				return fmt.Errorf("must be file or s3://bucket[/prefix]: %w", err)
-			}
-		}
-		c.Artifacts = v
-		return nil
-	}},
-	{"KILN_GITHUB_API_URL", "https://api.github.com/", "GitHub REST base URL", httpURL(func(c *Config) *string { return &c.GitHubAPIURL })},
-	{"KILN_GITHUB_APP_ID", "", "the GitHub App's id", str(func(c *Config) *string { return &c.GitHubAppID })},
+	shared(settings.Artifacts, func(c *Config) *string { return &c.Artifacts }),
+	shared(settings.GitHubAPIURL, func(c *Config) *string { return &c.GitHubAPIURL }),
+	checked(settings.GitHubAppID, func(c *Config) *string { return &c.GitHubAppID }),
 	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},
 	{"KILN_GITHUB_WEBHOOK_SECRET", "", "secret of GitHub webhook signatures (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubWebhookSecret })},
 	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id", str(func(c *Config) *string { return &c.GitHubClientID })},
 	{"KILN_GITHUB_CLIENT_SECRET", "", "the GitHub App's OAuth client secret (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubClientSecret })},
 	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL", httpURL(func(c *Config) *string { return &c.GitHubWebURL })},
 	{"KILN_P4", "p4", "the Perforce command-line client", str(func(c *Config) *string { return &c.P4 })},
-	{"KILN_OUTBOUND_ALLOW", "", "comma-separated CIDR ranges customer-supplied addresses may reach although not public", func(c *Config, v string) error {
-		c.OutboundAllow = nil
-		for _, part := range strings.Split(v, ",") {
-			if part = strings.TrimSpace(part); part == "" {
-				continue
-			}
-			p, err := netip.ParsePrefix(part)
-			if err != nil {
-				return fmt.Errorf("%q is not a CIDR range", part)
-			}
-			c.OutboundAllow = append(c.OutboundAllow, p.Masked())
-		}
-		return nil
-	}},
-	{"KILN_DELIVERY_ATTEMPTS", "5", "delivery attempts before autoDeployStatus is failed", positiveInt(func(c *Config) *int { return &c.DeliveryAttempts })},
-	{"KILN_DELIVERY_BACKOFF", "2s", "first retry delay (doubles each time)", func(c *Config, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return errors.New("must be a positive duration such as 2s")
-		}
-		c.DeliveryBackoff = d
-		return nil
-	}},
-	{"KILN_ARTIFACT_RETENTION", "30d", "how long artifacts are kept (e.g. 30d, 72h); their builds stay", func(c *Config, v string) error {
-		d, err := parseDays(v)
-		if err != nil || d <= 0 {
-			return errors.New("must be a positive duration such as 30d or 72h")
-		}
-		c.ArtifactRetention = d
-		return nil
-	}},
-	{"KILN_SMTP_URL", "", "mail server for build notifications: smtp://user:pass@host:587 or smtps://...:465 (prefer the environment to the flag)", func(c *Config, v string) error {
-		if v != "" {
-			if u, err := url.Parse(v); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
-				return errors.New("must be an smtp:// or smtps:// URL")
-			}
-		}
-		c.SMTPURL = v
-		return nil
-	}},
-	{"KILN_SMTP_FROM", "kiln <kiln@localhost>", "From address of build notifications", str(func(c *Config) *string { return &c.SMTPFrom })},
+	shared(settings.OutboundAllow, func(c *Config) *[]netip.Prefix { return &c.OutboundAllow }),
+	shared(settings.DeliveryAttempts, func(c *Config) *int { return &c.DeliveryAttempts }),
+	shared(settings.DeliveryBackoff, func(c *Config) *time.Duration { return &c.DeliveryBackoff }),
+	shared(settings.ArtifactRetention, func(c *Config) *time.Duration { return &c.ArtifactRetention }),
+	shared(settings.SMTPURL, func(c *Config) *string { return &c.SMTPURL }),
+	shared(settings.SMTPFrom, func(c *Config) *string { return &c.SMTPFrom }),
 	{"KILN_SANDBOX", "bwrap", "how builds are confined: bwrap (each build in a bubblewrap sandbox) or off (one trusted studio only)", func(c *Config, v string) error {
 		if v != "bwrap" && v != "off" {
 			return errors.New("must be bwrap or off")
@@ -254,27 +191,13 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"KILN_BUILD_TIMEOUT", "4h", "how long a build may run before it is stopped and fails with \"time limit\"", func(c *Config, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return errors.New("must be a positive duration such as 4h or 90m")
-		}
-		c.BuildTimeout = d
-		return nil
-	}},
+	shared(settings.BuildTimeout, func(c *Config) *time.Duration { return &c.BuildTimeout }),
 	// The limits of one build (config_limits.go); after KILN_WORKERS, which their defaults divide by.
 	{"KILN_BUILD_MEMORY", "auto", "memory one build may use (e.g. 8GiB, 512MiB or bytes); past it the build is stopped and fails; auto: 90% of the machine's memory divided by KILN_WORKERS; off: no limit", applyBuildMemory},
 	{"KILN_BUILD_PIDS", "auto", "processes and threads one build may run at once; auto: 256 per CPU core, at least 1024; off: no limit", applyBuildPids},
 	{"KILN_BUILD_CPU_WEIGHT", "100", "each build's share of the CPU against the other builds (cgroup cpu.weight, 1 to 10000)", applyBuildCPUWeight},
 	{"KILN_DISK_RESERVE", "5%", "free space kept on KILN_DATA's volume (a size such as 20GiB, or a percentage of the volume); a build does not start, or is stopped, when less is free; 0: no reserve", applyDiskReserve},
-	{"KILN_RATE_LIMIT", "10", "API requests per second per token (bursts of four times that); 0 turns the limit off", func(c *Config, v string) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return errors.New("must be a number of requests per second, 0 or more")
-		}
-		c.RateLimit = f
-		return nil
-	}},
+	shared(settings.RateLimit, func(c *Config) *float64 { return &c.RateLimit }),
 }
 
 // LoadConfig reads the configuration from the environment, then from flags in args. Every value
@@ -285,7 +208,7 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	fs := flag.NewFlagSet("kiln serve", flag.ContinueOnError)
 	fs.SetOutput(usageOut)
 	fs.Usage = func() { printSettings(usageOut) }
-	for _, s := range settings {
+	for _, s := range serveSettings {
 		v := s.def
 		if e := getenv(s.env); e != "" {
 			v = e
@@ -304,7 +227,7 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	for _, s := range settings {
+	for _, s := range serveSettings {
 		if err := s.apply(&c, values[s.env]); err != nil {
 			return c, fmt.Errorf("%s: %w", s.env, err)
 		}
@@ -318,15 +241,39 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	return c, nil
 }
 
+// shared is the row of a setting kiln serve shares with the AWS deployment: its name, default,
+// meaning and parser are shared/settings'.
+func shared[T any](s settings.Setting[T], field func(*Config) *T) setting {
+	return setting{s.Name, s.Default, s.Help, func(c *Config, v string) error {
+		t, err := s.Parse(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = t
+		return nil
+	}}
+}
+
+// checked is a shared setting kiln serve keeps as written, once its parser accepts it.
+func checked[T any](s settings.Setting[T], field func(*Config) *string) setting {
+	return setting{s.Name, s.Default, s.Help, func(c *Config, v string) error {
+		if _, err := s.Parse(v); err != nil {
+			return err
+		}
+		*field(c) = v
+		return nil
+	}}
+}
+
 func str(field func(*Config) *string) func(*Config, string) error {
 	return func(c *Config, v string) error { *field(c) = v; return nil }
 }
 
 func positiveInt(field func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return errors.New("must be a whole number, 1 or more")
+		n, err := settings.ParseCount(v)
+		if err != nil {
+			return err
 		}
 		*field(c) = n
 		return nil
@@ -357,14 +304,11 @@ func commaList(v string) []string {
 
 func httpURL(field func(*Config) *string) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return errors.New("must be an absolute http or https URL")
+		base, err := settings.ParseHTTPBase(v)
+		if err != nil {
+			return err
 		}
-		if !strings.HasSuffix(v, "/") {
-			v += "/"
-		}
-		*field(c) = v
+		*field(c) = base
 		return nil
 	}
 }
@@ -372,15 +316,3 @@ func httpURL(field func(*Config) *string) func(*Config, string) error {
 // authCacheTTL is how long a resolved API token is reused. Revocations and organization changes
 // made through the same process apply at once; in AWS, other instances see them within this time.
 const authCacheTTL = 5 * time.Second
-
-// parseDays reads a duration that may also be given in days ("30d").
-func parseDays(v string) (time.Duration, error) {
-	if n, ok := strings.CutSuffix(v, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil {
-			return 0, err
-		}
-		return time.Duration(days) * 24 * time.Hour, nil
-	}
-	return time.ParseDuration(v)
-}

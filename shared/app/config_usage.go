@@ -13,7 +13,7 @@ func printSettings(w io.Writer) {
 	fmt.Fprint(w, "Usage: kiln serve [flags]\n\nEach setting is read from its environment variable; the flag overrides it.\n\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  flag\tenvironment\tdefault\tmeaning")
-	for _, s := range settings {
+	for _, s := range serveSettings {
 		def := s.def
 		if def == "" {
 			def = "-"

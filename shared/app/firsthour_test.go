@@ -149,7 +149,7 @@ func TestServeHelpListsEachSettingOnce(t *testing.T) {
 	if _, err := LoadConfig([]string{"-h"}, func(string) string { return "" }, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, s := range settings {
+	for _, s := range serveSettings {
 		var lines []string
 		for _, l := range strings.Split(out.String(), "\n") {
 			if strings.Contains(l, " "+s.env+" ") {

@@ -4,15 +4,12 @@
 package awsapp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,6 +28,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
@@ -84,10 +82,10 @@ func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
 // authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
 const authCacheTTL = 5 * time.Second
 
-// LoadAWSConfig reads and checks the Lambda's environment.
+// LoadAWSConfig reads and checks the Lambda's environment. The settings kiln serve reads too
+// are read through their rows in shared/settings: the same defaults, checks and errors.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
-	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"), RateLimit: 10,
-		SMTPURL: getenv("KILN_SMTP_URL"), SMTPFrom: cmp.Or(getenv("KILN_SMTP_FROM"), "kiln <kiln@localhost>"), PublicURL: getenv("KILN_PUBLIC_URL"),
+	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"),
 		DeliveryQueueURL: getenv("KILN_DELIVERY_QUEUE_URL")}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
@@ -95,20 +93,21 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if c.MasterKeySecretARN == "" {
 		return c, errors.New("KILN_MASTER_KEY_SECRET_ARN is not set")
 	}
-	c.LogRetention = 30 * 24 * time.Hour
-	if v := getenv("KILN_ARTIFACT_RETENTION"); v != "" {
-		d, err := parseRetention(v)
-		if err != nil {
-			return c, fmt.Errorf("KILN_ARTIFACT_RETENTION: %w", err)
-		}
-		c.LogRetention = d
+	var err error
+	if c.PublicURL, err = settings.PublicURL.Read(getenv); err != nil {
+		return c, err
 	}
-	if v := getenv("KILN_PLANS"); v != "" {
-		t, err := kiln.LoadPlans(v)
-		if err != nil {
-			return c, fmt.Errorf("KILN_PLANS: %w", err)
-		}
-		c.Plans = t
+	if c.SMTPURL, err = settings.SMTPURL.Read(getenv); err != nil {
+		return c, err
+	}
+	if c.SMTPFrom, err = settings.SMTPFrom.Read(getenv); err != nil {
+		return c, err
+	}
+	if c.LogRetention, err = settings.ArtifactRetention.Read(getenv); err != nil {
+		return c, err
+	}
+	if c.Plans, err = settings.Plans.Read(getenv); err != nil {
+		return c, err
 	}
 	versions, err := engines.ParseVersions(getenv("KILN_ENGINE_VERSIONS"))
 	if err != nil {
@@ -118,28 +117,18 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if c.GitHub, err = loadGitHubConfig(getenv); err != nil {
 		return c, err
 	}
-	if v := getenv("KILN_ARTIFACTS"); v != "" {
-		if _, err := s3artifacts.ParseURL(v); err != nil {
+	// Unset: no artifact store yet (settings.Artifacts' default, file, is kiln serve's disk).
+	if v := getenv(settings.Artifacts.Name); v != "" {
+		if err := settings.ParseS3Store(v); err != nil {
 			return c, fmt.Errorf("KILN_ARTIFACTS: the AWS deployment keeps artifacts in S3: %w", err)
 		}
 		c.Artifacts = v
 	}
-	for part := range strings.SplitSeq(getenv("KILN_OUTBOUND_ALLOW"), ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return c, fmt.Errorf("KILN_OUTBOUND_ALLOW: %q is not a CIDR range", part)
-		}
-		c.OutboundAllow = append(c.OutboundAllow, p.Masked())
+	if c.OutboundAllow, err = settings.OutboundAllow.Read(getenv); err != nil {
+		return c, err
 	}
-	if v := getenv("KILN_RATE_LIMIT"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return c, errors.New("KILN_RATE_LIMIT: must be a number of requests per second, 0 or more")
-		}
-		c.RateLimit = f
+	if c.RateLimit, err = settings.RateLimit.Read(getenv); err != nil {
+		return c, err
 	}
 	if err := c.Workflow.load(getenv); err != nil {
 		return c, err

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -20,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 	"github.com/kilnbuild/kiln/shared/webhooks"
@@ -41,51 +40,21 @@ type BackgroundConfig struct {
 // LoadBackgroundConfig reads and checks the environment of the schedule and deliver Lambdas.
 func LoadBackgroundConfig(getenv func(string) string) (BackgroundConfig, error) {
 	api, err := LoadAWSConfig(getenv)
-	c := BackgroundConfig{AWSConfig: api,
-		ArtifactRetention: 30 * 24 * time.Hour, DeliveryAttempts: 5, DeliveryBackoff: 2 * time.Second}
+	c := BackgroundConfig{AWSConfig: api}
 	if err != nil {
 		return c, err
 	}
 	if c.DeliveryQueueURL == "" {
 		return c, errors.New("KILN_DELIVERY_QUEUE_URL is not set")
 	}
-	if v := getenv("KILN_ARTIFACT_RETENTION"); v != "" {
-		if c.ArtifactRetention, err = parseRetention(v); err != nil {
-			return c, fmt.Errorf("KILN_ARTIFACT_RETENTION: %w", err)
-		}
+	c.ArtifactRetention = c.LogRetention // settings.ArtifactRetention, read by LoadAWSConfig
+	if c.DeliveryAttempts, err = settings.DeliveryAttempts.Read(getenv); err != nil {
+		return c, err
 	}
-	if v := getenv("KILN_DELIVERY_ATTEMPTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return c, errors.New("KILN_DELIVERY_ATTEMPTS: must be a whole number, 1 or more")
-		}
-		c.DeliveryAttempts = n
-	}
-	if v := getenv("KILN_DELIVERY_BACKOFF"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, errors.New("KILN_DELIVERY_BACKOFF: must be a positive duration such as 2s")
-		}
-		c.DeliveryBackoff = d
+	if c.DeliveryBackoff, err = settings.DeliveryBackoff.Read(getenv); err != nil {
+		return c, err
 	}
 	return c, nil
-}
-
-// parseRetention reads a positive duration in days ("30d") or as Go writes it ("72h").
-func parseRetention(v string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		var n int
-		n, err = strconv.Atoi(days)
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(v)
-	}
-	if err != nil || d <= 0 {
-		return 0, errors.New("must be a positive duration such as 30d or 72h")
-	}
-	return d, nil
 }
 
 // Parts are the ready parts the API, schedule and deliver compositions work on. The Lambdas

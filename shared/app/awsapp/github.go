@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/httpapi"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -30,20 +30,16 @@ type GitHubConfig struct {
 }
 
 func loadGitHubConfig(getenv func(string) string) (GitHubConfig, error) {
-	c := GitHubConfig{Slug: getenv("KILN_GITHUB_APP_SLUG"), SecretARN: getenv("KILN_GITHUB_SECRET_ARN"), APIURL: getenv("KILN_GITHUB_API_URL")}
-	id := getenv("KILN_GITHUB_APP_ID")
-	if id == "" && c.SecretARN == "" {
-		return c, nil
+	c := GitHubConfig{Slug: getenv("KILN_GITHUB_APP_SLUG"), SecretARN: getenv("KILN_GITHUB_SECRET_ARN")}
+	var err error
+	if c.APIURL, err = settings.GitHubAPIURL.Read(getenv); err != nil {
+		return c, err
 	}
-	if id == "" || c.SecretARN == "" {
+	if (getenv(settings.GitHubAppID.Name) == "") != (c.SecretARN == "") {
 		return c, errors.New("KILN_GITHUB_APP_ID and KILN_GITHUB_SECRET_ARN go together: set both or neither")
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n <= 0 {
-		return c, errors.New("KILN_GITHUB_APP_ID: must be the App's numeric id")
-	}
-	c.AppID = n
-	return c, nil
+	c.AppID, err = settings.GitHubAppID.Read(getenv)
+	return c, err
 }
 
 // GitHubApp is the GitHub App client with the secret its webhook deliveries are signed with.

@@ -13,6 +13,7 @@ import (
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -59,15 +60,9 @@ func (w *WorkflowConfig) load(getenv func(string) string) error {
 			return fmt.Errorf("KILN_HOST_CREDENTIAL_PATH: %w", err)
 		}
 	}
-	w.BuildTimeLimit = 4 * time.Hour
-	if v := getenv("KILN_BUILD_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return errors.New("KILN_BUILD_TIMEOUT: must be a positive duration such as 4h or 90m")
-		}
-		w.BuildTimeLimit = d
-	}
-	return nil
+	var err error
+	w.BuildTimeLimit, err = settings.BuildTimeout.Read(getenv)
+	return err
 }
 
 // newWorkflow is the API's workflow: executions of the state machine, or, with none configured,
