@@ -28,8 +28,7 @@ func newAgentItem(a *kiln.Agent, keys itemKeys) *agentItem {
 
 func (it *agentItem) agent() *kiln.Agent {
 	return &kiln.Agent{
-		Credential: it.credential(),
-		Pool:       it.Pool, RevokedAt: fromMSPtr(it.RevokedAt), LastSeenAt: fromMSPtr(it.LastSeenAt),
+		Credential: it.credential(), Pool: it.Pool, RevokedAt: fromMSPtr(it.RevokedAt), LastSeenAt: fromMSPtr(it.LastSeenAt),
 	}
 }
 

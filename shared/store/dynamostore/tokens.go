@@ -30,8 +30,8 @@ func newTokenItem(t *kiln.Token, keys itemKeys) *tokenItem {
 
 func (it *tokenItem) token() *kiln.Token {
 	return &kiln.Token{
-		Credential: it.credential(),
-		UserID:     it.UserID, ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt), ParentID: it.ParentID,
+		Credential: it.credential(), UserID: it.UserID, ParentID: it.ParentID,
+		ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
 	}
 }
 
