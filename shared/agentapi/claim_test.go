@@ -19,7 +19,7 @@ func (f *fakeDispatcher) Authenticate(ctx context.Context, token string) (*kiln.
 	if token != "good" {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "no")
 	}
-	return &kiln.Agent{ID: "a", Pool: "win"}, nil
+	return &kiln.Agent{Credential: kiln.Credential{ID: "a"}, Pool: "win"}, nil
 }
 
 func (f *fakeDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error) {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestFits(t *testing.T) {
-	agent := &kiln.Agent{ID: "a", OrganizationID: "org", Pool: "win"}
+	agent := &kiln.Agent{Credential: kiln.Credential{ID: "a", OrganizationID: "org"}, Pool: "win"}
 	offer := Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}
 	build := func(edit func(b *kiln.Build)) *kiln.Build {
 		b := &kiln.Build{OrganizationID: "org", AgentPool: "win", Status: kiln.StatusPending, Platform: kiln.PlatformWin64, UEVersion: "5.4"}
@@ -41,7 +41,7 @@ func TestFits(t *testing.T) {
 			}
 		})
 	}
-	hosted := &kiln.Agent{ID: "i-0abc", Pool: kiln.HostedPoolWin64, Hosted: true}
+	hosted := &kiln.Agent{Credential: kiln.Credential{ID: "i-0abc"}, Pool: kiln.HostedPoolWin64, Hosted: true}
 	hostedBuild := func(edit func(b *kiln.Build)) *kiln.Build {
 		return build(func(b *kiln.Build) {
 			b.AgentPool = kiln.HostedPoolWin64
@@ -61,8 +61,8 @@ func TestFits(t *testing.T) {
 		{"a hosted host takes no build without a pool", hosted, hostedBuild(func(b *kiln.Build) { b.AgentPool = "" }), false},
 		// An organization's agent whose pool is a reserved name (none can be made, but a record
 		// from before the rule) never takes hosted builds, even of its own organization.
-		{"an agent named like the hosted pool", &kiln.Agent{ID: "a", OrganizationID: "org", Pool: kiln.HostedPoolWin64}, hostedBuild(nil), false},
-		{"a hosted host in an organization's pool", &kiln.Agent{ID: "i-1", OrganizationID: "org", Pool: "win", Hosted: true}, build(nil), false},
+		{"an agent named like the hosted pool", &kiln.Agent{Credential: kiln.Credential{ID: "a", OrganizationID: "org"}, Pool: kiln.HostedPoolWin64}, hostedBuild(nil), false},
+		{"a hosted host in an organization's pool", &kiln.Agent{Credential: kiln.Credential{ID: "i-1", OrganizationID: "org"}, Pool: "win", Hosted: true}, build(nil), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := fits(tt.a, offer, tt.b); got != tt.want {
@@ -86,7 +86,7 @@ func TestHostedClaim(t *testing.T) {
 	first := pendingBuild(t, st, orgB, kiln.HostedPoolWin64, now.Add(-3*time.Second))
 	second := pendingBuild(t, st, orgA, kiln.HostedPoolWin64, now.Add(-2*time.Second))
 	offer := Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}
-	host := &kiln.Agent{ID: "i-0aaa", Pool: kiln.HostedPoolWin64, Hosted: true}
+	host := &kiln.Agent{Credential: kiln.Credential{ID: "i-0aaa"}, Pool: kiln.HostedPoolWin64, Hosted: true}
 
 	if c, err := (&Dispatcher{Store: st, Lifecycle: lc, Logger: discard()}).Claim(ctx, host, offer, 0); c != nil || !kiln.IsCode(err, kiln.EInsufficientScope) {
 		t.Fatalf("claim without hosted hosts: %+v %v", c, err)
@@ -109,14 +109,14 @@ func TestHostedClaim(t *testing.T) {
 	// Two claims of one instance at once: the one whose record comes second fails the build it
 	// had claimed, and hands out nothing.
 	racing := &Dispatcher{Store: st, Lifecycle: lc, Hosted: recordedMeanwhile{st}, Logger: discard()}
-	if c, err := racing.Claim(ctx, &kiln.Agent{ID: "i-0ccc", Pool: kiln.HostedPoolWin64, Hosted: true}, offer, 0); c != nil || err != ErrHostClaimed {
+	if c, err := racing.Claim(ctx, &kiln.Agent{Credential: kiln.Credential{ID: "i-0ccc"}, Pool: kiln.HostedPoolWin64, Hosted: true}, offer, 0); c != nil || err != ErrHostClaimed {
 		t.Fatalf("claim whose record lost a race: %+v %v", c, err)
 	}
 	if b, _ := st.GetBuild(ctx, orgA, second.ID); b.Status != kiln.StatusFailed || b.Host != "ec2:i-0ccc" {
 		t.Fatalf("the build of the claim that lost its record's race: %s %q", b.Status, b.Host)
 	}
 
-	other := &kiln.Agent{ID: "i-0bbb", Pool: kiln.HostedPoolWin64, Hosted: true}
+	other := &kiln.Agent{Credential: kiln.Credential{ID: "i-0bbb"}, Pool: kiln.HostedPoolWin64, Hosted: true}
 	third := pendingBuild(t, st, orgA, kiln.HostedPoolWin64, now.Add(-time.Second))
 	if c, err := d.Claim(ctx, other, offer, 0); err != nil || c == nil || c.Build.ID != third.ID {
 		t.Fatalf("another instance's claim: %+v %v", c, err)

@@ -24,21 +24,24 @@ const tokenRandomLength = 40
 // NewToken makes a token for a user: the secret to show once, and the record to store, which holds
 // only the secret's hash.
 func NewToken(orgID, userID, name string, now time.Time, ttl time.Duration) (secret string, t *kiln.Token) {
-	secret = TokenPrefix + randomString(tokenRandomLength)
-	t = &kiln.Token{
-		ID:             kiln.NewID(),
-		OrganizationID: orgID,
-		UserID:         userID,
-		Name:           name,
-		Hash:           HashToken(secret),
-		Hint:           secret[:len(TokenPrefix)+4],
-		CreatedAt:      now.UTC().Truncate(time.Millisecond),
-	}
+	secret, c := newCredential(TokenPrefix, orgID, name, now)
+	t = &kiln.Token{Credential: c, UserID: userID}
 	if ttl > 0 {
 		exp := t.CreatedAt.Add(ttl)
 		t.ExpiresAt = &exp
 	}
 	return secret, t
+}
+
+// newCredential makes a credential of the organization: a secret starting with prefix, to show
+// once, and the record to store, which holds only the secret's hash and its first characters.
+func newCredential(prefix, orgID, name string, now time.Time) (secret string, c kiln.Credential) {
+	secret = prefix + randomString(tokenRandomLength)
+	return secret, kiln.Credential{
+		ID: kiln.NewID(), OrganizationID: orgID, Name: name,
+		Hash: HashToken(secret), Hint: secret[:len(prefix)+4],
+		CreatedAt: now.UTC().Truncate(time.Millisecond),
+	}
 }
 
 // HashToken is how a token secret is kept and looked up: hex SHA-256.
@@ -81,12 +84,8 @@ const TriggerTokenPrefix = "kilnp4_"
 // NewTriggerToken makes an organization's Perforce trigger token: the secret to show once, and
 // the record to store, which holds only the secret's hash.
 func NewTriggerToken(orgID, createdBy, name string, now time.Time) (secret string, t *kiln.TriggerToken) {
-	secret = TriggerTokenPrefix + randomString(tokenRandomLength)
-	return secret, &kiln.TriggerToken{
-		ID: kiln.NewID(), OrganizationID: orgID, Name: name, CreatedBy: createdBy,
-		Hash: HashToken(secret), Hint: secret[:len(TriggerTokenPrefix)+4],
-		CreatedAt: now.UTC().Truncate(time.Millisecond),
-	}
+	secret, c := newCredential(TriggerTokenPrefix, orgID, name, now)
+	return secret, &kiln.TriggerToken{Credential: c, CreatedBy: createdBy}
 }
 
 // WellFormedTrigger reports whether s has the shape of a trigger token.
@@ -113,12 +112,8 @@ const AgentTokenPrefix = "kagent_"
 // NewAgent makes an organization's agent in pool: the token to show once, and the record to
 // store, which holds only the token's hash.
 func NewAgent(orgID, name, pool string, now time.Time) (secret string, a *kiln.Agent) {
-	secret = AgentTokenPrefix + randomString(tokenRandomLength)
-	return secret, &kiln.Agent{
-		ID: kiln.NewID(), OrganizationID: orgID, Name: name, Pool: pool,
-		Hash: HashToken(secret), Hint: secret[:len(AgentTokenPrefix)+4],
-		CreatedAt: now.UTC().Truncate(time.Millisecond),
-	}
+	secret, c := newCredential(AgentTokenPrefix, orgID, name, now)
+	return secret, &kiln.Agent{Credential: c, Pool: pool}
 }
 
 // WellFormedAgent reports whether s has the shape of an agent token.

@@ -70,8 +70,7 @@ func (w *deliveryWorld) org(t testing.TB, url string) *kiln.BuildSetting {
 	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
 		User: kiln.User{ID: kiln.NewID(), Email: org.ID + "@example.com", Name: "Owner", CreatedAt: at}}
 	sum := sha256.Sum256([]byte(org.ID))
-	tok := &kiln.Token{ID: kiln.NewID(), OrganizationID: org.ID, UserID: owner.User.ID, Name: "t",
-		Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}
+	tok := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: org.ID, Name: "t", Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}, UserID: owner.User.ID}
 	if err := w.st.CreateOrganization(ctx, org, owner, tok); err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, id Identity) (*kiln.Ag
 		a.refused(ctx, doc, "not in service in the group")
 		return nil, ErrNotInGroup
 	}
-	return &kiln.Agent{ID: doc.InstanceID, Name: doc.InstanceID, Pool: kiln.HostedPoolWin64, Hosted: true}, nil
+	return &kiln.Agent{Credential: kiln.Credential{ID: doc.InstanceID, Name: doc.InstanceID}, Pool: kiln.HostedPoolWin64, Hosted: true}, nil
 }
 
 func (a *Authenticator) refused(ctx context.Context, doc *Document, why string) {

@@ -1,12 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
-	"strings"
 
 	"github.com/kilnbuild/kiln/shared/agents"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // agentBody describes a build agent; its token appears only in the response that creates it.
@@ -43,13 +44,8 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	errs := kiln.FieldErrors{}
-	var name, pool string
-	if req.Name == nil {
-		errs.Add("name", "required")
-	} else {
-		name = strings.TrimSpace(*req.Name)
-		kiln.ValidateName("name", name, errs)
-	}
+	name := kiln.CredentialName("name", req.Name, "", errs)
+	var pool string
 	if req.Pool == nil {
 		errs.Add("pool", "required")
 	} else {
@@ -75,17 +71,9 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	const query = "agents"
-	page, err := s.parsePage(r, org.ID, query)
-	if err != nil {
-		return err
-	}
-	list, next, err := s.store.ListAgents(r.Context(), org.ID, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(list, s.cursors.encode(org.ID, query, next), renderAgent))
-	return nil
+	return writePage(s, w, r, org.ID, "agents", func(ctx context.Context, page store.Page) ([]*kiln.Agent, string, error) {
+		return s.store.ListAgents(ctx, org.ID, page)
+	}, renderAgent)
 }
 
 // revokeAgent answers DELETE /organizations/:id/agents/:agentId: the token stops working at

@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // memberBody is a member of the organization as every member may see it.
@@ -25,15 +27,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if _, err := ownOrganization(r, p); err != nil {
 		return err
 	}
-	const query = "members"
-	page, err := s.parsePage(r, p.Organization.ID, query)
-	if err != nil {
-		return err
-	}
-	members, next, err := s.store.ListMembers(r.Context(), p.Organization.ID, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(members, s.cursors.encode(p.Organization.ID, query, next), renderMember))
-	return nil
+	return writePage(s, w, r, p.Organization.ID, "members", func(ctx context.Context, page store.Page) ([]*kiln.Member, string, error) {
+		return s.store.ListMembers(ctx, p.Organization.ID, page)
+	}, renderMember)
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -32,6 +33,22 @@ func (s *Server) parsePage(r *http.Request, orgID, query string) (store.Page, er
 		p.After = after
 	}
 	return p, nil
+}
+
+// writePage answers a list request with one page of items: the page asked for (its cursor bound
+// to orgID and query), read by list and rendered item by item, with the cursor of the next page.
+func writePage[T, B any](s *Server, w http.ResponseWriter, r *http.Request, orgID, query string,
+	list func(context.Context, store.Page) ([]T, string, error), render func(T) B) error {
+	page, err := s.parsePage(r, orgID, query)
+	if err != nil {
+		return err
+	}
+	items, next, err := list(r.Context(), page)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, renderList(items, s.cursors.encode(orgID, query, next), render))
+	return nil
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -29,16 +30,9 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		}
 	}
 	query := "projects?sourceControl=" + string(f.SourceControl)
-	page, err := s.parsePage(r, p.Organization.ID, query)
-	if err != nil {
-		return err
-	}
-	projects, next, err := s.store.ListProjects(r.Context(), p.Organization.ID, f, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(projects, s.cursors.encode(p.Organization.ID, query, next), renderProjectItem))
-	return nil
+	return writePage(s, w, r, p.Organization.ID, query, func(ctx context.Context, page store.Page) ([]*kiln.Project, string, error) {
+		return s.store.ListProjects(ctx, p.Organization.ID, f, page)
+	}, renderProjectItem)
 }
 
 // getProject answers GET /projects/:id with its build settings and .uproject.

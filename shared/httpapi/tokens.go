@@ -1,8 +1,8 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
@@ -43,11 +43,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	errs := kiln.FieldErrors{}
-	name := "api"
-	if req.Name != nil {
-		name = strings.TrimSpace(*req.Name)
-		kiln.ValidateName("name", name, errs)
-	}
+	name := kiln.CredentialName("name", req.Name, "api", errs)
 	var ttl time.Duration
 	if req.ExpiresInDays != nil {
 		if d := *req.ExpiresInDays; d < 1 || d > maxTokenDays {
@@ -81,17 +77,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 
 // listTokens answers GET /auth/tokens: the caller's own tokens, without secrets.
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	query := "tokens:" + p.Member.User.ID
-	page, err := s.parsePage(r, p.Organization.ID, query)
-	if err != nil {
-		return err
-	}
-	toks, next, err := s.store.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(toks, s.cursors.encode(p.Organization.ID, query, next), renderToken))
-	return nil
+	orgID, userID := p.Organization.ID, p.Member.User.ID
+	return writePage(s, w, r, orgID, "tokens:"+userID, func(ctx context.Context, page store.Page) ([]*kiln.Token, string, error) {
+		return s.store.ListTokens(ctx, orgID, userID, page)
+	}, renderToken)
 }
 
 // deleteToken answers DELETE /auth/tokens/:id: revokes one of the caller's tokens.

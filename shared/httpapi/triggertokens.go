@@ -1,11 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
-	"strings"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // triggerTokenBody describes a Perforce trigger token; the secret appears only in the response
@@ -40,14 +41,10 @@ func (s *Server) createTriggerToken(w http.ResponseWriter, r *http.Request, p *a
 	if err := decodeBody(w, r, &req, true); err != nil {
 		return err
 	}
-	name := "perforce trigger"
-	if req.Name != nil {
-		name = strings.TrimSpace(*req.Name)
-		errs := kiln.FieldErrors{}
-		kiln.ValidateName("name", name, errs)
-		if err := errs.Err(); err != nil {
-			return err
-		}
+	errs := kiln.FieldErrors{}
+	name := kiln.CredentialName("name", req.Name, "perforce trigger", errs)
+	if err := errs.Err(); err != nil {
+		return err
 	}
 	secret, tok := auth.NewTriggerToken(org.ID, p.Member.User.ID, name, s.now())
 	if err := s.store.CreateTriggerToken(r.Context(), tok); err != nil {
@@ -65,17 +62,9 @@ func (s *Server) listTriggerTokens(w http.ResponseWriter, r *http.Request, p *au
 	if err != nil {
 		return err
 	}
-	const query = "trigger-tokens"
-	page, err := s.parsePage(r, org.ID, query)
-	if err != nil {
-		return err
-	}
-	toks, next, err := s.store.ListTriggerTokens(r.Context(), org.ID, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(toks, s.cursors.encode(org.ID, query, next), renderTriggerToken))
-	return nil
+	return writePage(s, w, r, org.ID, "trigger-tokens", func(ctx context.Context, page store.Page) ([]*kiln.TriggerToken, string, error) {
+		return s.store.ListTriggerTokens(ctx, org.ID, page)
+	}, renderTriggerToken)
 }
 
 // deleteTriggerToken answers DELETE /organizations/:id/perforce/trigger-tokens/:tokenId: the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/webhooks"
 )
 
@@ -210,17 +211,9 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, p
 	if err != nil {
 		return err
 	}
-	query := "webhook-deliveries:" + h.ID
-	page, err := s.parsePage(r, p.Organization.ID, query)
-	if err != nil {
-		return err
-	}
-	dels, next, err := s.store.ListWebhookDeliveries(r.Context(), p.Organization.ID, h.ID, page)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, renderList(dels, s.cursors.encode(p.Organization.ID, query, next), renderDelivery))
-	return nil
+	return writePage(s, w, r, p.Organization.ID, "webhook-deliveries:"+h.ID, func(ctx context.Context, page store.Page) ([]*kiln.WebhookDelivery, string, error) {
+		return s.store.ListWebhookDeliveries(ctx, p.Organization.ID, h.ID, page)
+	}, renderDelivery)
 }
 
 // redeliverWebhook answers POST .../deliveries/:deliveryId/redeliver: a new delivery of the same

@@ -7,19 +7,12 @@ import (
 )
 
 // Agent is a machine of an organization's own that runs its builds (`kiln agent`): it claims
-// pending builds of its organization in its pool. Only the SHA-256 of its token is kept; the token
-// is shown once, when the agent is created. A revoked agent keeps its record (for the list) but
-// its token works no more.
+// pending builds of its organization in its pool. Its credential's secret is the agent's token. A
+// revoked agent keeps its record (for the list) but its token works no more.
 type Agent struct {
-	ID             string
-	OrganizationID string
-	Name           string
+	Credential
 	// Pool is the pool the agent takes builds of (a build setting's agentPool).
-	Pool string
-	// Hash is the hex SHA-256 of the whole token; Hint the token's start.
-	Hash       string
-	Hint       string
-	CreatedAt  time.Time
+	Pool       string
 	RevokedAt  *time.Time
 	LastSeenAt *time.Time
 	// Hosted marks one of kiln's own build hosts (an EC2 instance of the hosted pool, ID its

@@ -23,11 +23,11 @@ func TestValidatePoolReservesKilnsPools(t *testing.T) {
 	if !ReservedPool(HostedPoolWin64) {
 		t.Errorf("the hosted pool is not reserved")
 	}
-	hosted := &Agent{ID: "i-0abc", Hosted: true}
+	hosted := &Agent{Credential: Credential{ID: "i-0abc"}, Hosted: true}
 	if got := hosted.BuildHost(); got != "ec2:i-0abc" {
 		t.Errorf("hosted BuildHost = %q", got)
 	}
-	if got := (&Agent{ID: "a1"}).BuildHost(); got != AgentHost("a1") {
+	if got := (&Agent{Credential: Credential{ID: "a1"}}).BuildHost(); got != AgentHost("a1") {
 		t.Errorf("agent BuildHost = %q", got)
 	}
 }

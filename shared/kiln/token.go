@@ -2,19 +2,12 @@ package kiln
 
 import "time"
 
-// Token is an API token. Only the SHA-256 of the secret is kept; the secret is shown once when the
-// token is made.
+// Token is a user's API token.
 type Token struct {
-	ID             string
-	OrganizationID string
-	UserID         string
-	Name           string
-	// Hash is the hex SHA-256 of the whole secret token.
-	Hash string
-	// Hint is the start of the secret ("kiln_AbC1"), enough for a person to tell tokens apart.
-	Hint       string
-	CreatedAt  time.Time
-	ExpiresAt  *time.Time
+	Credential
+	UserID    string
+	ExpiresAt *time.Time
+	// LastUsedAt is when the token was last used, if that was recorded.
 	LastUsedAt *time.Time
 	// ParentID is the token this one was created with (POST /auth/tokens), or "". Revoking a
 	// token revokes the tokens created with it, and theirs.

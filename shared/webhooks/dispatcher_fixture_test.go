@@ -89,8 +89,7 @@ func (w *hookWorld) org(t testing.TB) string {
 	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
 		User: kiln.User{ID: kiln.NewID(), Email: org.ID + "@example.com", Name: "Owner", CreatedAt: at}}
 	sum := sha256.Sum256([]byte(org.ID))
-	tok := &kiln.Token{ID: kiln.NewID(), OrganizationID: org.ID, UserID: owner.User.ID, Name: "t",
-		Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}
+	tok := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: org.ID, Name: "t", Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}, UserID: owner.User.ID}
 	if err := w.st.CreateOrganization(context.Background(), org, owner, tok); err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestHostedWindowsPath(t *testing.T) {
 		t.Fatalf("build %s (%q) in pool %q, token stored %v", stored.Status, stored.FailureReason, stored.AgentPool, stored.TaskToken != "")
 	}
 	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle, Hosted: w.st}
-	host := &kiln.Agent{ID: "i-0123456789abcdef0", Pool: kiln.HostedPoolWin64, Hosted: true}
+	host := &kiln.Agent{Credential: kiln.Credential{ID: "i-0123456789abcdef0"}, Pool: kiln.HostedPoolWin64, Hosted: true}
 	c, err := d.Claim(context.Background(), host, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
 	if err != nil || c == nil || c.Build.ID != b.ID || c.Build.Host != "ec2:"+host.ID {
 		t.Fatalf("hosted claim: %+v %v", c, err)

@@ -13,29 +13,22 @@ import (
 // lookup by its token's hash (PK = SK = "AGENTHASH#<sha256>"). Both are updated together.
 type agentItem struct {
 	itemKeys
-	ID             string `dynamo:"id"`
-	OrganizationID string `dynamo:"organizationId"`
-	Name           string `dynamo:"name"`
-	Pool           string `dynamo:"pool"`
-	Hash           string `dynamo:"hash"`
-	Hint           string `dynamo:"hint"`
-	CreatedAt      int64  `dynamo:"createdAt"`
-	RevokedAt      *int64 `dynamo:"revokedAt,omitempty"`
-	LastSeenAt     *int64 `dynamo:"lastSeenAt,omitempty"`
+	credentialItem
+	Pool       string `dynamo:"pool"`
+	RevokedAt  *int64 `dynamo:"revokedAt,omitempty"`
+	LastSeenAt *int64 `dynamo:"lastSeenAt,omitempty"`
 }
 
 func newAgentItem(a *kiln.Agent, keys itemKeys) *agentItem {
 	return &agentItem{
-		itemKeys: keys,
-		ID:       a.ID, OrganizationID: a.OrganizationID, Name: a.Name, Pool: a.Pool, Hash: a.Hash, Hint: a.Hint,
-		CreatedAt: toMS(a.CreatedAt), RevokedAt: toMSPtr(a.RevokedAt), LastSeenAt: toMSPtr(a.LastSeenAt),
+		itemKeys: keys, credentialItem: newCredentialItem(&a.Credential),
+		Pool: a.Pool, RevokedAt: toMSPtr(a.RevokedAt), LastSeenAt: toMSPtr(a.LastSeenAt),
 	}
 }
 
 func (it *agentItem) agent() *kiln.Agent {
 	return &kiln.Agent{
-		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Pool: it.Pool, Hash: it.Hash, Hint: it.Hint,
-		CreatedAt: fromMS(it.CreatedAt), RevokedAt: fromMSPtr(it.RevokedAt), LastSeenAt: fromMSPtr(it.LastSeenAt),
+		Credential: it.credential(), Pool: it.Pool, RevokedAt: fromMSPtr(it.RevokedAt), LastSeenAt: fromMSPtr(it.LastSeenAt),
 	}
 }
 

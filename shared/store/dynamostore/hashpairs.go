@@ -75,3 +75,24 @@ func (s *Store) touchHashPair(ctx context.Context, op, kind string, keys itemKey
 	}
 	return wrap(op, err)
 }
+
+// credentialItem holds the attributes every credential item has (kiln.Credential), embedded in
+// the token, trigger token and agent items.
+type credentialItem struct {
+	ID             string `dynamo:"id"`
+	OrganizationID string `dynamo:"organizationId"`
+	Name           string `dynamo:"name"`
+	Hash           string `dynamo:"hash"`
+	Hint           string `dynamo:"hint"`
+	CreatedAt      int64  `dynamo:"createdAt"`
+}
+
+func newCredentialItem(c *kiln.Credential) credentialItem {
+	return credentialItem{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Hash: c.Hash, Hint: c.Hint,
+		CreatedAt: toMS(c.CreatedAt)}
+}
+
+func (it *credentialItem) credential() kiln.Credential {
+	return kiln.Credential{ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Hash: it.Hash, Hint: it.Hint,
+		CreatedAt: fromMS(it.CreatedAt)}
+}

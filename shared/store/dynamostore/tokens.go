@@ -14,34 +14,24 @@ import (
 // partition for the lookup by hash (PK = SK = "TOKENHASH#<sha256>").
 type tokenItem struct {
 	itemKeys
-	ID             string `dynamo:"id"`
-	OrganizationID string `dynamo:"organizationId"`
-	UserID         string `dynamo:"userId"`
-	Name           string `dynamo:"name"`
-	Hash           string `dynamo:"hash"`
-	Hint           string `dynamo:"hint"`
-	CreatedAt      int64  `dynamo:"createdAt"`
-	ExpiresAt      *int64 `dynamo:"expiresAt,omitempty"`
-	LastUsedAt     *int64 `dynamo:"lastUsedAt,omitempty"`
-	ParentID       string `dynamo:"parentId,omitempty"`
+	credentialItem
+	UserID     string `dynamo:"userId"`
+	ExpiresAt  *int64 `dynamo:"expiresAt,omitempty"`
+	LastUsedAt *int64 `dynamo:"lastUsedAt,omitempty"`
+	ParentID   string `dynamo:"parentId,omitempty"`
 }
 
 func newTokenItem(t *kiln.Token, keys itemKeys) *tokenItem {
 	return &tokenItem{
-		itemKeys: keys,
-		ID:       t.ID, OrganizationID: t.OrganizationID, UserID: t.UserID, Name: t.Name,
-		Hash: t.Hash, Hint: t.Hint,
-		CreatedAt: toMS(t.CreatedAt), ExpiresAt: toMSPtr(t.ExpiresAt), LastUsedAt: toMSPtr(t.LastUsedAt),
-		ParentID: t.ParentID,
+		itemKeys: keys, credentialItem: newCredentialItem(&t.Credential),
+		UserID: t.UserID, ExpiresAt: toMSPtr(t.ExpiresAt), LastUsedAt: toMSPtr(t.LastUsedAt), ParentID: t.ParentID,
 	}
 }
 
 func (it *tokenItem) token() *kiln.Token {
 	return &kiln.Token{
-		ID: it.ID, OrganizationID: it.OrganizationID, UserID: it.UserID, Name: it.Name,
-		Hash: it.Hash, Hint: it.Hint,
-		CreatedAt: fromMS(it.CreatedAt), ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
-		ParentID: it.ParentID,
+		Credential: it.credential(), UserID: it.UserID, ParentID: it.ParentID,
+		ExpiresAt: fromMSPtr(it.ExpiresAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
 	}
 }
 

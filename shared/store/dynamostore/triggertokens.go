@@ -13,28 +13,21 @@ import (
 // own partition for the lookup by hash (PK = SK = "TRIGGERTOKENHASH#<sha256>").
 type triggerTokenItem struct {
 	itemKeys
-	ID             string `dynamo:"id"`
-	OrganizationID string `dynamo:"organizationId"`
-	Name           string `dynamo:"name"`
-	Hash           string `dynamo:"hash"`
-	Hint           string `dynamo:"hint"`
-	CreatedBy      string `dynamo:"createdBy"`
-	CreatedAt      int64  `dynamo:"createdAt"`
-	LastUsedAt     *int64 `dynamo:"lastUsedAt,omitempty"`
+	credentialItem
+	CreatedBy  string `dynamo:"createdBy"`
+	LastUsedAt *int64 `dynamo:"lastUsedAt,omitempty"`
 }
 
 func newTriggerTokenItem(t *kiln.TriggerToken, keys itemKeys) *triggerTokenItem {
 	return &triggerTokenItem{
-		itemKeys: keys,
-		ID:       t.ID, OrganizationID: t.OrganizationID, Name: t.Name, Hash: t.Hash, Hint: t.Hint,
-		CreatedBy: t.CreatedBy, CreatedAt: toMS(t.CreatedAt), LastUsedAt: toMSPtr(t.LastUsedAt),
+		itemKeys: keys, credentialItem: newCredentialItem(&t.Credential),
+		CreatedBy: t.CreatedBy, LastUsedAt: toMSPtr(t.LastUsedAt),
 	}
 }
 
 func (it *triggerTokenItem) triggerToken() *kiln.TriggerToken {
 	return &kiln.TriggerToken{
-		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Hash: it.Hash, Hint: it.Hint,
-		CreatedBy: it.CreatedBy, CreatedAt: fromMS(it.CreatedAt), LastUsedAt: fromMSPtr(it.LastUsedAt),
+		Credential: it.credential(), CreatedBy: it.CreatedBy, LastUsedAt: fromMSPtr(it.LastUsedAt),
 	}
 }
 

@@ -9,16 +9,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-const agentCols = `org_id, id, name, pool, hash, hint, created_at, revoked_at, last_seen_at`
+const agentCols = credentialCols + `, pool, revoked_at, last_seen_at`
 
 func scanAgent(r scanner) (*kiln.Agent, error) {
 	var a kiln.Agent
-	var created int64
 	var revoked, seen sql.NullInt64
-	if err := r.Scan(&a.OrganizationID, &a.ID, &a.Name, &a.Pool, &a.Hash, &a.Hint, &created, &revoked, &seen); err != nil {
+	if err := scanCredential(r, &a.Credential, &a.Pool, &revoked, &seen); err != nil {
 		return nil, err
 	}
-	a.CreatedAt, a.RevokedAt, a.LastSeenAt = fromMS(created), fromOptMS(revoked), fromOptMS(seen)
+	a.RevokedAt, a.LastSeenAt = fromOptMS(revoked), fromOptMS(seen)
 	return &a, nil
 }
 
@@ -26,7 +25,7 @@ func scanAgent(r scanner) (*kiln.Agent, error) {
 func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
 	return s.insert(ctx, "create agent", "the agent already exists",
 		`INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.OrganizationID, a.ID, a.Name, a.Pool, a.Hash, a.Hint, ms(a.CreatedAt), optMS(a.RevokedAt), optMS(a.LastSeenAt))
+		credentialArgs(&a.Credential, a.Pool, optMS(a.RevokedAt), optMS(a.LastSeenAt))...)
 }
 
 func (s *Store) GetAgentByHash(ctx context.Context, hash string) (*kiln.Agent, error) {

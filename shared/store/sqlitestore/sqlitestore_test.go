@@ -40,8 +40,7 @@ func newOrg(name string) (*kiln.Organization, *kiln.Member, *kiln.Token) {
 	org.Slug = kiln.Slugify(name) + "-" + org.ID
 	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
 		User: kiln.User{ID: kiln.NewID(), Email: "owner@example.com", Name: "Owner", CreatedAt: at}}
-	tk := &kiln.Token{ID: kiln.NewID(), OrganizationID: org.ID, UserID: owner.User.ID, Name: "first",
-		Hash: "hash-" + kiln.NewID(), Hint: "kiln_abc", CreatedAt: at}
+	tk := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: org.ID, Name: "first", Hash: "hash-" + kiln.NewID(), Hint: "kiln_abc", CreatedAt: at}, UserID: owner.User.ID}
 	return org, owner, tk
 }
 
@@ -90,7 +89,7 @@ func writeSome(ctx context.Context, s *sqlitestore.Store, orgID, tag string) err
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	m := &kiln.Member{OrganizationID: orgID, Role: kiln.RoleMember, CreatedAt: at,
 		User: kiln.User{ID: kiln.NewID(), Email: "m" + tag + "@example.com", Name: "M", CreatedAt: at}}
-	tk := &kiln.Token{ID: kiln.NewID(), OrganizationID: orgID, UserID: m.User.ID, Hash: "h" + kiln.NewID(), CreatedAt: at}
+	tk := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: orgID, Hash: "h" + kiln.NewID(), CreatedAt: at}, UserID: m.User.ID}
 	if err := s.CreateMember(ctx, m, tk); err != nil {
 		return fmt.Errorf("CreateMember: %w", err)
 	}

@@ -8,16 +8,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-const tokenCols = `org_id, id, user_id, name, hash, hint, created_at, expires_at, last_used_at, parent_id`
+const tokenCols = credentialCols + `, user_id, expires_at, last_used_at, parent_id`
 
 func scanToken(r scanner) (*kiln.Token, error) {
 	var t kiln.Token
-	var created int64
 	var expires, lastUsed sql.NullInt64
-	if err := r.Scan(&t.OrganizationID, &t.ID, &t.UserID, &t.Name, &t.Hash, &t.Hint, &created, &expires, &lastUsed, &t.ParentID); err != nil {
+	if err := scanCredential(r, &t.Credential, &t.UserID, &expires, &lastUsed, &t.ParentID); err != nil {
 		return nil, err
 	}
-	t.CreatedAt, t.ExpiresAt, t.LastUsedAt = fromMS(created), fromOptMS(expires), fromOptMS(lastUsed)
+	t.ExpiresAt, t.LastUsedAt = fromOptMS(expires), fromOptMS(lastUsed)
 	return &t, nil
 }
 
@@ -32,8 +31,8 @@ func insertToken(ctx context.Context, db execer, t *kiln.Token) error {
 	res, err := db.ExecContext(ctx, `INSERT INTO tokens (`+tokenCols+`)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE ? = '' OR EXISTS (SELECT 1 FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?)`,
-		t.OrganizationID, t.ID, t.UserID, t.Name, t.Hash, t.Hint, ms(t.CreatedAt), optMS(t.ExpiresAt), optMS(t.LastUsedAt), t.ParentID,
-		t.ParentID, t.OrganizationID, t.UserID, t.ParentID)
+		append(credentialArgs(&t.Credential, t.UserID, optMS(t.ExpiresAt), optMS(t.LastUsedAt), t.ParentID),
+			t.ParentID, t.OrganizationID, t.UserID, t.ParentID)...)
 	if err != nil {
 		return writeErr("create token", err, "the token already exists")
 	}

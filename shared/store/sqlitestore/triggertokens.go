@@ -9,16 +9,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-const triggerTokenCols = `org_id, id, name, hash, hint, created_by, created_at, last_used_at`
+const triggerTokenCols = credentialCols + `, created_by, last_used_at`
 
 func scanTriggerToken(r scanner) (*kiln.TriggerToken, error) {
 	var t kiln.TriggerToken
-	var created int64
 	var lastUsed sql.NullInt64
-	if err := r.Scan(&t.OrganizationID, &t.ID, &t.Name, &t.Hash, &t.Hint, &t.CreatedBy, &created, &lastUsed); err != nil {
+	if err := scanCredential(r, &t.Credential, &t.CreatedBy, &lastUsed); err != nil {
 		return nil, err
 	}
-	t.CreatedAt, t.LastUsedAt = fromMS(created), fromOptMS(lastUsed)
+	t.LastUsedAt = fromOptMS(lastUsed)
 	return &t, nil
 }
 
@@ -26,7 +25,7 @@ func scanTriggerToken(r scanner) (*kiln.TriggerToken, error) {
 func (s *Store) CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) error {
 	return s.insert(ctx, "create trigger token", "the trigger token already exists",
 		`INSERT INTO trigger_tokens (`+triggerTokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.OrganizationID, t.ID, t.Name, t.Hash, t.Hint, t.CreatedBy, ms(t.CreatedAt), optMS(t.LastUsedAt))
+		credentialArgs(&t.Credential, t.CreatedBy, optMS(t.LastUsedAt))...)
 }
 
 func (s *Store) GetTriggerTokenByHash(ctx context.Context, hash string) (*kiln.TriggerToken, error) {

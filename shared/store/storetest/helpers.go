@@ -10,8 +10,6 @@
 package storetest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"reflect"
 	"slices"
@@ -27,8 +25,8 @@ import (
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
 	t.Run("Members", func(t *testing.T) { testMembers(t, open) })
+	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
-	t.Run("TriggerTokens", func(t *testing.T) { testTriggerTokens(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 	t.Run("Projects", func(t *testing.T) { testProjects(t, open) })
 	t.Run("ProjectLimit", func(t *testing.T) { testProjectLimit(t, open) })
@@ -101,17 +99,7 @@ func newMember(orgID, email string, role kiln.Role) *kiln.Member {
 }
 
 func newToken(orgID, userID string) *kiln.Token {
-	id := kiln.NewID()
-	sum := sha256.Sum256([]byte("kiln_secret_" + id))
-	return &kiln.Token{
-		ID:             id,
-		OrganizationID: orgID,
-		UserID:         userID,
-		Name:           "token " + id,
-		Hash:           hex.EncodeToString(sum[:]),
-		Hint:           "kiln_" + id[:4],
-		CreatedAt:      now(),
-	}
+	return &kiln.Token{Credential: newCredential(orgID, "kiln_"), UserID: userID}
 }
 
 // wantCode fails the test unless err carries code.
