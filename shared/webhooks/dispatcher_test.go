@@ -364,6 +364,8 @@ func TestOrganizationsTakeTurns(t *testing.T) {
 		}
 		return delivered
 	})
+	// a's attempts started too (on a busy machine b's may all end before a's first connects).
+	deploytest.WaitDone(t, 1, "a's receiver holds a request", func() int { n, _ := hang.Hanging(); return min(n, 1) })
 	now, most := hang.Hanging()
 	if now < 1 || most > deploy.PerOrganization {
 		t.Fatalf("a's receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, deploy.PerOrganization)
