@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/buildsettings"
 	"github.com/kilnbuild/kiln/shared/deploy"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -209,7 +210,7 @@ func (d *Deliverer) prepare(ctx context.Context, logger *slog.Logger, b *kiln.Bu
 	}
 	var auth string
 	if len(st.UploadBuildAuthHeader) > 0 {
-		plain, err := d.Sealer.Open(st.UploadBuildAuthHeader, []byte("build-setting:"+st.ID))
+		plain, err := d.Sealer.Open(st.UploadBuildAuthHeader, buildsettings.SealAD(st.ID))
 		if err != nil {
 			logger.ErrorContext(ctx, "open the upload auth header", slog.String("error", err.Error()))
 			return deliveryJob{}, "the stored uploadBuildAuthHeader cannot be read; set it again"

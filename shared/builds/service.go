@@ -51,8 +51,11 @@ type TriggerRequest struct {
 	TriggeredBy string
 	// IdempotencyKey, when set, makes the request safe to repeat: the same key gives the same
 	// build, and a different request under the same key is refused. Fingerprint digests the
-	// request.
+	// request. A push or scheduled trigger sets both.
 	IdempotencyKey, Fingerprint string
+	// ClientKey, when its Key is set, is a caller's Idempotency-Key: Trigger then derives
+	// IdempotencyKey and Fingerprint from it and the request itself.
+	ClientKey ClientKey
 }
 
 // ref is the branch (a Perforce project's stream) and the commit (its changelist) a build of
@@ -80,6 +83,9 @@ func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 // then recorded as skipped (see allow).
 func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Build, created bool, err error) {
 	st, pr := req.Setting, req.Project
+	if req.ClientKey.Key != "" {
+		req.IdempotencyKey, req.Fingerprint = clientIdempotency(req)
+	}
 	if err := s.allow(ctx, req); err != nil {
 		return nil, false, err
 	}

@@ -33,8 +33,7 @@ func notAccessible(fullName string) *kiln.Error {
 }
 
 func invalidField(field, problem string) *kiln.Error {
-	return &kiln.Error{Code: kiln.EValidation, Message: "some fields are missing or invalid",
-		Fields: map[string]string{field: problem}}
+	return kiln.FieldError(kiln.EValidation, "some fields are missing or invalid", field, problem)
 }
 
 // fail turns a failed GitHub call into a kiln error: GitHub's 5xx, rate limits (403 or 429 with

@@ -82,8 +82,7 @@ func lineOf(data []byte, offset int) int {
 }
 
 func badUproject(p, problem string) *kiln.Error {
-	return &kiln.Error{Code: kiln.EValidation, Message: p + " " + problem,
-		Fields: map[string]string{"uprojectPath": p + " " + problem}}
+	return kiln.FieldError(kiln.EValidation, p+" "+problem, "uprojectPath", p+" "+problem)
 }
 
 func tooLarge(p string) *kiln.Error {

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -126,21 +124,14 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		errs.Add("changelist", "must be a changelist number, for Perforce projects")
 	}
 	key := r.Header.Get("Idempotency-Key")
-	if len(key) > 255 || strings.ContainsAny(key, "\r\n") {
+	if !builds.ValidClientKey(key) {
 		errs.Add("Idempotency-Key", "must be at most 255 characters on one line")
 	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
 	treq := builds.TriggerRequest{Project: pr, Setting: st, Branch: deref(req.Branch), Commit: deref(req.Commit),
-		Changelist: deref(req.Changelist), TriggeredBy: p.UserRef()}
-	if key != "" {
-		// The key is the caller's; the fingerprint covers what was asked, so a different request
-		// under the same key is told apart.
-		sum := sha256.Sum256([]byte(p.Member.User.ID + "\x00" + st.ID + "\x00" + deref(req.Branch) + "\x00" + deref(req.Commit) + "\x00" + deref(req.Changelist)))
-		treq.IdempotencyKey = "trigger:" + p.Member.User.ID + ":" + key
-		treq.Fingerprint = hex.EncodeToString(sum[:])
-	}
+		Changelist: deref(req.Changelist), TriggeredBy: p.UserRef(), ClientKey: builds.ClientKey{UserID: p.Member.User.ID, Key: key}}
 	b, _, err := s.builds.Trigger(r.Context(), treq)
 	if err != nil {
 		return err

@@ -39,8 +39,7 @@ func (c cursors) encode(orgID, query, after string) *string {
 
 // decode checks a cursor and returns the key it carries.
 func (c cursors) decode(orgID, query, cursor string) (string, error) {
-	bad := &kiln.Error{Code: kiln.EValidation, Message: "the cursor is not one this list issued",
-		Fields: map[string]string{"cursor": "not a cursor of this list"}}
+	bad := kiln.FieldError(kiln.EValidation, "the cursor is not one this list issued", "cursor", "not a cursor of this list")
 	parts := strings.Split(cursor, ".")
 	if len(parts) != 3 || parts[0] != cursorVersion {
 		return "", bad

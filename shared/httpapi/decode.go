@@ -88,14 +88,13 @@ func jsonError(err error) error {
 		if field == "" {
 			field = "body"
 		}
-		return &kiln.Error{Code: kiln.EBadRequest, Message: fmt.Sprintf("field %s has the wrong JSON type", field),
-			Fields: map[string]string{field: "must be " + jsonTypeName(typeErr.Type.Kind().String())}}
+		return kiln.FieldError(kiln.EBadRequest, fmt.Sprintf("field %s has the wrong JSON type", field),
+			field, "must be "+jsonTypeName(typeErr.Type.Kind().String()))
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return kiln.Errorf(kiln.EBadRequest, "the request body is not valid JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return &kiln.Error{Code: kiln.EValidation, Message: fmt.Sprintf("unknown field %q", name),
-			Fields: map[string]string{name: "unknown field"}}
+		return kiln.FieldError(kiln.EValidation, fmt.Sprintf("unknown field %q", name), name, "unknown field")
 	default:
 		return kiln.Errorf(kiln.EBadRequest, "the request body could not be read as JSON")
 	}

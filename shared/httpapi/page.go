@@ -20,8 +20,8 @@ func (s *Server) parsePage(r *http.Request, orgID, query string) (store.Page, er
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v[0])
 		if err != nil || n <= 0 {
-			return p, &kiln.Error{Code: kiln.EValidation, Message: "limit must be a positive whole number",
-				Fields: map[string]string{"limit": "must be a positive whole number (at most 100)"}}
+			return p, kiln.FieldError(kiln.EValidation, "limit must be a positive whole number",
+				"limit", "must be a positive whole number (at most 100)")
 		}
 		p.Limit = min(n, store.MaxLimit)
 	}

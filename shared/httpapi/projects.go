@@ -108,5 +108,5 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request, p *auth.P
 
 // fieldError is a validation_failed error about one field.
 func fieldError(field, problem string) error {
-	return &kiln.Error{Code: kiln.EValidation, Message: field + " " + problem, Fields: map[string]string{field: problem}}
+	return kiln.FieldError(kiln.EValidation, field+" "+problem, field, problem)
 }

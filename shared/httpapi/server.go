@@ -5,7 +5,6 @@ package httpapi
 
 import (
 	"cmp"
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/buildsettings"
 	"github.com/kilnbuild/kiln/shared/console"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -30,6 +30,9 @@ type Config struct {
 	Keys      *keyring.Keyring
 	Logger    *slog.Logger
 	RateLimit RateLimit
+	// BuildSettings saves build settings under their rules (nil: one built from this Config,
+	// without an upload URL check). The API gives it Engines and BuildTimeLimit.
+	BuildSettings *buildsettings.Service
 	// Engines tells which engine versions builds can use.
 	Engines Engines
 	// BuildTimeLimit is the longest a build may run on this service (0: none of its own); a
@@ -55,9 +58,6 @@ type Config struct {
 	Webhooks WebhookDispatcher
 	// Perforce checks Perforce credentials (nil: not available).
 	Perforce PerforceVerifier
-	// CheckUploadURL refuses an uploadBuildUrl kiln may not reach (an *outbound.BlockedError)
-	// when a build setting is saved; nil checks nothing then (deliveries are checked anyway).
-	CheckUploadURL func(ctx context.Context, rawURL string) error
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
 	GitHubWebhookSecret string
 	// GitHubWebhookReads is how many GitHub webhook bodies are read at once (more answer 429);
@@ -78,8 +78,8 @@ type Config struct {
 // Server is the API's http.Handler.
 type Server struct {
 	store          store.Store
-	engines        Engines
-	buildTimeLimit time.Duration
+	settings       *buildsettings.Service
+	settingsReader settingReader
 	github         GitHubApp
 	githubOAuth    bool
 	sealer         *keyring.Sealer
@@ -90,7 +90,6 @@ type Server struct {
 	deliveries     Deliveries
 	webhookSender  WebhookDispatcher
 	perforce       PerforceVerifier
-	checkUpload    func(ctx context.Context, rawURL string) error
 	buffered       bool
 	artifacts      artifacts.Store
 	logs           LogReader
@@ -111,8 +110,8 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{
 		store:          cfg.Store,
-		engines:        cfg.Engines,
-		buildTimeLimit: cfg.BuildTimeLimit,
+		settings:       settingsService(cfg),
+		settingsReader: cfg.Store,
 		github:         cfg.GitHub,
 		githubOAuth:    cfg.GitHubOAuth,
 		sealer:         cfg.Keys.Sealer(),
@@ -123,7 +122,6 @@ func New(cfg Config) *Server {
 		deliveries:     cfg.Deliveries,
 		webhookSender:  cfg.Webhooks,
 		perforce:       cfg.Perforce,
-		checkUpload:    cfg.CheckUploadURL,
 		buffered:       cfg.BufferedAnswers,
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
@@ -146,6 +144,22 @@ func New(cfg Config) *Server {
 	s.routes()
 	s.handler = s.withRequestContext(s.mux)
 	return s
+}
+
+// settingsService is cfg's build settings service, with the deployment's engines and build time
+// limit.
+func settingsService(cfg Config) *buildsettings.Service {
+	var svc buildsettings.Service
+	if cfg.BuildSettings != nil {
+		svc = *cfg.BuildSettings
+	} else {
+		svc = buildsettings.Service{Store: cfg.Store, Sealer: cfg.Keys.Sealer(), Now: cfg.Now}
+		if cfg.Plans != nil {
+			svc.Plans = cfg.Plans
+		}
+	}
+	svc.Engines, svc.TimeLimit = cfg.Engines, cfg.BuildTimeLimit
+	return &svc
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

@@ -68,8 +68,7 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if q := r.URL.Query(); q.Has("month") {
 		m, ok := kiln.ParseUsageMonth(q.Get("month"))
 		if !ok {
-			return &kiln.Error{Code: kiln.EValidation, Message: "month must be a calendar month YYYY-MM, such as 2026-11",
-				Fields: map[string]string{"month": "must be YYYY-MM"}}
+			return kiln.FieldError(kiln.EValidation, "month must be a calendar month YYYY-MM, such as 2026-11", "month", "must be YYYY-MM")
 		}
 		month = m
 	}

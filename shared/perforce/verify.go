@@ -48,8 +48,8 @@ func (v *Verifier) Verify(ctx context.Context, orgID, serverURL, user, ticket, k
 	var blocked *outbound.BlockedError
 	switch {
 	case errors.As(err, &blocked):
-		return "", &kiln.Error{Code: kiln.EValidation, Message: "the Perforce server's address is not public",
-			Fields: map[string]string{"serverUrl": "resolves to an address kiln may not reach (see KILN_OUTBOUND_ALLOW)"}}
+		return "", kiln.FieldError(kiln.EValidation, "the Perforce server's address is not public",
+			"serverUrl", "resolves to an address kiln may not reach (see KILN_OUTBOUND_ALLOW)")
 	case err != nil:
 		return "", kiln.Errorf(kiln.EPerforceAuthFailed, "the Perforce server could not be reached")
 	}
@@ -131,8 +131,7 @@ func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials
 		return nil, asKiln(err)
 	}
 	if !ok {
-		return nil, &kiln.Error{Code: kiln.EValidation, Message: "no such stream on the Perforce server",
-			Fields: map[string]string{"streamPath": "no such stream"}}
+		return nil, kiln.FieldError(kiln.EValidation, "no such stream on the Perforce server", "streamPath", "no such stream")
 	}
 	if uprojectPath == "" {
 		found, err := c.FindUprojects(ctx, stream)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/buildsettings"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/outbound"
 )
@@ -27,8 +28,13 @@ func (c *Core) API() httpapi.Config {
 		Artifacts:  c.parts.Artifacts,
 		Logs:       c.parts.Logs,
 		PublicURL:  c.settings.PublicURL,
-		CheckUploadURL: func(ctx context.Context, rawURL string) error {
-			return outbound.CheckURL(ctx, nil, rawURL, allow)
+		// Build settings are saved under the core's plans; the upload URL is checked as
+		// deliveries reach it.
+		BuildSettings: &buildsettings.Service{
+			Store: c.parts.Store, Sealer: sealerOf(c.parts.Keys), Plans: c.Plans, Now: c.parts.Now,
+			CheckUploadURL: func(ctx context.Context, rawURL string) error {
+				return outbound.CheckURL(ctx, nil, rawURL, allow)
+			},
 		},
 		RateLimit:    httpapi.RateLimit{PerSecond: c.settings.RateLimit, Burst: max(1, int(c.settings.RateLimit*4))},
 		AuthCacheTTL: authCacheTTL,
