@@ -59,8 +59,8 @@ type Tasks struct {
 	HostURL string
 	// TimeLimit is the deployment's build time limit (a setting may lower it).
 	TimeLimit time.Duration
-	// HostedWindows: the deployment runs kiln's own Windows hosts (KILN_WINDOWS_HOST_GROUP is set), so a
-	// Win64 build without an agent pool waits in kiln.HostedPoolWin64 for one of them.
+	// HostedWindows: the deployment runs kiln's own Windows hosts (KILN_WINDOWS_HOST_GROUP is
+	// set), so a Win64 build without an agent pool waits in kiln.HostedPoolWin64 for one of them.
 	HostedWindows bool
 	Logger        *slog.Logger
 	// Slots says whether the build may take one of its organization's slots of running builds
