@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
+	"github.com/kilnbuild/kiln/shared/proctree/proctest"
 )
 
 // TestKilledAWSLocalLeavesNoProcess starts `kiln aws-local` (the binary the hosts run) as a real
@@ -80,12 +81,12 @@ func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
 	for {
 		var left []string
 		for _, pid := range started {
-			if procAlive(pid) {
+			if proctest.Alive(pid) {
 				left = append(left, strconv.Itoa(pid)+" "+procComm(pid))
 			}
 		}
 		for _, pid := range marked(marker) {
-			if procAlive(pid) {
+			if proctest.Alive(pid) {
 				left = append(left, strconv.Itoa(pid)+" "+procComm(pid)+" (marked)")
 			}
 		}
@@ -100,25 +101,6 @@ func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// procStat is /proc/pid/stat's fields after the command's name: state, ppid, pgrp, ...
-func procStat(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(data[i+1:]))
-}
-
-// procAlive: the process exists and is not a zombie waiting for init to reap it.
-func procAlive(pid int) bool {
-	f := procStat(pid)
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 func procComm(pid int) string {
@@ -143,7 +125,7 @@ func descendants(root int) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, _ := strconv.Atoi(filepath.Base(d))
-		if f := procStat(pid); len(f) > 1 {
+		if f := proctest.Stat(pid); len(f) > 1 {
 			parent[pid], _ = strconv.Atoi(f[1])
 		}
 	}
@@ -165,7 +147,7 @@ func marked(marker string) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, _ := strconv.Atoi(filepath.Base(d))
-		if procMarker(pid) == marker && procAlive(pid) {
+		if procMarker(pid) == marker && proctest.Alive(pid) {
 			out = append(out, pid)
 		}
 	}

@@ -6,22 +6,8 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/settings"
+	"github.com/kilnbuild/kiln/shared/settings/settingstest"
 )
-
-// badSettingValues are, per kind of value, one its parser refuses.
-var badSettingValues = map[settings.Kind]string{
-	settings.KindCount:         "0",
-	settings.KindRate:          "-3",
-	settings.KindDuration:      "soon",
-	settings.KindDays:          "0d",
-	settings.KindPublicURL:     "kiln.example",
-	settings.KindHTTPBase:      "ftp://ghe.example",
-	settings.KindSMTPURL:       "http://mail.example",
-	settings.KindCIDRs:         "10.0.0.0/33",
-	settings.KindPlansFile:     "/nonexistent/plans.json",
-	settings.KindAppID:         "kiln",
-	settings.KindArtifactStore: "s3://x",
-}
 
 // TestServeSettingsFollowTheTable: kiln serve reads each setting the shared table marks for it,
 // with the table's default and meaning, none it marks for the AWS functions only, and refuses a
@@ -46,7 +32,7 @@ func TestServeSettingsFollowTheTable(t *testing.T) {
 		if s.def != r.Default || s.usage != r.Help {
 			t.Errorf("%s: kiln serve's default %q and meaning %q differ from the table's %q, %q", r.Name, s.def, s.usage, r.Default, r.Help)
 		}
-		bad, ok := badSettingValues[r.Kind]
+		bad, ok := settingstest.BadValues[r.Kind]
 		if !ok {
 			continue
 		}

@@ -8,22 +8,8 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/settings"
+	"github.com/kilnbuild/kiln/shared/settings/settingstest"
 )
-
-// badValues are, per kind of value, one its parser refuses.
-var badValues = map[settings.Kind]string{
-	settings.KindCount:         "0",
-	settings.KindRate:          "-3",
-	settings.KindDuration:      "soon",
-	settings.KindDays:          "0d",
-	settings.KindPublicURL:     "kiln.example",
-	settings.KindHTTPBase:      "ftp://ghe.example",
-	settings.KindSMTPURL:       "http://mail.example",
-	settings.KindCIDRs:         "10.0.0.0/33",
-	settings.KindPlansFile:     "/nonexistent/plans.json",
-	settings.KindAppID:         "kiln",
-	settings.KindArtifactStore: "s3://x",
-}
 
 // awsLoaders are the loaders of the functions (functions/<name>/main.go; infra/stack's
 // loaders_test checks which each main uses), each with the function that marks its rows.
@@ -56,7 +42,7 @@ func TestSettingsTableMatchesAWSLoaders(t *testing.T) {
 			t.Errorf("%s reads %v; the table marks %v for %v", l.name, got, want, l.fn)
 		}
 		for _, r := range settings.Table {
-			bad, ok := badValues[r.Kind]
+			bad, ok := settingstest.BadValues[r.Kind]
 			if r.ReadBy&l.fn == 0 || !ok {
 				continue
 			}

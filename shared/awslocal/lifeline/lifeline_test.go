@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/proctree"
+	"github.com/kilnbuild/kiln/shared/proctree/proctest"
 )
 
 // The test binary re-executed as a parent: it starts a lifeline and children of every kind
@@ -103,7 +104,7 @@ func TestSIGKILLedParentLeavesNothing(t *testing.T) {
 	for {
 		var left []int
 		for _, pid := range started {
-			if alive(pid) {
+			if proctest.Alive(pid) {
 				left = append(left, pid)
 			}
 		}
@@ -156,11 +157,11 @@ func TestCloseEndsWhatIsLeftButNotReleasedGroups(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	for _, pid := range group {
-		if alive(pid) {
+		if proctest.Alive(pid) {
 			t.Errorf("process %d of a held group outlived Close: %s", pid, describe([]int{pid}))
 		}
 	}
-	if !alive(released.Process.Pid) {
+	if !proctest.Alive(released.Process.Pid) {
 		t.Error("Close killed a released group")
 	}
 	if err := l.Hold(5); err == nil {
@@ -181,46 +182,18 @@ func guarded(t *testing.T, marker string, groups []int) []int {
 		pid, _ := strconv.Atoi(filepath.Base(d))
 		env, _ := os.ReadFile(d + "/environ")
 		marked := marker != "" && bytes.Contains(append(append([]byte{0}, env...), 0), []byte("\x00"+marker+"\x00"))
-		if marked || inGroup[pgid(pid)] {
+		if marked || inGroup[proctest.Pgid(pid)] {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
 }
 
-// stat is /proc/pid/stat's fields after the command's name: state, ppid, pgrp, ...
-func stat(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(data[i+1:]))
-}
-
-func pgid(pid int) int {
-	f := stat(pid)
-	if len(f) < 3 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[2])
-	return n
-}
-
-// alive: the process exists and is not a zombie (a killed orphan may wait for init to reap it).
-func alive(pid int) bool {
-	f := stat(pid)
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-}
-
 func describe(pids []int) string {
 	var b strings.Builder
 	for _, pid := range pids {
 		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		fmt.Fprintf(&b, "%d %q %v; ", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), stat(pid))
+		fmt.Fprintf(&b, "%d %q %v; ", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), proctest.Stat(pid))
 	}
 	return b.String()
 }
