@@ -41,10 +41,3 @@ type noLimits struct{}
 func (noLimits) Place(*exec.Cmd) error { return nil }
 func (noLimits) Exceeded() string      { return "" }
 func (noLimits) Close() error          { return nil }
-
-// closeFiles closes the files a command that will not run was to hand its child.
-func closeFiles(cmd *exec.Cmd) {
-	for _, f := range cmd.ExtraFiles {
-		f.Close()
-	}
-}

@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,25 +53,6 @@ func artifact(data []byte, opens *atomic.Int32) func() (io.ReadCloser, int64, er
 		}
 		return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
 	}
-}
-
-// sleeps records the waits instead of waiting.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return nil
-}
-
-func (s *sleeps) all() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
 }
 
 func randomBytes(t testing.TB, n int) []byte {

@@ -79,9 +79,6 @@ func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
 	return logs
 }
 
-// authCacheTTL is how long a checked token is trusted within one Lambda instance, as in kiln serve.
-const authCacheTTL = 5 * time.Second
-
 // LoadAWSConfig reads and checks the Lambda's environment. The settings kiln serve reads too
 // are read through their rows in shared/settings: the same defaults, checks and errors.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {

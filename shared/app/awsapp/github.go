@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
-	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/settings"
-	"github.com/kilnbuild/kiln/shared/store"
 )
 
 // GitHubConfig is the GitHub App of the AWS deployment: KILN_GITHUB_APP_ID, KILN_GITHUB_APP_SLUG,
@@ -90,16 +86,4 @@ func withGitHub(c httpapi.Config, gh *GitHubApp) httpapi.Config {
 		c.GitHub, c.GitHubWebhookSecret = gh.Client, gh.WebhookSecret
 	}
 	return c
-}
-
-// withStatuses makes the lifecycle set GitHub commit statuses through the App (none without
-// one). A Lambda may be frozen once it answers, so statuses are posted before it does, each
-// within 5 seconds.
-func withStatuses(lc *builds.Lifecycle, gh *GitHubApp, st store.Store, publicURL string, logger *slog.Logger) {
-	f, ok := lc.Events.(*builds.Fanout)
-	if gh == nil || gh.Client == nil || !ok {
-		return
-	}
-	f.Statuses = &github.StatusPoster{GitHub: gh.Client, Projects: st, PublicURL: publicURL, Logger: logger,
-		Sync: true, Timeout: 5 * time.Second}
 }

@@ -18,10 +18,9 @@ import (
 
 // world is a core on SQLite with one free organization.
 type world struct {
-	st    *sqlitestore.Store
-	core  *Core
-	org   string
-	wakes *wakes
+	st   *sqlitestore.Store
+	core *Core
+	org  string
 }
 
 // wakes counts the delivery wake-ups another process would get.

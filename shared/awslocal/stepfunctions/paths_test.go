@@ -2,12 +2,9 @@ package stepfunctions
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/aws/smithy-go"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -104,13 +101,4 @@ func TestEveryPathOfTheStateMachine(t *testing.T) {
 			w.noProcessLeft(t)
 		})
 	}
-}
-
-// errorCode is the AWS error code of err ("" for none).
-func errorCode(err error) string {
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		return api.ErrorCode()
-	}
-	return ""
 }
