@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -92,12 +93,13 @@ const DefaultPartSize = 16 << 20
 // is asked for.
 const PartURLLifetime = 15 * time.Minute
 
-// Body limits; a log batch carries up to MaxLogBatch lines of up to MaxLogMessage bytes each.
+// Body limits; a log batch carries up to MaxLogBatch lines of up to MaxLogMessage bytes each
+// (the longest line every log store keeps: hosts cut longer ones as the stores do).
 const (
 	maxBody       = 1 << 20
 	maxLogBody    = 8 << 20
 	MaxLogBatch   = 1000
-	MaxLogMessage = 16 << 10
+	MaxLogMessage = buildlog.MaxLineBytes
 )
 
 // hostHandler is an endpoint, called with the build its credential names, already checked.
