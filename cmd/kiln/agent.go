@@ -12,9 +12,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
@@ -84,7 +84,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
 		HostRunID: getenv("CODEBUILD_BUILD_ID"),
 		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
-		Agent:     &agent.Agent{Logger: logger, Sandbox: confiner},
+		Steps:     &buildsteps.Steps{Logger: logger, Sandbox: confiner},
 		P4:        p4,
 		WorkDir:   work,
 		Logger:    logger,

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -115,7 +115,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		URL: *url, Token: *token, Identity: identity, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
-				Client: c, Engines: dir, Agent: &agent.Agent{Logger: logger, Sandbox: confiner},
+				Client: c, Engines: dir, Steps: &buildsteps.Steps{Logger: logger, Sandbox: confiner},
 				P4: p4, WorkDir: work, Logger: logger,
 			}
 		},

@@ -20,7 +20,7 @@ func TestTheLambdaLinksNoOneMachineParts(t *testing.T) {
 	forbidden := []string{
 		"modernc.org/sqlite",
 		"github.com/kilnbuild/kiln/shared/store/sqlitestore",
-		"github.com/kilnbuild/kiln/shared/agent",
+		"github.com/kilnbuild/kiln/shared/buildsteps",
 		"github.com/kilnbuild/kiln/shared/packaging",
 		"github.com/kilnbuild/kiln/shared/sandbox",
 		"github.com/kilnbuild/kiln/shared/runner",

@@ -6,7 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/kilnbuild/kiln/shared/deploy/deploytest"
+	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -347,7 +347,7 @@ func TestLargeArtifactStreams(t *testing.T) {
 	obj, _ := (&genStore{size: size}).Open(context.Background(), "")
 	_, _ = io.Copy(want, obj)
 
-	peak := deploytest.PeakHeap(func() { f.invoke(t, f.sample(t, "deliver-deploy.json")) })
+	peak := deliverytest.PeakHeap(func() { f.invoke(t, f.sample(t, "deliver-deploy.json")) })
 	b, _ := f.st.GetBuild(context.Background(), f.org, f.build.ID)
 	if b.AutoDeployStatus != kiln.AutoDeploySucceeded {
 		t.Fatalf("auto deploy %s: %s", b.AutoDeployStatus, b.AutoDeployError)

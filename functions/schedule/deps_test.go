@@ -20,7 +20,7 @@ func TestTheBackgroundLambdasLinkNoOneMachineParts(t *testing.T) {
 		}
 		for _, d := range deps {
 			for _, f := range []string{"modernc.org/sqlite", "github.com/kilnbuild/kiln/shared/store/sqlitestore",
-				"github.com/kilnbuild/kiln/shared/agent", "github.com/kilnbuild/kiln/shared/packaging",
+				"github.com/kilnbuild/kiln/shared/buildsteps", "github.com/kilnbuild/kiln/shared/packaging",
 				"github.com/kilnbuild/kiln/shared/sandbox", "github.com/kilnbuild/kiln/shared/runner",
 				"github.com/kilnbuild/kiln/shared/workflow/local"} {
 				if d == f || strings.HasPrefix(d, f+"/") {

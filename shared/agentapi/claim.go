@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -37,10 +37,10 @@ type ClaimAnswer struct {
 	HostURL        string `json:"hostUrl"`
 }
 
-// Dispatcher hands builds to agents (agents.Dispatcher).
+// Dispatcher hands builds to agents (agentpool.Dispatcher).
 type Dispatcher interface {
 	Authenticate(ctx context.Context, token string) (*kiln.Agent, error)
-	Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error)
+	Claim(ctx context.Context, a *kiln.Agent, offer agentpool.Offer, wait time.Duration) (*agentpool.Claimed, error)
 }
 
 // HostedAuthenticator tells kiln's own hosts by their instance identity
@@ -141,8 +141,8 @@ func (c *Claims) authenticate(r *http.Request) (*kiln.Agent, error) {
 }
 
 // offer checks the request's offer.
-func (in ClaimRequest) offer() (agents.Offer, error) {
-	var o agents.Offer
+func (in ClaimRequest) offer() (agentpool.Offer, error) {
+	var o agentpool.Offer
 	if len(in.Platforms) == 0 || len(in.Platforms) > maxOffered {
 		return o, invalid("platforms", fmt.Sprintf("1 to %d platforms", maxOffered))
 	}

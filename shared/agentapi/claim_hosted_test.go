@@ -16,7 +16,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/awslocal/autoscaling"
 	"github.com/kilnbuild/kiln/shared/awslocal/imds"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -58,7 +58,7 @@ func TestHostedHostClaims(t *testing.T) {
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 
 	lc := &builds.Lifecycle{Builds: st, Projects: st, Logger: logger}
-	d := &agents.Dispatcher{Store: st, Lifecycle: lc, Hosted: st, Logger: logger}
+	d := &agentpool.Dispatcher{Store: st, Lifecycle: lc, Hosted: st, Logger: logger}
 	auth := &hostedhosts.Authenticator{Certificates: certs, AccountID: account,
 		Instances: &hostedhosts.Group{Client: asg, Name: "kiln-win"}, Logger: logger}
 	api := httptest.NewServer((&agentapi.Claims{Dispatcher: d, Hosted: auth, HostURL: "https://kiln.example", Logger: logger}).Handler())

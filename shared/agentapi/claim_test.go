@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // fakeDispatcher knows one token and hands out one build, recording the offer.
-type fakeDispatcher struct{ offer *agents.Offer }
+type fakeDispatcher struct{ offer *agentpool.Offer }
 
 func (f *fakeDispatcher) Authenticate(ctx context.Context, token string) (*kiln.Agent, error) {
 	if token != "good" {
@@ -22,12 +22,12 @@ func (f *fakeDispatcher) Authenticate(ctx context.Context, token string) (*kiln.
 	return &kiln.Agent{Credential: kiln.Credential{ID: "a"}, Pool: "win"}, nil
 }
 
-func (f *fakeDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error) {
+func (f *fakeDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agentpool.Offer, wait time.Duration) (*agentpool.Claimed, error) {
 	f.offer = &offer
 	if wait > 0 {
 		return nil, nil
 	}
-	return &agents.Claimed{Build: &kiln.Build{ID: "b1"}, Credential: "cred"}, nil
+	return &agentpool.Claimed{Build: &kiln.Build{ID: "b1"}, Credential: "cred"}, nil
 }
 
 func TestClaimEndpoint(t *testing.T) {

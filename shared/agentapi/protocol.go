@@ -1,6 +1,7 @@
-// Package agentapi is the protocol between kiln and a remote build host (a CodeBuild container
-// launched for one build, later a studio's agent): the host API the service serves under
-// /host/v1/ (Server) and the JSON it speaks. A host authenticates with the per-build credential
+// Package agentapi is the protocol between kiln and a remote build host (a CodeBuild container or
+// an EC2 Windows host launched for one build, or a studio's agent that claimed it): the host API
+// the service serves under /host/v1/ (Server), the agents' claim under /agent/v1/ (Claims) and
+// the JSON they speak. A host authenticates with the per-build credential
 // it was given (package hostcred) and can do only that build's work: fetch its job, report
 // heartbeats, log lines and progress, upload its artifact to the one key the service chooses
 // through presigned part URLs, and complete or fail the build. The client side lives in

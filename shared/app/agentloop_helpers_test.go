@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -57,7 +57,7 @@ func startAgent(t *testing.T, w *world, token string, platforms ...string) *test
 				a.mu.Unlock()
 			}
 			return &hostclient.Host{
-				Client: c, Engines: engines.Dir{Path: w.cfg.Engines}, Agent: &agent.Agent{Logger: discardLogger()},
+				Client: c, Engines: engines.Dir{Path: w.cfg.Engines}, Steps: &buildsteps.Steps{Logger: discardLogger()},
 				WorkDir: t.TempDir(), HeartbeatEvery: 200 * time.Millisecond, Logger: discardLogger(),
 			}
 		},

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -161,7 +161,7 @@ func TestAgentRevokedMidBuild(t *testing.T) {
 	if r := w.do(t, "DELETE", "/organizations/"+w.orgID+"/agents/"+id, w.token, nil); r.Status != 204 {
 		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
 	}
-	if b := w.do(t, "GET", "/builds/"+build, w.token, nil).Body; b["status"] != "failed" || b["failureReason"] != agents.ReasonRevoked {
+	if b := w.do(t, "GET", "/builds/"+build, w.token, nil).Body; b["status"] != "failed" || b["failureReason"] != agentpool.ReasonRevoked {
 		t.Fatalf("build after the revocation: %v", b)
 	}
 	select {
@@ -173,7 +173,7 @@ func TestAgentRevokedMidBuild(t *testing.T) {
 		t.Fatal("the revoked agent kept going")
 	}
 	a.stopOnce.Do(func() {}) // the loop ended: the cleanup's stop has nothing to wait for
-	if !strings.Contains(w.logText(t, build), agents.ReasonRevoked) {
+	if !strings.Contains(w.logText(t, build), agentpool.ReasonRevoked) {
 		t.Errorf("log does not end with the reason:\n%s", w.logText(t, build))
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -18,7 +18,7 @@ import (
 // and the agents' waiting claims, woken whenever a build for an agent pool is queued.
 type agentWaking struct {
 	builds.Workflow
-	agents *agents.Dispatcher
+	agents *agentpool.Dispatcher
 }
 
 func (w agentWaking) Start(ctx context.Context, b *kiln.Build) error {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -41,7 +41,7 @@ func newAgentBench(b *testing.B) *agentBench {
 		s.Platform, s.UEVersion, s.AgentPool = kiln.PlatformWin64, "5.4", "win"
 	})
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: discardLogger()}
-	d := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: discardLogger()}
+	d := &agentpool.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: discardLogger()}
 	svc := &builds.Service{Store: st, Lifecycle: lifecycle, Workflow: agentWaking{noWorkflow{}, d}, Logger: discardLogger()}
 	srv := httptest.NewServer((&agentapi.Claims{Dispatcher: d, Logger: discardLogger()}).Handler())
 	b.Cleanup(srv.Close)

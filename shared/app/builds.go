@@ -3,17 +3,17 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"log/slog"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -29,8 +29,8 @@ import (
 type buildMachine struct {
 	core      *core.Core
 	service   *builds.Service
-	deliverer *builds.Deliverer
-	hooks     *webhooks.Dispatcher
+	deliverer *builds.AutoDeployer
+	hooks     *webhooks.Sender
 	workflow  *local.Workflow
 	runner    *runner.Runner
 	scheduler *builds.Scheduler
@@ -38,7 +38,7 @@ type buildMachine struct {
 	artifacts artifacts.Store
 	logs      *buildlog.Files
 	statuses  *github.StatusPoster // nil without a GitHub App
-	agents    *agents.Dispatcher
+	agents    *agentpool.Dispatcher
 	plans     *plans.Plans
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
@@ -92,7 +92,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	host := &runner.Runner{
 		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: logs}, Sources: sources,
 		Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
-		Agent:   &agent.Agent{Artifacts: arts, Logger: logger, Sandbox: confiner, Limits: limits},
+		Steps:   &buildsteps.Steps{Artifacts: arts, Logger: logger, Sandbox: confiner, Limits: limits},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
 		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax, DiskReserve: reserve,
 	}
@@ -103,11 +103,11 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	}
 	wf.OrgLimit = planLimit(c.Plans, orgMax, logger)
 	wf.AgentWait = cfg.AgentWait
-	dispatcher := &agents.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
+	dispatcher := &agentpool.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
 	svc := c.Builds
 	svc.Workflow = agentWaking{wf, dispatcher} // the workflow needs the lifecycle: set once both exist
 	return &buildMachine{
-		core: c, service: svc, agents: dispatcher, plans: c.Plans, deliverer: c.Deliverer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
+		core: c, service: svc, agents: dispatcher, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   &builds.Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: cfg.ArtifactRetention, Logger: logger},
 	}, nil

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/sandbox/cgroup"
 )
@@ -14,7 +14,7 @@ import (
 // newBuildLimits opens this machine's control groups for the builds' limits (KILN_BUILD_MEMORY,
 // KILN_BUILD_PIDS, KILN_BUILD_CPU_WEIGHT) and logs which apply and which the host cannot apply,
 // and why. A limit the host cannot apply does not stop the service: builds run without it.
-func newBuildLimits(ctx context.Context, cfg Config, logger *slog.Logger) agent.Limits {
+func newBuildLimits(ctx context.Context, cfg Config, logger *slog.Logger) buildsteps.Limits {
 	m := cgroup.Open(logger)
 	l := cgroupLimits{m: m, l: cgroup.Limits{MemoryBytes: cfg.BuildMemory, Pids: cfg.BuildPids, CPUWeight: cfg.BuildCPUWeight}}
 	set := map[string]string{cgroup.Memory: "off", cgroup.Pids: "off", cgroup.CPU: fmt.Sprint(cfg.BuildCPUWeight)}
@@ -45,7 +45,7 @@ type cgroupLimits struct {
 	l cgroup.Limits
 }
 
-func (c cgroupLimits) Group(name string) (agent.LimitGroup, error) {
+func (c cgroupLimits) Group(name string) (buildsteps.LimitGroup, error) {
 	g, err := c.m.New(name, c.l)
 	if err != nil {
 		return nil, err

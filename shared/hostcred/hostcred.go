@@ -1,5 +1,5 @@
 // Package hostcred makes and checks the per-build credentials of remote build hosts. A host that
-// runs one build (a CodeBuild container, later a studio's agent) gets one credential for that
+// runs one build (a CodeBuild container, an EC2 Windows host, or a studio's agent that claimed it) gets one credential for that
 // build; it names the build and carries 32 random bytes. The service keeps only its SHA-256 (on
 // the build), so the credential cannot be read back, and it is good only while that build runs:
 // once the build ends every call made with it is refused.

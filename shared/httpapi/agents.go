@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -83,7 +83,7 @@ func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	if _, err := agents.Revoke(r.Context(), s.store, s.builds.Lifecycle, org.ID, r.PathValue("agentId"), s.now(), s.logger); err != nil {
+	if _, err := agentpool.Revoke(r.Context(), s.store, s.builds.Lifecycle, org.ID, r.PathValue("agentId"), s.now(), s.logger); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

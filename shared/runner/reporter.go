@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -62,11 +62,11 @@ func lostMarker(n int) string {
 // flushEvery bounds how long a line waits before it is written (and visible to followers).
 const flushEvery = 200 * time.Millisecond
 
-func (r *reporter) Stage(ctx context.Context, s agent.Stage) {
+func (r *reporter) Stage(ctx context.Context, s buildsteps.Stage) {
 	r.add(ctx, kiln.LogLine{Time: r.now(), Level: kiln.LevelInfo, Message: "==> kiln: stage " + string(s)})
 }
 
-func (r *reporter) Log(ctx context.Context, l agent.LogLine) {
+func (r *reporter) Log(ctx context.Context, l buildsteps.LogLine) {
 	r.add(ctx, kiln.LogLine{Time: l.Time.UTC(), Level: kiln.LogLevel(l.Level), Message: l.Message})
 }
 

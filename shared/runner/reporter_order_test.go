@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -51,7 +51,7 @@ func TestReporterWritesBatchesInOrder(t *testing.T) {
 		}()
 	}
 	for i := 1; i <= total; i++ {
-		r.Log(ctx, agent.LogLine{Time: time.Unix(0, 0), Level: agent.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+		r.Log(ctx, buildsteps.LogLine{Time: time.Unix(0, 0), Level: buildsteps.LevelInfo, Message: fmt.Sprintf("line %d", i)})
 		runtime.Gosched() // let the flushers take small batches
 	}
 	done.Store(true)
@@ -82,7 +82,7 @@ func TestReporterKeepsAFailedBatch(t *testing.T) {
 	r := newTestReporter(logs, slog.New(slog.NewTextHandler(&ops, nil)))
 	ctx := context.Background()
 	for i := 1; i <= 10; i++ {
-		r.Log(ctx, agent.LogLine{Time: time.Unix(0, 0), Level: agent.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+		r.Log(ctx, buildsteps.LogLine{Time: time.Unix(0, 0), Level: buildsteps.LevelInfo, Message: fmt.Sprintf("line %d", i)})
 		if i%3 == 0 {
 			r.flush(ctx)
 		}
@@ -117,7 +117,7 @@ func TestReporterSaysWhatWasLost(t *testing.T) {
 	r.maxWaiting = 5
 	ctx := context.Background()
 	for i := 1; i <= 12; i++ {
-		r.Log(ctx, agent.LogLine{Time: time.Unix(0, 0), Level: agent.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+		r.Log(ctx, buildsteps.LogLine{Time: time.Unix(0, 0), Level: buildsteps.LevelInfo, Message: fmt.Sprintf("line %d", i)})
 	}
 	r.close(ctx)
 	if !strings.Contains(ops.String(), "build log incomplete") || !strings.Contains(ops.String(), "lines=12") {

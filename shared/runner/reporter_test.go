@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -87,10 +87,10 @@ func TestReporterCapsTheLog(t *testing.T) {
 			ctx := context.Background()
 			for i := range c.lines {
 				if i == 1 {
-					r.Stage(ctx, agent.StageCook) // stage lines count like the others
+					r.Stage(ctx, buildsteps.StageCook) // stage lines count like the others
 					continue
 				}
-				r.Log(ctx, agent.LogLine{Time: now, Level: agent.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+				r.Log(ctx, buildsteps.LogLine{Time: now, Level: buildsteps.LevelInfo, Message: fmt.Sprintf("line %d", i)})
 			}
 			r.flush(ctx)
 			want := c.wantKept

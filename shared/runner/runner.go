@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
@@ -58,7 +58,7 @@ type Runner struct {
 	Lifecycle Lifecycle
 	Sources   Sources
 	Logs      LogWriter
-	Agent     *agent.Agent
+	Steps     *buildsteps.Steps
 	Artifacts artifacts.Store
 	Engines   EngineResolver
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
@@ -116,17 +116,17 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 	defer stopWatching()
 	rep := &reporter{logs: r.Logs, build: b, now: r.now, logger: r.log(), maxLines: cmp.Or(r.MaxLogLines, DefaultMaxLogLines)}
 	stopFlushing := rep.flushPeriodically(ctx)
-	var pkg agent.PackageOutput
+	var pkg buildsteps.PackageOutput
 	if err == nil {
 		pkg, err = r.run(ctx, b, p, st, rep)
 	}
 	stopFlushing()
 	var low diskLow
 	if outer.Err() == nil && errors.As(context.Cause(ctx), &low) {
-		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: "kiln: " + low.reason})
+		rep.Log(context.WithoutCancel(ctx), buildsteps.LogLine{Time: r.now(), Level: buildsteps.LevelError, Message: "kiln: " + low.reason})
 	}
 	if outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit) {
-		rep.Log(context.WithoutCancel(ctx), agent.LogLine{Time: r.now(), Level: agent.LevelError, Message: fmt.Sprintf(
+		rep.Log(context.WithoutCancel(ctx), buildsteps.LogLine{Time: r.now(), Level: buildsteps.LevelError, Message: fmt.Sprintf(
 			"kiln: the build ran longer than its time limit of %s; every process of the build was stopped", limit)})
 	}
 	rep.close(context.WithoutCancel(ctx)) // the whole log is written before the build ends
@@ -137,7 +137,7 @@ func (r *Runner) Run(ctx context.Context, b *kiln.Build) error {
 		return nil
 	}
 	var f failure
-	var af *agent.Failure
+	var af *buildsteps.Failure
 	switch {
 	case outer.Err() == nil && errors.Is(context.Cause(ctx), errTimeLimit):
 		return r.finishFailed(context.WithoutCancel(ctx), b, ReasonTimeLimit)
@@ -173,8 +173,8 @@ func (r *Runner) load(ctx context.Context, b *kiln.Build) (*kiln.Project, *kiln.
 	return p, st, nil
 }
 
-func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *kiln.BuildSetting, rep *reporter) (agent.PackageOutput, error) {
-	var none agent.PackageOutput
+func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *kiln.BuildSetting, rep *reporter) (buildsteps.PackageOutput, error) {
+	var none buildsteps.PackageOutput
 	installed, ok, err := r.Engines.Resolve(ctx, b.UEVersion)
 	if err != nil {
 		return none, err
@@ -190,14 +190,14 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	release, err := r.workspaces.acquire(ctx, workspace, func() {
-		rep.Log(ctx, agent.LogLine{Time: r.now(), Level: agent.LevelInfo, Message: "Waiting for another build of " + b.Branch + " to finish with the workspace"})
+		rep.Log(ctx, buildsteps.LogLine{Time: r.now(), Level: buildsteps.LevelInfo, Message: "Waiting for another build of " + b.Branch + " to finish with the workspace"})
 	})
 	if err != nil {
 		return none, err
 	}
 	defer release()
 	defer r.logWorkspaceSize(ctx, workspace, b.OrganizationID, p.ID, b.Branch)
-	in := agent.CheckoutInput{Workspace: workspace}
+	in := buildsteps.CheckoutInput{Workspace: workspace}
 	if p.SourceControl == kiln.SourcePerforce {
 		in.Perforce, err = r.Sources.Perforce(ctx, b, p)
 	} else {
@@ -206,7 +206,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if err != nil {
 		return none, err
 	}
-	co, err := r.Agent.Checkout(ctx, in, rep)
+	co, err := r.Steps.Checkout(ctx, in, rep)
 	if err != nil {
 		return none, err
 	}
@@ -227,7 +227,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if uproject == "" {
 		uproject = p.UprojectPath
 	}
-	out, err := r.Agent.Build(ctx, agent.BuildInput{
+	out, err := r.Steps.Build(ctx, buildsteps.BuildInput{
 		ProjectDir: co.Dir, UprojectPath: uproject, Platform: b.Platform, BuildType: b.BuildType,
 		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: filepath.Join(staging, "archive"),
 		ScratchDir: filepath.Join(staging, "scratch"), Name: b.ID,
@@ -236,12 +236,12 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	return r.Agent.Package(ctx, agent.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax, ManifestKey: manifest.Key(key)}, rep)
+	return r.Steps.Package(ctx, buildsteps.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax, ManifestKey: manifest.Key(key)}, rep)
 }
 
 // finishComplete records the artifact and completes the build. If the build ended meanwhile
 // (cancelled, superseded), the artifact is removed again.
-func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg agent.PackageOutput) error {
+func (r *Runner) finishComplete(ctx context.Context, b *kiln.Build, pkg buildsteps.PackageOutput) error {
 	ctx = context.WithoutCancel(ctx)
 	a := &kiln.Artifact{
 		BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,

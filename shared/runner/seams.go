@@ -3,8 +3,8 @@ package runner
 import (
 	"context"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -25,8 +25,8 @@ type Lifecycle interface {
 // Sources gives the runner the source a build checks out, with its credentials. An error that
 // the customer should see is an *agent.Failure.
 type Sources interface {
-	Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.GitSource, error)
-	Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.PerforceSource, error)
+	Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.GitSource, error)
+	Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.PerforceSource, error)
 }
 
 // LocalLifecycle is the runner's Lifecycle in the service's own process.

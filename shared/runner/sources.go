@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -26,7 +26,7 @@ var _ Sources = LocalSources{}
 
 // Git finds the clone URL and token source of a GitHub project. An unlinked installation
 // fails the build with a reason that says what to do.
-func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.GitSource, error) {
+func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.GitSource, error) {
 	org, err := r.Store.GetOrganization(ctx, b.OrganizationID)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (
 		}
 		return nil, err
 	}
-	return &agent.GitSource{
+	return &buildsteps.GitSource{
 		CloneURL: cloneURL, Branch: b.Branch, Commit: b.Commit,
 		Token: func(ctx context.Context) (string, error) { return r.GitHub.InstallationToken(ctx, inst) },
 	}, nil
@@ -58,7 +58,7 @@ func (r LocalSources) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (
 // Perforce opens the organization's Perforce server for a build of a stream project. The
 // client workspace is named after the project and stream, like the workspace directory, so each
 // build of them syncs only what changed since the last.
-func (r LocalSources) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.PerforceSource, error) {
+func (r LocalSources) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.PerforceSource, error) {
 	if r.P4 == nil {
 		return nil, fail("Perforce is not available on this build host")
 	}
@@ -76,7 +76,7 @@ func (r LocalSources) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Proje
 	case err != nil:
 		return nil, err
 	}
-	return &agent.PerforceSource{
+	return &buildsteps.PerforceSource{
 		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + WorkspaceKey(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
 	}, nil
 }

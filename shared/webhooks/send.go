@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/delivery"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -16,29 +16,29 @@ import (
 const leaseMargin = 30 * time.Second
 
 // Notify wakes the sender.
-func (d *Dispatcher) Notify() { d.scheduler.Notify() }
+func (d *Sender) Notify() { d.scheduler.Notify() }
 
 // Run sends due deliveries, organizations in turn, until ctx ends.
-func (d *Dispatcher) Run(ctx context.Context) {
+func (d *Sender) Run(ctx context.Context) {
 	d.scheduler.Queue, d.scheduler.Workers, d.scheduler.Now, d.scheduler.Logger = d, d.Workers, d.now, d.Logger
 	d.scheduler.Run(ctx)
 }
 
 // Due lists the due deliveries (deploy.Queue).
-func (d *Dispatcher) Due(ctx context.Context, now time.Time, perOrg, limit int) ([]deploy.Job, error) {
+func (d *Sender) Due(ctx context.Context, now time.Time, perOrg, limit int) ([]delivery.Job, error) {
 	ds, err := d.Store.DueWebhookDeliveries(ctx, now, perOrg, limit)
 	if err != nil {
 		return nil, err
 	}
-	jobs := make([]deploy.Job, len(ds))
+	jobs := make([]delivery.Job, len(ds))
 	for i, x := range ds {
-		jobs[i] = deploy.Job{OrgID: x.OrganizationID, ID: x.ID, Ref: x.WebhookID}
+		jobs[i] = delivery.Job{OrgID: x.OrganizationID, ID: x.ID, Ref: x.WebhookID}
 	}
 	return jobs, nil
 }
 
 // Attempt is AttemptOne for the scheduler (deploy.Queue).
-func (d *Dispatcher) Attempt(ctx context.Context, j deploy.Job) {
+func (d *Sender) Attempt(ctx context.Context, j delivery.Job) {
 	if err := d.AttemptOne(ctx, j.OrgID, j.Ref, j.ID); err != nil && ctx.Err() == nil {
 		d.Logger.ErrorContext(ctx, "webhook delivery attempt", slog.String("delivery_id", j.ID), slog.String("org_id", j.OrgID),
 			slog.String("error", err.Error()))
@@ -50,7 +50,7 @@ func (d *Dispatcher) Attempt(ctx context.Context, j deploy.Job) {
 // write conditional on the due time it read), so a delivery listed to two workers is sent once; a
 // delivery not due, not pending or claimed elsewhere is left alone (nil). This is the unit of work
 // a Lambda runs.
-func (d *Dispatcher) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID string) error {
+func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID string) error {
 	now := d.now()
 	del, err := d.Store.GetWebhookDelivery(ctx, orgID, webhookID, deliveryID)
 	if err != nil {
@@ -82,7 +82,7 @@ func (d *Dispatcher) AttemptOne(ctx context.Context, orgID, webhookID, deliveryI
 	}
 	claimed := *del
 	claimed.Attempts++
-	claimed.NextAttemptAt = now.Add(deploy.AttemptTimeout(int64(len(del.Payload))) + leaseMargin)
+	claimed.NextAttemptAt = now.Add(delivery.AttemptTimeout(int64(len(del.Payload))) + leaseMargin)
 	if err := record(ctx, &claimed, due); err != nil {
 		return ignoreTaken(err)
 	}
@@ -91,12 +91,12 @@ func (d *Dispatcher) AttemptOne(ctx context.Context, orgID, webhookID, deliveryI
 	header.Set("X-Kiln-Event", string(del.Event))
 	header.Set("X-Kiln-Delivery", del.ID)
 	header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
-	res := deploy.PostJSON(ctx, d.Client, h.URL, header, del.Payload, func(cause string) {
+	res := delivery.PostJSON(ctx, d.Client, h.URL, header, del.Payload, func(cause string) {
 		d.Logger.WarnContext(ctx, "webhook delivery attempt failed", slog.String("delivery_id", del.ID),
 			slog.String("org_id", orgID), slog.Int("attempt", n), slog.String("cause", cause))
 	})
 	out := claimed
-	wait, again := deploy.Schedule(res, n, d.Attempts, d.Backoff)
+	wait, again := delivery.Schedule(res, n, d.Attempts, d.Backoff)
 	out.ResponseStatus = res.Status
 	switch {
 	case ctx.Err() != nil:

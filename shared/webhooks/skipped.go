@@ -33,7 +33,7 @@ type skippedTrigger struct {
 
 // TriggerSkipped records a build.skipped delivery for every active webhook of the organization
 // that asked for it.
-func (d *Dispatcher) TriggerSkipped(ctx context.Context, s *kiln.SkippedTrigger) {
+func (d *Sender) TriggerSkipped(ctx context.Context, s *kiln.SkippedTrigger) {
 	if d == nil {
 		return
 	}

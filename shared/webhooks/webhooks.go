@@ -1,7 +1,7 @@
 // Package webhooks tells organizations' webhooks about their builds: each event becomes a
 // delivery record (the delivery log), sent as a signed JSON POST and retried like auto deploy.
 // The pending deliveries in the store are the queue, each due at its next-attempt time, so none is
-// lost to a restart and no retry is slept on; organizations take turns (deploy.Scheduler).
+// lost to a restart and no retry is slept on; organizations take turns (delivery.Scheduler).
 package webhooks
 
 import (
@@ -15,7 +15,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/delivery"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -59,8 +59,8 @@ type Store interface {
 
 var _ Store = store.Store(nil)
 
-// Dispatcher records and sends webhook deliveries.
-type Dispatcher struct {
+// Sender records and sends webhook deliveries.
+type Sender struct {
 	Store    Store
 	Client   *http.Client // an outbound-safe client
 	Sealer   *keyring.Sealer
@@ -73,10 +73,10 @@ type Dispatcher struct {
 	Logger  *slog.Logger
 	Now     func() time.Time
 
-	scheduler deploy.Scheduler
+	scheduler delivery.Scheduler
 }
 
-func (d *Dispatcher) now() time.Time { return kiln.Now(d.Now) }
+func (d *Sender) now() time.Time { return kiln.Now(d.Now) }
 
 // eventOf names the event of a build's current status.
 func eventOf(b *kiln.Build) kiln.WebhookEvent {
@@ -96,7 +96,7 @@ func eventOf(b *kiln.Build) kiln.WebhookEvent {
 
 // BuildChanged records a delivery of the build's event for every active webhook of its
 // organization that asked for it, and wakes the sender.
-func (d *Dispatcher) BuildChanged(ctx context.Context, b *kiln.Build) {
+func (d *Sender) BuildChanged(ctx context.Context, b *kiln.Build) {
 	if d == nil {
 		return
 	}
@@ -108,7 +108,7 @@ func (d *Dispatcher) BuildChanged(ctx context.Context, b *kiln.Build) {
 
 // enqueue records a delivery of event, with the body render makes once, for every active webhook
 // of the organization that asked for it, and wakes the sender.
-func (d *Dispatcher) enqueue(ctx context.Context, orgID string, event kiln.WebhookEvent, render func(ctx context.Context, now time.Time) ([]byte, error)) {
+func (d *Sender) enqueue(ctx context.Context, orgID string, event kiln.WebhookEvent, render func(ctx context.Context, now time.Time) ([]byte, error)) {
 	ctx = context.WithoutCancel(ctx)
 	hooks, err := d.Store.ListWebhooks(ctx, orgID)
 	if err != nil || len(hooks) == 0 {
@@ -138,7 +138,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, orgID string, event kiln.Webho
 // Redeliver records a new delivery with the payload of an earlier one, due now, and wakes the
 // sender. While MaxQueuedDeliveries of the organization's deliveries are pending it is
 // rate_limited and records nothing.
-func (d *Dispatcher) Redeliver(ctx context.Context, orgID, webhookID, deliveryID string) (*kiln.WebhookDelivery, error) {
+func (d *Sender) Redeliver(ctx context.Context, orgID, webhookID, deliveryID string) (*kiln.WebhookDelivery, error) {
 	old, err := d.Store.GetWebhookDelivery(ctx, orgID, webhookID, deliveryID)
 	if err != nil {
 		return nil, err

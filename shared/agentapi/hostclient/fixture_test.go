@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
@@ -190,7 +190,7 @@ func (s *service) host(t testing.TB, cred, runID string) *hostclient.Host {
 	t.Helper()
 	return &hostclient.Host{
 		Client:    &hostclient.Client{BaseURL: s.api.URL, Credential: cred},
-		HostRunID: runID, Engines: engines.Dir{Path: s.engines}, Agent: &agent.Agent{},
+		HostRunID: runID, Engines: engines.Dir{Path: s.engines}, Steps: &buildsteps.Steps{},
 		WorkDir: t.TempDir(), HeartbeatEvery: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/runner"
@@ -106,12 +106,12 @@ func (j *job) Fail(ctx context.Context, orgID, id, reason string) (*kiln.Build, 
 // again) before a git call.
 const tokenMargin = 5 * time.Minute
 
-func (j *job) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.GitSource, error) {
+func (j *job) Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.GitSource, error) {
 	g := j.get().Git
 	if g == nil {
 		return nil, errors.New("the job has no GitHub source")
 	}
-	return &agent.GitSource{CloneURL: g.CloneURL, Branch: b.Branch, Commit: b.Commit, Token: j.gitToken}, nil
+	return &buildsteps.GitSource{CloneURL: g.CloneURL, Branch: b.Branch, Commit: b.Commit, Token: j.gitToken}, nil
 }
 
 func (j *job) gitToken(ctx context.Context) (string, error) {
@@ -123,7 +123,7 @@ func (j *job) gitToken(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if fresh.Git == nil {
-		return "", &agent.Failure{Stage: agent.StageSync, Reason: fresh.Failure}
+		return "", &buildsteps.Failure{Stage: buildsteps.StageSync, Reason: fresh.Failure}
 	}
 	j.mu.Lock()
 	j.cur.Git = fresh.Git
@@ -131,22 +131,22 @@ func (j *job) gitToken(ctx context.Context) (string, error) {
 	return fresh.Git.Token, nil
 }
 
-func (j *job) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*agent.PerforceSource, error) {
+func (j *job) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.PerforceSource, error) {
 	pj := j.get().Perforce
 	if pj == nil {
 		return nil, errors.New("the job has no Perforce source")
 	}
 	if j.p4 == nil {
-		return nil, &agent.Failure{Stage: agent.StageSync, Reason: "Perforce is not available on this build host"}
+		return nil, &buildsteps.Failure{Stage: buildsteps.StageSync, Reason: "Perforce is not available on this build host"}
 	}
 	c, err := j.p4.Open(ctx, b.OrganizationID, perforce.Credentials{
 		ServerURL: pj.ServerURL, UserName: pj.UserName, Ticket: pj.Ticket, Fingerprint: pj.Fingerprint})
 	var ke *kiln.Error
 	if errors.As(err, &ke) {
-		return nil, &agent.Failure{Stage: agent.StageSync, Reason: "sync failed: " + ke.Message, Err: err}
+		return nil, &buildsteps.Failure{Stage: buildsteps.StageSync, Reason: "sync failed: " + ke.Message, Err: err}
 	} else if err != nil {
 		return nil, err
 	}
-	return &agent.PerforceSource{Client: c, WorkspaceName: "kiln-" + p.ID + "-" + runner.WorkspaceKey(b.Branch),
+	return &buildsteps.PerforceSource{Client: c, WorkspaceName: "kiln-" + p.ID + "-" + runner.WorkspaceKey(b.Branch),
 		Stream: b.Branch, Changelist: b.Changelist}, nil
 }

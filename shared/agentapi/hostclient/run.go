@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agent"
+	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/runner"
@@ -20,8 +20,8 @@ type Host struct {
 	// HostRunID is what runs the host (CODEBUILD_BUILD_ID), reported at start; "" for none.
 	HostRunID string
 	Engines   runner.EngineResolver
-	// Agent runs the steps; its Artifacts is set to the service's upload.
-	Agent *agent.Agent
+	// Steps runs the steps; its Artifacts is set to the service's upload.
+	Steps *buildsteps.Steps
 	// P4 opens Perforce clients with the job's credentials; nil: this host builds no Perforce
 	// projects.
 	P4 *perforce.Verifier
@@ -76,10 +76,10 @@ func (h *Host) Run(ctx context.Context) (kiln.BuildStatus, error) {
 			logger.WarnContext(runCtx, "heartbeat failed", slog.String("error", err.Error()))
 		})
 	}()
-	ag := *h.Agent
+	ag := *h.Steps
 	ag.Artifacts = NewArtifactStore(h.Client, h.Concurrency)
 	r := &runner.Runner{
-		Store: j, Lifecycle: j, Sources: j, Logs: logWriter{h.Client}, Agent: &ag, Artifacts: ag.Artifacts,
+		Store: j, Lifecycle: j, Sources: j, Logs: logWriter{h.Client}, Steps: &ag, Artifacts: ag.Artifacts,
 		Engines: h.Engines, WorkDir: h.WorkDir, Logger: logger,
 		TimeLimit: time.Duration(first.TimeLimitSeconds) * time.Second, MaxLogLines: first.MaxLogLines, ArtifactMax: first.ArtifactMaxBytes,
 	}

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -26,12 +26,12 @@ const claimMaxWait = 25 * time.Second
 // pollingDispatcher is the agents' Dispatcher as the API function runs it: each waiting claim
 // wakes the dispatcher every poll interval, as a queued build would.
 type pollingDispatcher struct {
-	*agents.Dispatcher
+	*agentpool.Dispatcher
 	every time.Duration
 }
 
-// Claim waits for a build as agents.Dispatcher.Claim does, looking at the queue every interval.
-func (p pollingDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agents.Offer, wait time.Duration) (*agents.Claimed, error) {
+// Claim waits for a build as agentpool.Dispatcher.Claim does, looking at the queue every interval.
+func (p pollingDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agentpool.Offer, wait time.Duration) (*agentpool.Claimed, error) {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -49,7 +49,7 @@ func (p pollingDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agent
 	return p.Dispatcher.Claim(ctx, a, offer, min(wait, claimMaxWait))
 }
 
-func newClaimDispatcher(d *agents.Dispatcher, logger *slog.Logger) pollingDispatcher {
+func newClaimDispatcher(d *agentpool.Dispatcher, logger *slog.Logger) pollingDispatcher {
 	d.Logger = logger
 	return pollingDispatcher{Dispatcher: d, every: claimPollEvery}
 }

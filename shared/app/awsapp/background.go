@@ -130,8 +130,8 @@ type Secrets struct {
 type background struct {
 	core      *core.Core
 	lifecycle *builds.Lifecycle
-	deliverer *builds.Deliverer
-	hooks     *webhooks.Dispatcher
+	deliverer *builds.AutoDeployer
+	hooks     *webhooks.Sender
 }
 
 func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
@@ -140,5 +140,5 @@ func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &background{core: c, lifecycle: c.Lifecycle, deliverer: c.Deliverer, hooks: c.Webhooks}, nil
+	return &background{core: c, lifecycle: c.Lifecycle, deliverer: c.AutoDeployer, hooks: c.Webhooks}, nil
 }

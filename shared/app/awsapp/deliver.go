@@ -16,7 +16,7 @@ import (
 )
 
 // Deliver is the deliver Lambda's work: each message of the delivery queue is one job, and makes
-// exactly one attempt (builds.Deliverer.AttemptOne, webhooks.Dispatcher.AttemptOne), whose claim
+// exactly one attempt (builds.AutoDeployer.AttemptOne, webhooks.Sender.AttemptOne), whose claim
 // makes a job queued twice attempted once. An attempt that schedules a retry queues it, delayed
 // until it is due; a retry due later than MaxQueueDelay is queued by the tick. An artifact is
 // streamed from the artifact store to the receiver, never held.

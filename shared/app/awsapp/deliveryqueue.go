@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/kilnbuild/kiln/shared/builds"
-	"github.com/kilnbuild/kiln/shared/deploy"
+	"github.com/kilnbuild/kiln/shared/delivery"
 )
 
 // Kinds of delivery messages.
@@ -130,9 +130,9 @@ const (
 	dueLimit  = 200
 )
 
-// dueLister lists due deliveries (builds.Deliverer and webhooks.Dispatcher).
+// dueLister lists due deliveries (builds.AutoDeployer and webhooks.Sender).
 type dueLister interface {
-	Due(ctx context.Context, now time.Time, perOrg, limit int) ([]deploy.Job, error)
+	Due(ctx context.Context, now time.Time, perOrg, limit int) ([]delivery.Job, error)
 }
 
 // queueDue sends one message per due auto deploy and due webhook delivery, and returns how many

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
@@ -39,7 +39,7 @@ func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, 
 	if gh != nil {
 		hosts.GitHub = hostGitHub{gh.Client}
 	}
-	d := &agents.Dispatcher{Store: st, Lifecycle: lifecycle}
+	d := &agentpool.Dispatcher{Store: st, Lifecycle: lifecycle}
 	if hosted != nil {
 		d.Hosted = st
 	}

@@ -23,7 +23,7 @@ func (c *Core) API() httpapi.Config {
 		Logger:     c.parts.Logger,
 		Builds:     c.Builds,
 		Plans:      c.Plans,
-		Deliveries: c.Deliverer,
+		Deliveries: c.AutoDeployer,
 		Webhooks:   c.Webhooks,
 		Artifacts:  c.parts.Artifacts,
 		Logs:       c.parts.Logs,

@@ -46,7 +46,7 @@ type Parts struct {
 	// Workflow starts and stops builds' runs.
 	Workflow builds.Workflow
 	// DeliveryWaker wakes whoever delivers artifacts when a build becomes ready for auto deploy
-	// (in AWS: a sweep message on the delivery queue). Nil: the core's own Deliverer, run by
+	// (in AWS: a sweep message on the delivery queue). Nil: the core's own AutoDeployer, run by
 	// this process.
 	DeliveryWaker builds.Waker
 	// Ended hears of every build that ended (in AWS: answers the task token of the state that
@@ -87,10 +87,10 @@ type Core struct {
 	Lifecycle *builds.Lifecycle
 	// Events is the lifecycle's events, to which a deployment may add a listener of its own
 	// before the first change.
-	Events    *builds.Fanout
-	Webhooks  *webhooks.Dispatcher
-	Deliverer *builds.Deliverer
-	Plans     *plans.Plans
+	Events       *builds.Fanout
+	Webhooks     *webhooks.Sender
+	AutoDeployer *builds.AutoDeployer
+	Plans        *plans.Plans
 	// Statuses posts GitHub commit statuses (nil without a GitHub App).
 	Statuses *github.StatusPoster
 	Builds   *builds.Service
@@ -108,16 +108,16 @@ func New(p Parts, s Settings) (*Core, error) {
 	client := func() *http.Client { return outbound.NewClient(outbound.Config{Allow: s.OutboundAllow}) }
 	c := &Core{parts: p, settings: s}
 	c.Plans = &plans.Plans{Store: p.Store, Table: s.Plans, Now: p.Now}
-	c.Webhooks = &webhooks.Dispatcher{
+	c.Webhooks = &webhooks.Sender{
 		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 	}
-	c.Deliverer = &builds.Deliverer{
+	c.AutoDeployer = &builds.AutoDeployer{
 		Store: p.Store, Artifacts: p.Artifacts, Sealer: sealer, Logger: p.Logger,
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 		Wake: p.DeliveryWaker,
 	}
-	c.Events = &builds.Fanout{Webhooks: c.Webhooks, Logs: p.Logs, Logger: p.Logger, Deliveries: c.Deliverer}
+	c.Events = &builds.Fanout{Webhooks: c.Webhooks, Logs: p.Logs, Logger: p.Logger, Deliveries: c.AutoDeployer}
 	if p.Ended != nil {
 		c.Events.Workflow = p.Ended
 	}
@@ -142,7 +142,7 @@ func New(p Parts, s Settings) (*Core, error) {
 		Builds: p.Store, Projects: p.Store, Artifacts: p.Store, Events: c.Events, Starts: c.Plans,
 		Logger: p.Logger, Now: p.Now,
 	}
-	c.Deliverer.Lifecycle = c.Lifecycle
+	c.AutoDeployer.Lifecycle = c.Lifecycle
 	c.Builds = &builds.Service{
 		Store: p.Store, Lifecycle: c.Lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
 		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks,

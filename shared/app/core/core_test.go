@@ -116,11 +116,11 @@ func TestDeliveryWakeUps(t *testing.T) {
 	if other.n != 1 {
 		t.Fatalf("the other process's deliverer was woken %d times, want 1", other.n)
 	}
-	if w.core.Deliverer.Wake != other || w.core.API().Deliveries != w.core.Deliverer {
+	if w.core.AutoDeployer.Wake != other || w.core.API().Deliveries != w.core.AutoDeployer {
 		t.Fatal("the deliverer and the API's redeliveries must wake the deployment's deliverer")
 	}
 	own := newWorld(t, nil, Settings{})
-	if own.core.Deliverer.Wake != nil {
+	if own.core.AutoDeployer.Wake != nil {
 		t.Fatal("without a deliverer elsewhere, the core's own deliverer works the deliveries")
 	}
 }

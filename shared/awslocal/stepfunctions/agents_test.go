@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/agents"
+	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
@@ -100,9 +100,9 @@ func TestHostedWindowsPath(t *testing.T) {
 	if stored.TaskToken == "" || stored.AgentPool != kiln.HostedPoolWin64 || stored.WaitingFor() != "an agent in pool "+kiln.HostedPoolWin64 {
 		t.Fatalf("build %s (%q) in pool %q, token stored %v", stored.Status, stored.FailureReason, stored.AgentPool, stored.TaskToken != "")
 	}
-	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle, Hosted: w.st}
+	d := &agentpool.Dispatcher{Store: w.st, Lifecycle: w.lifecycle, Hosted: w.st}
 	host := &kiln.Agent{Credential: kiln.Credential{ID: "i-0123456789abcdef0"}, Pool: kiln.HostedPoolWin64, Hosted: true}
-	c, err := d.Claim(context.Background(), host, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
+	c, err := d.Claim(context.Background(), host, agentpool.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
 	if err != nil || c == nil || c.Build.ID != b.ID || c.Build.Host != "ec2:"+host.ID {
 		t.Fatalf("hosted claim: %+v %v", c, err)
 	}
@@ -133,12 +133,12 @@ func (w *world) completeAsAgent(t *testing.T, claimed *kiln.Build) {
 // answers it with its host credential.
 func (w *world) claimAsAgent(t *testing.T, pool string) (*kiln.Build, string) {
 	t.Helper()
-	d := &agents.Dispatcher{Store: w.st, Lifecycle: w.lifecycle}
+	d := &agentpool.Dispatcher{Store: w.st, Lifecycle: w.lifecycle}
 	_, a := auth.NewAgent(w.org, "box", pool, time.Now())
 	if err := w.st.CreateAgent(context.Background(), a); err != nil { // a claim reads its agent again
 		t.Fatal(err)
 	}
-	c, err := d.Claim(context.Background(), a, agents.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
+	c, err := d.Claim(context.Background(), a, agentpool.Offer{Platforms: []kiln.Platform{kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}, 0)
 	if err != nil || c == nil {
 		t.Fatalf("claim: %v, %v", c, err)
 	}

@@ -1,8 +1,0 @@
-//go:build !windows
-
-package agent
-
-import "os/exec"
-
-// setCmdLine does nothing: only Windows passes a process one command line instead of arguments.
-func setCmdLine(*exec.Cmd, string) {}
