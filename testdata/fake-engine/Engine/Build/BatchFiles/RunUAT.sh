@@ -97,10 +97,18 @@ stage_pause() {
 # pause_ms <ms>: sleep that many milliseconds, in a child process like stage_pause.
 pause_ms() {
 	(($1 > 0)) || return 0
-	sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))" &
+	local s
+	printf -v s '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+	sleep "$s" &
 	local child=$!
 	[[ -n $pidfile ]] && echo "$child" >>"$pidfile"
 	wait "$child"
+}
+
+# stamped <file> <stamp>: whether the file's first line is that stamp.
+stamped() {
+	local line
+	[[ -f $1 ]] && IFS= read -r line <"$1" && [[ $line == "$2" ]]
 }
 
 # engine_version: the name of the engine's installation directory, $KILN_ENGINES/<version>/.
@@ -137,7 +145,7 @@ compile_objects() {
 	local stamp i stale=() j=0
 	stamp="FakeObject engine=$engine_version key=$(source_key)"
 	for ((i = 1; i <= n; i++)); do
-		[[ -f $dir/obj$i.o && $(head -c 300 "$dir/obj$i.o") == "$stamp" ]] || stale+=("$i")
+		stamped "$dir/obj$i.o" "$stamp" || stale+=("$i")
 	done
 	if ((${#stale[@]} > 0)); then
 		mkdir -p "$dir"
@@ -167,17 +175,17 @@ cook_assets() {
 	[[ -n $ddc ]] || ddc=$projectdir/DerivedDataCache
 	echo "LogDerivedDataCache: Display: Local: Data cache path $ddc: ReadWrite"
 	local dir=$ddc/FakeUAT/$engine_version/$platformdir
+	mkdir -p "$dir"
 	for ((i = 1; i <= n; i++)); do
 		entry=$dir/Asset$i.udd
 		stamp="FakeDDC engine=$engine_version platform=$platformdir asset=/Game/Fake/Asset$i"
-		if [[ -f $entry && $(head -c 300 "$entry") == "$stamp" ]]; then
+		if stamped "$entry" "$stamp"; then
 			hits=$((hits + 1))
 			continue
 		fi
 		misses=$((misses + 1))
 		echo "LogCook: Display: Cooking /Game/Fake/Asset$i (not in the derived data cache)"
 		pause_ms "$ms"
-		mkdir -p "$dir"
 		echo "$stamp" >"$entry"
 	done
 	echo "LogDerivedDataCache: Display: Local: hits $hits misses $misses of $n assets"
