@@ -62,6 +62,12 @@ pak_mb=${FAKE_UAT_PAK_MB:-1}
 pidfile=${FAKE_UAT_PIDFILE:-}
 [[ -n $pidfile ]] && echo $$ >>"$pidfile"
 shopt -u nocasematch
+for knob in FAKE_UAT_OBJECTS FAKE_UAT_COMPILE_MS FAKE_UAT_ASSETS FAKE_UAT_COOK_MS; do
+	if [[ ! ${!knob:-0} =~ ^[0-9]+$ ]]; then
+		echo "ERROR: $knob must be a whole number, not '${!knob}'"
+		uat_exit 1 Error_Unknown
+	fi
+done
 
 case $platform in
 Win64) platformdir=Windows ;;
@@ -88,6 +94,103 @@ stage_pause() {
 	wait "$child"
 }
 
+# pause_ms <ms>: sleep that many milliseconds, in a child process like stage_pause.
+pause_ms() {
+	(($1 > 0)) || return 0
+	local s
+	printf -v s '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+	sleep "$s" &
+	local child=$!
+	[[ -n $pidfile ]] && echo "$child" >>"$pidfile"
+	wait "$child"
+}
+
+# stamped <file> <stamp>: whether the file's first line is that stamp.
+stamped() {
+	local line
+	[[ -f $1 ]] && IFS= read -r line <"$1" && [[ $line == "$2" ]]
+}
+
+# engine_version: the name of the engine's installation directory, $KILN_ENGINES/<version>/.
+engine_version() {
+	local batch root
+	batch=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	root=${batch%/Engine/Build/BatchFiles}
+	if [[ $root == "$batch" || -z $root ]]; then
+		echo unversioned
+	else
+		basename "$root"
+	fi
+}
+
+# source_key: what the compiled objects depend on — the engine version, the target, the
+# FAKE_UAT_SOURCE_REV knob and the content of the project's code (Source/**/*.cpp, .h, .cs).
+source_key() {
+	{
+		echo "engine=$engine_version platform=$platform config=$config target=$target rev=${FAKE_UAT_SOURCE_REV:-}"
+		if [[ -d $projectdir/Source ]]; then
+			(cd "$projectdir" && find Source -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cs' \) -print0 |
+				LC_ALL=C sort -z | xargs -0 -r sha256sum)
+		fi
+	} | sha256sum | cut -d' ' -f1
+}
+
+# compile_objects: UnrealBuildTool's incremental build. Each of the FAKE_UAT_OBJECTS objects is
+# Intermediate/Build/<Platform>/<Target>/<Config>/obj<i>.o, stamped with the engine version and
+# the source key; one that is missing or stamped otherwise is compiled (FAKE_UAT_COMPILE_MS each).
+compile_objects() {
+	local n=$((10#${FAKE_UAT_OBJECTS:-0})) ms=$((10#${FAKE_UAT_COMPILE_MS:-0}))
+	((n > 0)) || return 0
+	local dir=$projectdir/Intermediate/Build/$platform/$target/$config
+	local stamp i stale=() j=0
+	stamp="FakeObject engine=$engine_version key=$(source_key)"
+	for ((i = 1; i <= n; i++)); do
+		stamped "$dir/obj$i.o" "$stamp" || stale+=("$i")
+	done
+	if ((${#stale[@]} > 0)); then
+		mkdir -p "$dir"
+		echo "Building ${#stale[@]} actions with 1 process..."
+		for i in "${stale[@]}"; do
+			j=$((j + 1))
+			echo "[$j/${#stale[@]}] Compile Module.obj$i.cpp"
+			pause_ms "$ms"
+			echo "$stamp" >"$dir/obj$i.o"
+		done
+	else
+		echo "Target is up to date"
+	fi
+	echo "Compile: $((n - ${#stale[@]})) of $n objects up to date"
+}
+
+# cook_assets: the cook's derived data cache. Each of the FAKE_UAT_ASSETS assets has an entry
+# FakeUAT/<engine version>/<PlatformDir>/Asset<i>.udd in the local cache (UE-LocalDataCachePath,
+# else <project dir>/DerivedDataCache); a missing entry (or one stamped otherwise) is a miss,
+# cooked (FAKE_UAT_COOK_MS each) and written; a present one is a hit.
+cook_assets() {
+	local n=$((10#${FAKE_UAT_ASSETS:-0})) ms=$((10#${FAKE_UAT_COOK_MS:-0}))
+	((n > 0)) || return 0
+	local ddc hits=0 misses=0 i entry stamp
+	# The variable's name has a dash, which bash cannot expand: read it from the environment.
+	ddc=$(printenv 'UE-LocalDataCachePath' || true)
+	[[ -n $ddc ]] || ddc=$projectdir/DerivedDataCache
+	echo "LogDerivedDataCache: Display: Local: Data cache path $ddc: ReadWrite"
+	local dir=$ddc/FakeUAT/$engine_version/$platformdir
+	mkdir -p "$dir"
+	for ((i = 1; i <= n; i++)); do
+		entry=$dir/Asset$i.udd
+		stamp="FakeDDC engine=$engine_version platform=$platformdir asset=/Game/Fake/Asset$i"
+		if stamped "$entry" "$stamp"; then
+			hits=$((hits + 1))
+			continue
+		fi
+		misses=$((misses + 1))
+		echo "LogCook: Display: Cooking /Game/Fake/Asset$i (not in the derived data cache)"
+		pause_ms "$ms"
+		echo "$stamp" >"$entry"
+	done
+	echo "LogDerivedDataCache: Display: Local: hits $hits misses $misses of $n assets"
+}
+
 stage_fail() { # stage
 	[[ $fail == "$1" || ($1 == build && $fail == compile) ]] || return 0
 	case $1 in
@@ -101,6 +204,7 @@ stage_fail() { # stage
 
 echo "Setting up ProjectParams for $project"
 echo "LogInit: Display: Fake engine (kiln test fixture), not Unreal Engine"
+engine_version=$(engine_version)
 if [[ -f $projectdir/Source/Version.txt ]]; then
 	echo "LogInit: Display: Project version: $(head -c 200 "$projectdir/Source/Version.txt")"
 fi
@@ -117,6 +221,7 @@ fi
 stage_pause
 stage_fail build
 echo "Building $target..."
+compile_objects
 echo "Total execution time: 0.01 seconds"
 echo "********** BUILD COMMAND COMPLETED **********"
 
@@ -138,6 +243,7 @@ if ((${FAKE_UAT_ALLOC_MB:-0} > 0)); then
 	# dd's buffer is that big and filled: that much memory, resident.
 	dd if=/dev/zero of=/dev/null bs="${FAKE_UAT_ALLOC_MB}M" count=1 status=none
 fi
+cook_assets
 stage_fail cook
 echo "LogCook: Display: Cooked packages 42 Packages Remain 0 Total 42"
 echo "********** COOK COMMAND COMPLETED **********"
