@@ -85,6 +85,14 @@ type Build struct {
 	// build that never ran. The store adds it to the organization's usage of the month it ended
 	// in, in the same write as the end.
 	BuildMinutes int64
+	// Clean is set when the trigger asked for a clean build: the host ignores the build cache
+	// and, when the build completes, replaces it. Fixed at trigger.
+	Clean bool
+	// Cache says how the build started: warm from the build cache that CacheFrom (a build id)
+	// saved, or cold for CacheReason; CacheNone while the host has not looked yet.
+	Cache       CacheState
+	CacheFrom   string
+	CacheReason string
 }
 
 // WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".

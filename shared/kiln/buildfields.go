@@ -36,9 +36,11 @@ const (
 	FieldAgentPool
 	FieldTaskToken
 	FieldBuildMinutes
+	// FieldCache names Cache, CacheFrom and CacheReason, written together.
+	FieldCache
 
 	// AllBuildFields is every field an update may write: the whole build as the writer has it.
-	AllBuildFields = FieldBuildMinutes<<1 - 1
+	AllBuildFields = FieldCache<<1 - 1
 )
 
 // Has reports whether f names all of g.
@@ -80,6 +82,7 @@ func ChangedBuildFields(before, after *Build) BuildFields {
 	add(FieldAgentPool, before.AgentPool == after.AgentPool)
 	add(FieldTaskToken, before.TaskToken == after.TaskToken)
 	add(FieldBuildMinutes, before.BuildMinutes == after.BuildMinutes)
+	add(FieldCache, before.Cache == after.Cache && before.CacheFrom == after.CacheFrom && before.CacheReason == after.CacheReason)
 	return f
 }
 
@@ -96,7 +99,7 @@ var buildFieldNames = []string{
 	"status", "projectId", "buildSettingId", "platform", "buildType", "branch", "commit",
 	"commitMessage", "changelist", "ueVersion", "triggeredBy", "failureReason", "autoDeployStatus",
 	"autoDeployError", "autoDeployAttempts", "autoDeployNextAt", "startedAt", "finishedAt",
-	"heartbeatAt", "host", "hostCredentialHash", "agentPool", "taskToken", "buildMinutes",
+	"heartbeatAt", "host", "hostCredentialHash", "agentPool", "taskToken", "buildMinutes", "cache",
 }
 
 // Names lists the fields f names, for messages and tests.

@@ -51,6 +51,12 @@ type buildItem struct {
 	TaskToken string `dynamo:"taskToken,omitempty"`
 	// BuildMinutes is left out while 0 (a build that has not ended, or never ran).
 	BuildMinutes int64 `dynamo:"buildMinutes,omitempty"`
+	// Clean is left out while false; the cache fields while "" (a build whose host has not
+	// looked for a cache).
+	Clean       bool   `dynamo:"clean,omitempty"`
+	Cache       string `dynamo:"cacheState,omitempty"`
+	CacheFrom   string `dynamo:"cacheFrom,omitempty"`
+	CacheReason string `dynamo:"cacheReason,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -81,6 +87,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
 		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
 		TaskToken: b.TaskToken, BuildMinutes: b.BuildMinutes,
+		Clean: b.Clean, Cache: string(b.Cache), CacheFrom: b.CacheFrom, CacheReason: b.CacheReason,
 	}
 }
 
@@ -95,6 +102,7 @@ func (it *buildItem) build() *kiln.Build {
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
 		TaskToken: it.TaskToken, BuildMinutes: it.BuildMinutes,
+		Clean: it.Clean, Cache: kiln.CacheState(it.Cache), CacheFrom: it.CacheFrom, CacheReason: it.CacheReason,
 	}
 }
 

@@ -39,6 +39,9 @@ var buildAttrs = []struct {
 	{kiln.FieldAgentPool, "agentPool"},
 	{kiln.FieldTaskToken, "taskToken"},
 	{kiln.FieldBuildMinutes, "buildMinutes"},
+	{kiln.FieldCache, "cacheState"},
+	{kiln.FieldCache, "cacheFrom"},
+	{kiln.FieldCache, "cacheReason"},
 }
 
 // gsi4Inputs are the fields GSI4's keys are computed from (see buildItem).

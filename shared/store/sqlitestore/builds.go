@@ -12,7 +12,8 @@ import (
 
 const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
 	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
-	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes`
+	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes,
+	clean, cache_state, cache_from, cache_reason`
 
 func scanBuild(r scanner) (*kiln.Build, error) {
 	var b kiln.Build
@@ -21,7 +22,8 @@ func scanBuild(r scanner) (*kiln.Build, error) {
 	if err := r.Scan(&b.OrganizationID, &b.ID, &b.ProjectID, &b.BuildSettingID, &b.Status, &b.Platform,
 		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
 		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &b.AutoDeployAttempts, &created, &started,
-		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes); err != nil {
+		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes,
+		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason); err != nil {
 		return nil, err
 	}
 	b.CreatedAt, b.StartedAt, b.FinishedAt = fromMS(created), fromOptMS(started), fromOptMS(finished)
@@ -35,11 +37,12 @@ func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
 
 func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
 	_, err := db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
 		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, ms(b.CreatedAt), optMS(b.StartedAt),
-		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes)
+		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes,
+		b.Clean, b.Cache, b.CacheFrom, b.CacheReason)
 	if err != nil {
 		return writeErr("create build", err, "the build already exists")
 	}
@@ -134,6 +137,9 @@ func buildSets(b *kiln.Build, fields kiln.BuildFields) (string, []any) {
 		{kiln.FieldAgentPool, "agent_pool", b.AgentPool},
 		{kiln.FieldTaskToken, "task_token", b.TaskToken},
 		{kiln.FieldBuildMinutes, "build_minutes", b.BuildMinutes},
+		{kiln.FieldCache, "cache_state", b.Cache},
+		{kiln.FieldCache, "cache_from", b.CacheFrom},
+		{kiln.FieldCache, "cache_reason", b.CacheReason},
 	}
 	var set strings.Builder
 	var args []any

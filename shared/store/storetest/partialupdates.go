@@ -39,6 +39,8 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 	commit := func(b *kiln.Build) {
 		b.Commit, b.CommitMessage = "fedcba9876543210fedcba9876543210fedcba98", "Synced"
 	}
+	warm := func(b *kiln.Build) { b.Cache, b.CacheFrom = kiln.CacheWarm, "b0123456789abcdef" }
+	cold := func(b *kiln.Build) { b.Cache, b.CacheReason = kiln.CacheCold, kiln.CacheReasonNone }
 
 	for _, tc := range []struct {
 		name        string
@@ -48,6 +50,8 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TaskTokenThenHeartbeat", token, heartbeat},
 		{"HeartbeatThenCommit", heartbeat, commit},
 		{"CommitThenHeartbeat", commit, heartbeat},
+		{"WarmCacheThenHeartbeat", warm, heartbeat},
+		{"CommitThenColdCache", commit, cold},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
@@ -63,6 +67,25 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 			wantEqual(t, "the second writer's build after its write", written, &want)
 		})
 	}
+
+	t.Run("CleanIsKeptFromTheTrigger", func(t *testing.T) {
+		s := open(t)
+		f := createOrganization(t, s)
+		b := newBuild(createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)), kiln.StatusPending)
+		b.Clean = true
+		wantOK(t, s.CreateBuild(t.Context(), b), "CreateBuild")
+		got, err := s.GetBuild(t.Context(), b.OrganizationID, b.ID)
+		wantOK(t, err, "GetBuild")
+		if !got.Clean {
+			t.Fatal("a build created clean reads back not clean")
+		}
+		cold := *got
+		cold.Cache, cold.CacheReason = kiln.CacheCold, kiln.CacheReasonClean
+		wantOK(t, s.UpdateBuild(t.Context(), &cold, got.Status, kiln.ChangedBuildFields(got, &cold)), "UpdateBuild")
+		got, err = s.GetBuild(t.Context(), b.OrganizationID, b.ID)
+		wantOK(t, err, "GetBuild")
+		wantEqual(t, "stored build", got, &cold)
+	})
 
 	t.Run("EndKeepsAConcurrentHeartbeat", func(t *testing.T) {
 		s := open(t)
