@@ -51,6 +51,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		fs.StringVar(&o.Branch, "branch", "", "build this branch instead of the setting's (GitHub projects)")
 		fs.StringVar(&o.Commit, "commit", "", "build this commit of the branch (GitHub projects)")
 		fs.StringVar(&o.Changelist, "changelist", "", "build this changelist (Perforce projects)")
+		fs.BoolVar(&o.Clean, "clean", false, "a clean build: ignore the build cache (compiled objects, derived data) and replace it")
 		follow := fs.Bool("follow", false, "stream the build's log and exit when it ends: 0 complete, 1 failed")
 		pos, err := parseArgs(fs, args[1:], 2)
 		if err != nil {
@@ -139,7 +140,7 @@ func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, 
 	switch b.Status {
 	case "complete":
 		if !asJSON {
-			fmt.Fprintf(stderr, "build %s complete%s\n", id, took(b))
+			fmt.Fprintf(stderr, "build %s complete%s, started %s\n", id, took(b), b.Cache)
 		}
 		return nil
 	case "superseded":

@@ -50,7 +50,7 @@ exit status 0 success, 1 a build that failed or a download that did not match, 2
 errors; --json prints JSON; docs/cli.md):
   kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
   kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
-  kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--follow]
+  kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
                           PROJECT is a project's id or name
   kiln builds logs BUILD_ID [--follow]
   kiln builds cancel BUILD_ID

@@ -23,6 +23,10 @@ func ValidClientKey(key string) bool {
 // different request under the same key is told apart.
 func clientIdempotency(req TriggerRequest) (key, fingerprint string) {
 	c := req.ClientKey
-	sum := sha256.Sum256([]byte(c.UserID + "\x00" + req.Setting.ID + "\x00" + req.Branch + "\x00" + req.Commit + "\x00" + req.Changelist))
+	asked := c.UserID + "\x00" + req.Setting.ID + "\x00" + req.Branch + "\x00" + req.Commit + "\x00" + req.Changelist
+	if req.Clean {
+		asked += "\x00clean" // absent otherwise, so the fingerprints of earlier requests stay the same
+	}
+	sum := sha256.Sum256([]byte(asked))
 	return "trigger:" + c.UserID + ":" + c.Key, hex.EncodeToString(sum[:])
 }

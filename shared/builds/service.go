@@ -43,11 +43,13 @@ type ServiceStore interface {
 
 // TriggerRequest asks for a build of a setting.
 type TriggerRequest struct {
-	Project     *kiln.Project
-	Setting     *kiln.BuildSetting
-	Branch      string // override; empty: the setting's
-	Commit      string // override (GitHub)
-	Changelist  string // override (Perforce)
+	Project    *kiln.Project
+	Setting    *kiln.BuildSetting
+	Branch     string // override; empty: the setting's
+	Commit     string // override (GitHub)
+	Changelist string // override (Perforce)
+	// Clean asks for a clean build: the host ignores the build cache, and the build replaces it.
+	Clean       bool
 	TriggeredBy string
 	// IdempotencyKey, when set, makes the request safe to repeat: the same key gives the same
 	// build, and a different request under the same key is refused. Fingerprint digests the
@@ -93,7 +95,7 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
 		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType,
 		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
-		Changelist: req.Changelist, AgentPool: st.AgentPool,
+		Changelist: req.Changelist, AgentPool: st.AgentPool, Clean: req.Clean,
 	}
 	b.Branch, b.Commit = req.ref()
 	if st.AutoDeploy && st.UploadBuildURL != "" {

@@ -27,7 +27,29 @@ type Build struct {
 	FailureReason    *string   `json:"failureReason"`
 	AutoDeployStatus *string   `json:"autoDeployStatus"`
 	AutoDeployError  *string   `json:"autoDeployError"`
+	Clean            bool      `json:"clean"`
+	Cache            *CacheUse `json:"cache"`
 	LogLines         []LogLine `json:"logLines,omitempty"`
+}
+
+// CacheUse is how a build started: warm from the cache a build saved, or cold and why.
+type CacheUse struct {
+	State       string  `json:"state"`
+	FromBuildID *string `json:"fromBuildId"`
+	Reason      *string `json:"reason"`
+}
+
+// String says it in a few words: "warm (from <build>)" or "cold (<reason>)".
+func (c *CacheUse) String() string {
+	switch {
+	case c == nil:
+		return "-"
+	case c.FromBuildID != nil:
+		return c.State + " (from " + *c.FromBuildID + ")"
+	case c.Reason != nil:
+		return c.State + " (" + *c.Reason + ")"
+	}
+	return c.State
 }
 
 // Ended reports whether the build reached a status that never changes.
@@ -85,6 +107,8 @@ type TriggerOptions struct {
 	Branch     string `json:"branch,omitempty"`
 	Commit     string `json:"commit,omitempty"`
 	Changelist string `json:"changelist,omitempty"`
+	// Clean asks for a clean build: no build cache is used, and the build replaces it.
+	Clean bool `json:"clean,omitempty"`
 }
 
 // Triggered is the answer to a trigger.

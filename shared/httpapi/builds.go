@@ -87,6 +87,7 @@ type triggerRequest struct {
 	Branch     *string `json:"branch"`
 	Commit     *string `json:"commit"`
 	Changelist *string `json:"changelist"`
+	Clean      *bool   `json:"clean"`
 }
 
 var (
@@ -131,7 +132,7 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return err
 	}
 	treq := builds.TriggerRequest{Project: pr, Setting: st, Branch: deref(req.Branch), Commit: deref(req.Commit),
-		Changelist: deref(req.Changelist), TriggeredBy: p.UserRef(), ClientKey: builds.ClientKey{UserID: p.Member.User.ID, Key: key}}
+		Changelist: deref(req.Changelist), Clean: req.Clean != nil && *req.Clean, TriggeredBy: p.UserRef(), ClientKey: builds.ClientKey{UserID: p.Member.User.ID, Key: key}}
 	b, _, err := s.builds.Trigger(r.Context(), treq)
 	if err != nil {
 		return err

@@ -143,6 +143,22 @@ type buildBody struct {
 	AutoDeployAttempts int     `json:"autoDeployAttempts"`
 	AgentPool          *string `json:"agentPool"`
 	WaitingFor         *string `json:"waitingFor"`
+	Clean              bool    `json:"clean"`
+	// Cache is null until the host looked for a build cache.
+	Cache *cacheUseBody `json:"cache"`
+}
+
+type cacheUseBody struct {
+	State       string  `json:"state"`
+	FromBuildID *string `json:"fromBuildId"`
+	Reason      *string `json:"reason"`
+}
+
+func renderCacheUse(b *kiln.Build) *cacheUseBody {
+	if b.Cache == kiln.CacheNone {
+		return nil
+	}
+	return &cacheUseBody{State: string(b.Cache), FromBuildID: nullable(b.CacheFrom), Reason: nullable(b.CacheReason)}
 }
 
 func renderBuild(b *kiln.Build) buildBody {
@@ -155,6 +171,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
 		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),
 		AutoDeployAttempts: b.AutoDeployAttempts, AgentPool: nullable(b.AgentPool), WaitingFor: nullable(b.WaitingFor()),
+		Clean: b.Clean, Cache: renderCacheUse(b),
 	}
 }
 
