@@ -101,8 +101,9 @@ func (c *Cache) Latest(ctx context.Context, key Key) (Entry, bool, error) {
 }
 
 // Restore replaces the cached directories of the project in root with the newest cache of key.
-// An error means the build runs cold: ErrNoCache when there is none (the directories are then
-// left as they are), or why the cache could not be read (the directories are then removed).
+// An error means the build runs cold: ErrNoCache when there is none, or why the cache could not
+// be listed or opened (in both cases the directories are left as they are), or why it could not
+// be read (the directories are then removed, see Read).
 func (c *Cache) Restore(ctx context.Context, key Key, root string) (Entry, Stats, error) {
 	e, ok, err := c.Latest(ctx, key)
 	if err != nil {
