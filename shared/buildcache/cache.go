@@ -13,8 +13,13 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// ErrNoCache is wrapped by Restore's error when no cache matches the key.
-var ErrNoCache = errors.New("no build cache")
+var (
+	// ErrNoCache is wrapped by Restore's error when no cache matches the key.
+	ErrNoCache = errors.New("no build cache")
+	// ErrNotStored is wrapped by Saved's error when the cache is not in the store: never
+	// uploaded, or already replaced by a newer cache of the key.
+	ErrNotStored = errors.New("build cache not stored, or already replaced by a newer one")
+)
 
 // Lister lists stored objects by key prefix, sorted by key (fsartifacts.Store and
 // s3artifacts.Store implement it).
@@ -135,16 +140,34 @@ func (c *Cache) Save(ctx context.Context, key Key, buildID string, root string) 
 		return Entry{}, Stats{}, err
 	}
 	var st Stats
+	var size int64
 	err = c.store.Put(ctx, objectKey, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
 		var err error
-		st, err = Write(ctx, w, root, c.dirs)
+		st, err = Write(ctx, cw, root, c.dirs)
+		size = cw.n
 		return err
 	})
 	if err != nil {
 		return Entry{}, st, fmt.Errorf("build cache: save %s: %w", objectKey, err)
 	}
 	e, err := c.Saved(ctx, key, buildID)
+	if errors.Is(err, ErrNotStored) {
+		// A concurrent save of a newer cache removed this one already: the newer one serves.
+		return Entry{ObjectKey: objectKey, BuildID: buildID, Size: size, ModTime: time.Now()}, st, nil
+	}
 	return e, st, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Saved removes the caches of key older than the one build buildID saved, which it returns. Save
@@ -162,7 +185,7 @@ func (c *Cache) Saved(ctx context.Context, key Key, buildID string) (Entry, erro
 	}
 	i := slices.IndexFunc(es, func(e Entry) bool { return e.ObjectKey == objectKey })
 	if i < 0 {
-		return Entry{}, fmt.Errorf("build cache: %s: not stored (or already replaced by a newer cache)", objectKey)
+		return Entry{}, fmt.Errorf("%w: %s", ErrNotStored, objectKey)
 	}
 	for _, old := range es[:i] {
 		if err := c.store.Delete(ctx, old.ObjectKey); err != nil {

@@ -1,6 +1,7 @@
 package buildcache
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -327,7 +328,71 @@ func TestDeleteProject(t *testing.T) {
 
 func TestSavedOfAMissingObject(t *testing.T) {
 	c := newTestCache(t)
-	if _, err := c.Saved(t.Context(), validKey(), kiln.NewID()); err == nil {
-		t.Error("Saved of a cache never uploaded succeeded")
+	if _, err := c.Saved(t.Context(), validKey(), kiln.NewID()); !errors.Is(err, ErrNotStored) {
+		t.Errorf("Saved of a cache never uploaded = %v, want ErrNotStored", err)
+	}
+}
+
+// replacingStore stores a newer cache of the key, and removes the one being saved, right after
+// each Put: what a concurrent Save of a newer build does.
+type replacingStore struct {
+	*fsartifacts.Store
+	t   *testing.T
+	key Key
+}
+
+func (s replacingStore) Put(ctx context.Context, key string, write func(w io.Writer) error) error {
+	if err := s.Store.Put(ctx, key, write); err != nil {
+		return err
+	}
+	newer, _ := ObjectKey(s.key, kiln.NewID())
+	if err := s.Store.Put(ctx, newer, func(w io.Writer) error { _, err := w.Write([]byte("newer")); return err }); err != nil {
+		return err
+	}
+	return s.Store.Delete(ctx, key)
+}
+
+// A Save whose cache a newer concurrent Save already replaced succeeds: the newer cache serves.
+func TestSaveReplacedByANewerSave(t *testing.T) {
+	key := validKey()
+	s, err := fsartifacts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(replacingStore{Store: s, t: t, key: key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := kiln.NewID()
+	e, _, err := c.Save(t.Context(), key, build, projectWith(t, "x"))
+	if err != nil {
+		t.Fatalf("Save = %v", err)
+	}
+	if e.BuildID != build || e.Size == 0 {
+		t.Errorf("Save = %+v, want build %s with its size", e, build)
+	}
+	latest, ok, err := c.Latest(t.Context(), key)
+	if err != nil || !ok || latest.BuildID == build {
+		t.Errorf("Latest = %+v, %v, %v; want the newer cache", latest, ok, err)
+	}
+}
+
+func TestSaveSkipsASymlinkedDir(t *testing.T) {
+	c := newTestCache(t)
+	root := projectWith(t, "x")
+	elsewhere := t.TempDir()
+	makeTree(t, elsewhere, []node{{name: "secret", mode: 0o600, modTime: t1, data: []byte("secret")}})
+	if err := os.RemoveAll(filepath.Join(root, "DerivedDataCache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, "DerivedDataCache")); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := c.Save(t.Context(), validKey(), kiln.NewID(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 1 || st.Skipped != 1 {
+		t.Errorf("Save stats %+v, want only Intermediate's file and the symlinked dir skipped", st)
 	}
 }

@@ -36,8 +36,9 @@ const (
 
 // Write streams the cache archive of the directories dirs of root (such as DefaultDirs) into w:
 // a tar of their regular files and directories, with modes and modification times, compressed
-// with zstd. A missing directory is skipped; symlinks and special files are left out (counted in
-// Stats.Skipped), as are files whose names hold a backslash. Nothing is buffered beyond the
+// with zstd. A missing directory is skipped; symlinks (a listed directory that is one too) and
+// special files are left out (counted in Stats.Skipped), as are files whose names hold a
+// backslash. Nothing is buffered beyond the
 // encoder's window, so w may be an upload of any size. Write does not close w.
 func Write(ctx context.Context, w io.Writer, root string, dirs []string) (Stats, error) {
 	var st Stats
@@ -80,6 +81,9 @@ func writeDir(ctx context.Context, tw *tar.Writer, root, dir string, buf []byte,
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("build cache: %w", err)
+	} else if fi.Mode()&fs.ModeSymlink != 0 { // symlinks are never kept, the directory's neither
+		st.Skipped++
+		return nil
 	} else if !fi.IsDir() {
 		return fmt.Errorf("build cache: %s is not a directory", top)
 	}
