@@ -39,10 +39,11 @@ test-short:
 ## a trigger with plan checks vs without (the checks' p99 < 1 ms), what a build costs the AWS control
 ## plane on kiln aws-local ($ per build at us-east-1 prices, goal < $0.005, and the costliest principal's share),
 ## and the web console in headless Chromium (bytes transferred and time to the first build list of a
-## 1k-build organization) vs GET /builds alone
+## 1k-build organization) vs GET /builds alone, and build caches: saving and restoring a 256 MiB tree vs
+## tar | zstd -T0 -3 and zstd -d | tar -x (needs zstd), and the peak RSS of restoring 2 GiB (needs ~4 GB of disk)
 bench:
 	@scripts/install-minio.sh mc >/dev/null
-	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 KILN_BENCH_S3=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
+	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 KILN_BENCH_S3=1 KILN_BENCH_CACHE=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)
 	scripts/bench-packaging.sh
 
 ## build: the kiln binary, and the Lambda binaries (Linux arm64)

@@ -43,3 +43,30 @@ func TestValidateKey(t *testing.T) {
 		})
 	}
 }
+
+func TestValidatePrefix(t *testing.T) {
+	tests := []struct {
+		prefix string
+		ok     bool
+	}{
+		{"", true},
+		{"caches/", true},
+		{"caches/k1/", true},
+		{"caches/k1/b", true},
+		{"caches/k1/.", false}, // no key segment starts with a dot
+		{"/caches/", false},
+		{"caches//", false},
+		{"caches/../", false},
+		{"caches/k 1/", false},
+		{strings.Repeat("a", MaxKeyLen), false},
+	}
+	for _, tc := range tests {
+		err := ValidatePrefix(tc.prefix)
+		if (err == nil) != tc.ok {
+			t.Errorf("ValidatePrefix(%q) = %v, want ok=%v", tc.prefix, err, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("ValidatePrefix(%q) = %v, not ErrInvalidKey", tc.prefix, err)
+		}
+	}
+}

@@ -125,3 +125,13 @@ func TestOpenDirectoryIsNotFound(t *testing.T) {
 		t.Errorf("Delete of a directory = %v, want nil (no artifact)", err)
 	}
 }
+
+func TestListContract(t *testing.T) {
+	artifactstest.RunList(t, func(t *testing.T) artifactstest.ListStore {
+		s, err := New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

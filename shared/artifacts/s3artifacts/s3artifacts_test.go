@@ -249,3 +249,23 @@ func TestPresignedURLExpires(t *testing.T) {
 		t.Errorf("GET of an expired presigned URL: %d %s, want 403 (expired)", resp.StatusCode, body)
 	}
 }
+
+func TestListContract(t *testing.T) {
+	artifactstest.RunList(t, func(t *testing.T) artifactstest.ListStore {
+		return s3artifacts.New(minio.Client(), s3artifacts.Location{Bucket: newBucket(t)}, s3artifacts.Options{})
+	})
+}
+
+// With a location prefix, keys are listed without it, and objects outside it are not listed.
+func TestListContractWithPrefix(t *testing.T) {
+	bucket := newBucket(t)
+	n := 0
+	artifactstest.RunList(t, func(t *testing.T) artifactstest.ListStore {
+		n++
+		other := s3artifacts.New(minio.Client(), s3artifacts.Location{Bucket: bucket, Prefix: fmt.Sprintf("kiln/q%d", n)}, s3artifacts.Options{})
+		if err := other.Put(t.Context(), "k/a.tar.gz", func(w io.Writer) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return s3artifacts.New(minio.Client(), s3artifacts.Location{Bucket: bucket, Prefix: fmt.Sprintf("kiln/p%d", n)}, s3artifacts.Options{})
+	})
+}

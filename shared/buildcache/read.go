@@ -1,0 +1,189 @@
+package buildcache
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ErrUnsafeEntry is wrapped by Read's error for an archive entry it refuses: outside the listed
+// directories, not a regular file or directory, or named twice.
+var ErrUnsafeEntry = errors.New("unsafe build cache entry")
+
+// Read restores the cache archive r (as Write makes it) into the directories dirs of root,
+// which must exist. First it removes those directories (a restore replaces, never merges); then it
+// extracts files and directories with their modes (permission bits only) and modification times.
+// It refuses absolute names, "..", entries outside dirs, links, devices and any other special
+// entry, and a corrupt or truncated archive (zstd checksums every frame). On any error the
+// directories dirs are removed again, so that the caller can build cold.
+//
+// Memory is bounded by the decoder (a window of at most 64 MiB) whatever the archive's size.
+func Read(ctx context.Context, r io.Reader, root string, dirs []string) (st Stats, err error) {
+	if err := checkDirs(dirs); err != nil {
+		return st, err
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return st, fmt.Errorf("build cache: project directory: %w", err)
+	}
+	defer rt.Close()
+	if err := removeDirs(rt, dirs); err != nil {
+		return st, err
+	}
+	defer func() {
+		if err != nil {
+			if rerr := removeDirs(rt, dirs); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+	}()
+	counted := &countingReader{r: ctxReader{ctx, r}}
+	dec, err := zstd.NewReader(counted,
+		zstd.WithDecoderMaxWindow(decoderMaxWindow),
+		zstd.WithDecoderConcurrency(decoderConcurrency),
+		zstd.WithDecoderLowmem(true),
+	)
+	if err != nil {
+		return st, fmt.Errorf("build cache: zstd decoder: %w", err)
+	}
+	defer dec.Close()
+	x := extractor{rt: rt, dirs: dirs, buf: make([]byte, copyBufferSize), seen: map[string]bool{}}
+	if err := x.extract(tar.NewReader(dec), &st); err != nil {
+		return st, fmt.Errorf("build cache: restore: %w", err)
+	}
+	// The tar end marker may come before the end of the zstd frame, whose checksum is read last.
+	if _, err := io.Copy(io.Discard, dec); err != nil {
+		return st, fmt.Errorf("build cache: restore: %w", err)
+	}
+	if counted.n == 0 { // the decoder takes no input as an empty stream
+		return st, fmt.Errorf("build cache: restore: the archive is empty")
+	}
+	if err := x.finishDirs(); err != nil {
+		return st, fmt.Errorf("build cache: restore: %w", err)
+	}
+	return st, nil
+}
+
+func removeDirs(rt *os.Root, dirs []string) error {
+	for _, d := range dirs {
+		if err := rt.RemoveAll(d); err != nil {
+			return fmt.Errorf("build cache: remove %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+type extractor struct {
+	rt      *os.Root
+	dirs    []string
+	buf     []byte
+	seen    map[string]bool // names of directories extracted, to refuse a second entry
+	dirMeta []dirMeta       // applied once the directories' contents are in place
+}
+
+type dirMeta struct {
+	name    string
+	mode    fs.FileMode
+	modTime time.Time
+}
+
+func (x *extractor) extract(tr *tar.Reader, st *Stats) error {
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := path.Clean(hdr.Name) // directories end with "/"
+		if hdr.Name != name && hdr.Name != name+"/" || !validName(name) {
+			return fmt.Errorf("%w %q: not a clean relative path", ErrUnsafeEntry, hdr.Name)
+		}
+		if _, ok := dirOf(name, x.dirs); !ok {
+			return fmt.Errorf("%w %q: outside %v", ErrUnsafeEntry, hdr.Name, x.dirs)
+		}
+		mode := fs.FileMode(hdr.Mode).Perm()
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if x.seen[name] {
+				return fmt.Errorf("%w %q: directory named twice", ErrUnsafeEntry, hdr.Name)
+			}
+			x.seen[name] = true
+			if err := x.rt.MkdirAll(name, 0o755); err != nil {
+				return err
+			}
+			x.dirMeta = append(x.dirMeta, dirMeta{name, mode, hdr.ModTime})
+			st.Dirs++
+		case tar.TypeReg:
+			if err := x.file(tr, name, mode, hdr.ModTime); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			st.Files++
+			st.Bytes += hdr.Size
+		default:
+			return fmt.Errorf("%w %q: type %q is not a regular file or directory", ErrUnsafeEntry, hdr.Name, hdr.Typeflag)
+		}
+	}
+}
+
+// file writes one regular file; O_EXCL refuses a second entry of the same name.
+func (x *extractor) file(r io.Reader, name string, mode fs.FileMode, modTime time.Time) error {
+	if dir := path.Dir(name); dir != "." {
+		if err := x.rt.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := x.rt.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: named twice", ErrUnsafeEntry)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.CopyBuffer(f, r, x.buf)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = x.rt.Chtimes(name, modTime, modTime)
+	}
+	return err
+}
+
+// finishDirs sets the directories' modes and times, deepest first, after their contents (which
+// would change their times, and which a read-only mode would have refused).
+func (x *extractor) finishDirs() error {
+	for _, d := range slices.Backward(x.dirMeta) {
+		if err := x.rt.Chmod(d.name, d.mode); err != nil {
+			return err
+		}
+		if err := x.rt.Chtimes(d.name, d.modTime, d.modTime); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
