@@ -96,6 +96,9 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
 		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax, DiskReserve: reserve,
 	}
+	if c.Caches != nil {
+		host.Caches = runner.StoredCaches{Cache: c.Caches, MaxPerOrg: c.CacheMaxPerOrg, Logger: logger}
+	}
 	wf := local.New(st, lifecycle, host, cfg.Workers, logger)
 	orgMax := cfg.OrgMaxRunning
 	if orgMax == 0 {
@@ -151,7 +154,7 @@ func coreSettings(cfg Config) core.Settings {
 	return core.Settings{
 		Plans: cfg.Plans, PublicURL: cfg.PublicURL, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom,
 		OutboundAllow: cfg.OutboundAllow, DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff,
-		RateLimit: cfg.RateLimit,
+		RateLimit: cfg.RateLimit, CacheMaxPerOrg: cfg.CacheMaxPerOrg,
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/packaging"
 	"github.com/kilnbuild/kiln/shared/sandbox"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
@@ -79,6 +78,8 @@ type Config struct {
 	// LogMaxLines caps a build's log; ArtifactMax its artifact's bytes.
 	LogMaxLines int
 	ArtifactMax int64
+	// CacheMaxPerOrg caps the bytes of one organization's build caches (oldest removed first).
+	CacheMaxPerOrg int64
 	// Artifacts is where artifacts are kept: "file" (under Data) or s3://bucket[/prefix].
 	Artifacts string
 	// schedulerEvery is how often schedules are checked (tests shorten it).
@@ -122,7 +123,7 @@ var serveSettings = []setting{
 	}},
 	{"KILN_LOG_MAX_LINES", "200000", "lines kept of one build's log; past them a marker line and the rest is dropped", positiveInt(func(c *Config) *int { return &c.LogMaxLines })},
 	{"KILN_ARTIFACT_MAX", "50GiB", "largest artifact (50GiB, 500MiB or bytes); a build whose package is larger fails", func(c *Config, v string) error {
-		n, err := packaging.ParseSize(v)
+		n, err := settings.ParseSize(v)
 		if err != nil {
 			return err
 		}
@@ -130,6 +131,7 @@ var serveSettings = []setting{
 		return nil
 	}},
 	shared(settings.Artifacts, func(c *Config) *string { return &c.Artifacts }),
+	shared(settings.CacheMaxPerOrg, func(c *Config) *int64 { return &c.CacheMaxPerOrg }),
 	shared(settings.GitHubAPIURL, func(c *Config) *string { return &c.GitHubAPIURL }),
 	checked(settings.GitHubAppID, func(c *Config) *string { return &c.GitHubAppID }),
 	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},

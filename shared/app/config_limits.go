@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/diskspace"
-	"github.com/kilnbuild/kiln/shared/packaging"
 	"github.com/kilnbuild/kiln/shared/sandbox/cgroup"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // minBuildMemory is the smallest KILN_BUILD_MEMORY: less cannot run RunUAT at all.
@@ -25,7 +25,7 @@ func applyBuildMemory(c *Config, v string) error {
 		c.BuildMemory = autoBuildMemory(cgroup.MachineMemory(), c.Workers)
 		return nil
 	}
-	n, err := packaging.ParseSize(v)
+	n, err := settings.ParseSize(v)
 	if err != nil {
 		return fmt.Errorf("must be auto, off or a size such as 8GiB or 512MiB: %w", err)
 	}
@@ -78,7 +78,7 @@ func applyDiskReserve(c *Config, v string) error {
 		c.DiskReserve.percent = f
 		return nil
 	}
-	n, err := packaging.ParseSize(v)
+	n, err := settings.ParseSize(v)
 	if err != nil {
 		return fmt.Errorf("must be a size such as 20GiB, a percentage such as 5%%, or 0: %w", err)
 	}

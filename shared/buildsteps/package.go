@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/packaging"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // PackageInput says what to package and where to store it.
@@ -72,7 +73,7 @@ func (a *Steps) Package(ctx context.Context, in PackageInput, r Reporter) (Packa
 	switch {
 	case errors.Is(tarErr, errTooLarge):
 		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr,
-			"the artifact is larger than the limit of %s (KILN_ARTIFACT_MAX)", packaging.FormatSize(in.MaxSize))
+			"the artifact is larger than the limit of %s (KILN_ARTIFACT_MAX)", settings.FormatSize(in.MaxSize))
 	case tarErr != nil:
 		return PackageOutput{}, fail(ctx, r, StageUpload, tarErr, "packaging failed: could not archive the staged build")
 	case err != nil:

@@ -60,7 +60,9 @@ type Runner struct {
 	Logs      LogWriter
 	Steps     *buildsteps.Steps
 	Artifacts artifacts.Store
-	Engines   EngineResolver
+	// Caches keeps build caches between builds (nil: none; builds then record no cache state).
+	Caches  Caches
+	Engines EngineResolver
 	// WorkDir holds workspaces (reused per project and branch) and staging directories.
 	WorkDir string
 	Logger  *slog.Logger
@@ -217,6 +219,10 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if err := r.save(ctx, b); err != nil {
 		return none, err
 	}
+	marker := workspace + ".cache"
+	if err := r.warmUp(ctx, b, co.Dir, marker, rep); err != nil {
+		return none, err
+	}
 	// The build's own directory: RunUAT's archive, and its $HOME and $TMPDIR.
 	staging := filepath.Join(r.WorkDir, "staging", b.ID)
 	if err := os.RemoveAll(staging); err != nil {
@@ -236,7 +242,12 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	key := b.OrganizationID + "/" + b.ID + ".tar.gz"
-	return r.Steps.Package(ctx, buildsteps.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax, ManifestKey: manifest.Key(key)}, rep)
+	pkg, err := r.Steps.Package(ctx, buildsteps.PackageInput{StagedDir: out.StagedDir, TopName: topName(out.ProjectName, b), Key: key, MaxSize: r.ArtifactMax, ManifestKey: manifest.Key(key)}, rep)
+	if err != nil {
+		return none, err
+	}
+	r.saveCache(ctx, b, co.Dir, marker, rep)
+	return pkg, nil
 }
 
 // finishComplete records the artifact and completes the build. If the build ended meanwhile

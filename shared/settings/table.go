@@ -49,6 +49,9 @@ var (
 	GitHubAPIURL = Setting[string]{Row{"KILN_GITHUB_API_URL", "https://api.github.com/",
 		"GitHub REST base URL",
 		KindHTTPBase, Serve | Lambdas}, ParseHTTPBase}
+	CacheMaxPerOrg = Setting[int64]{Row{"KILN_CACHE_MAX_PER_ORG", "100GiB",
+		"the most one organization's build caches may hold (compressed; e.g. 100GiB, 500MiB); past it the oldest are removed",
+		KindSize, Serve | Lambdas}, ParseSize}
 	GitHubAppID = Setting[int64]{Row{"KILN_GITHUB_APP_ID", "",
 		"the GitHub App's id",
 		KindAppID, Serve | Lambdas}, ParseAppID}
@@ -59,7 +62,7 @@ var (
 // KILN_DATA, the sandbox's and the build limits) are in its own table, shared/app/config.go.
 var Table = []Row{
 	PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
-	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row,
+	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row,
 
 	{"KILN_DYNAMODB_TABLE", "", "the DynamoDB table (required)", KindOwn, Lambdas},
 	{"KILN_MASTER_KEY_SECRET_ARN", "", "the Secrets Manager secret holding the master key (required)", KindOwn, Lambdas},

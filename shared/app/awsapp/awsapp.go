@@ -70,6 +70,8 @@ type AWSConfig struct {
 	// artifact (KILN_ARTIFACT_RETENTION, default 30d). Its log chunks carry the expiry in "ttl",
 	// the table's time-to-live attribute.
 	LogRetention time.Duration
+	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
+	CacheMaxPerOrg int64
 }
 
 // newLogs is the build log store on the table, with the deployment's log retention.
@@ -104,6 +106,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 		return c, err
 	}
 	if c.Plans, err = settings.Plans.Read(getenv); err != nil {
+		return c, err
+	}
+	if c.CacheMaxPerOrg, err = settings.CacheMaxPerOrg.Read(getenv); err != nil {
 		return c, err
 	}
 	versions, err := engines.ParseVersions(getenv("KILN_ENGINE_VERSIONS"))

@@ -10,7 +10,7 @@ import (
 func (c AWSConfig) coreSettings() core.Settings {
 	return core.Settings{
 		Plans: c.Plans, PublicURL: c.PublicURL, SMTPURL: c.SMTPURL, SMTPFrom: c.SMTPFrom,
-		OutboundAllow: c.OutboundAllow, RateLimit: c.RateLimit, StatusesInline: true,
+		OutboundAllow: c.OutboundAllow, RateLimit: c.RateLimit, StatusesInline: true, CacheMaxPerOrg: c.CacheMaxPerOrg,
 	}
 }
 

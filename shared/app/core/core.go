@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/github"
@@ -77,6 +78,8 @@ type Settings struct {
 	// statusTimeout: a Lambda may be frozen as soon as it answers. Otherwise they are posted in
 	// the background.
 	StatusesInline bool
+	// CacheMaxPerOrg caps the bytes of one organization's build caches (0: no cap).
+	CacheMaxPerOrg int64
 }
 
 // statusTimeout bounds an inline commit status post.
@@ -94,6 +97,10 @@ type Core struct {
 	// Statuses posts GitHub commit statuses (nil without a GitHub App).
 	Statuses *github.StatusPoster
 	Builds   *builds.Service
+	// Caches are the build caches, kept in the artifact store (nil when it cannot list keys,
+	// or there is none): CacheMaxPerOrg caps each organization's.
+	Caches         *buildcache.Cache
+	CacheMaxPerOrg int64
 
 	parts    Parts
 	settings Settings
@@ -106,7 +113,13 @@ func New(p Parts, s Settings) (*Core, error) {
 	}
 	sealer := sealerOf(p.Keys)
 	client := func() *http.Client { return outbound.NewClient(outbound.Config{Allow: s.OutboundAllow}) }
-	c := &Core{parts: p, settings: s}
+	c := &Core{parts: p, settings: s, CacheMaxPerOrg: s.CacheMaxPerOrg}
+	if st, ok := p.Artifacts.(buildcache.Store); ok {
+		var err error
+		if c.Caches, err = buildcache.New(st, nil); err != nil {
+			return nil, err
+		}
+	}
 	c.Plans = &plans.Plans{Store: p.Store, Table: s.Plans, Now: p.Now}
 	c.Webhooks = &webhooks.Sender{
 		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),

@@ -18,4 +18,5 @@ var BadValues = map[settings.Kind]string{
 	settings.KindPlansFile:     "/nonexistent/plans.json",
 	settings.KindAppID:         "kiln",
 	settings.KindArtifactStore: "s3://x",
+	settings.KindSize:          "10 parsecs",
 }

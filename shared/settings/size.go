@@ -1,4 +1,4 @@
-package packaging
+package settings
 
 import (
 	"fmt"

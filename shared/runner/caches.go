@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kilnbuild/kiln/shared/buildcache"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// Caches keeps the build caches of projects (Unreal's compiled objects in Intermediate/ and its
+// derived data in DerivedDataCache/) between builds and hosts, under the build's key
+// (buildcache.KeyOf). In-process it is StoredCaches; on a remote build host, the host API.
+type Caches interface {
+	// Restore replaces the cached directories of projectDir with the newest cache of b's key and
+	// returns the build that saved it. Any error means the build runs cold; an error wrapping
+	// buildcache.ErrNoCache means there was no cache, and the directories are left as they are.
+	Restore(ctx context.Context, b *kiln.Build, projectDir string) (from string, st buildcache.Stats, err error)
+	// Save stores the cached directories of projectDir as b's cache of its key, replacing older
+	// ones, and returns its compressed size. The caller has b still running.
+	Save(ctx context.Context, b *kiln.Build, projectDir string) (size int64, st buildcache.Stats, err error)
+	// Dirs are the directories of a project the cache holds.
+	Dirs() []string
+}
+
+// StoredCaches is the runner's Caches in the service's own process: caches in the service's
+// artifact store, each organization's capped at MaxPerOrg bytes (oldest evicted first; 0: no cap).
+type StoredCaches struct {
+	Cache     *buildcache.Cache
+	MaxPerOrg int64
+	Logger    *slog.Logger
+}
+
+var _ Caches = StoredCaches{}
+
+func (c StoredCaches) Restore(ctx context.Context, b *kiln.Build, projectDir string) (string, buildcache.Stats, error) {
+	e, st, err := c.Cache.Restore(ctx, buildcache.KeyOf(b), projectDir)
+	return e.BuildID, st, err
+}
+
+func (c StoredCaches) Save(ctx context.Context, b *kiln.Build, projectDir string) (int64, buildcache.Stats, error) {
+	e, st, err := c.Cache.Save(ctx, buildcache.KeyOf(b), b.ID, projectDir)
+	if err != nil {
+		return 0, st, err
+	}
+	Evict(ctx, c.Cache, b, c.MaxPerOrg, e.ObjectKey, c.Logger)
+	return e.Size, st, nil
+}
+
+func (c StoredCaches) Dirs() []string { return c.Cache.Dirs() }
+
+// Evict keeps b's organization's caches under maxBytes (0: no cap) after b saved keep, logging
+// what it removed; a failure is logged, never the build's.
+func Evict(ctx context.Context, c *buildcache.Cache, b *kiln.Build, maxBytes int64, keep string, logger *slog.Logger) {
+	if maxBytes <= 0 {
+		return
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	removed, err := c.Evict(ctx, b.OrganizationID, maxBytes, keep)
+	if err != nil {
+		logger.WarnContext(ctx, "evict build caches", slog.String("org_id", b.OrganizationID), slog.String("error", err.Error()))
+	}
+	for _, e := range removed {
+		logger.InfoContext(ctx, "build cache evicted", slog.String("org_id", b.OrganizationID), slog.String("key", e.ObjectKey), slog.Int64("bytes", e.Size))
+	}
+}
