@@ -1,0 +1,125 @@
+package app
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// incrementalEngine makes the stand-in engine compile objects and cook assets incrementally
+// (testdata/fake-engine: objects in Intermediate/, cooked data in the derived data cache).
+const incrementalEngine = "FAKE_UAT_OBJECTS=3\nFAKE_UAT_COMPILE_MS=100\nFAKE_UAT_ASSETS=6\nFAKE_UAT_COOK_MS=100\n"
+
+var ddcCounts = regexp.MustCompile(`hits (\d+) misses (\d+) of (\d+) assets`)
+
+// TestBuildCacheWarmsTheNextBuildOfABranch: the second build of a branch starts from the cache
+// the first saved (the build and its log say so, and the engine finds all its derived data); a
+// clean build ignores and replaces it; another engine version, and another organization's
+// project of the same name and branch, start cold.
+func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
+	w := newWorld(t)
+	w.shooter.Commit("main", "Incremental builds", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": incrementalEngine})
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+
+	build := func(t *testing.T, body string) (map[string]any, string) {
+		t.Helper()
+		id := w.trigger(t, pid, sid, body)
+		b := w.waitEnded(t, id)
+		if b["status"] != "complete" {
+			t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+		}
+		return b, w.logText(t, id)
+	}
+	first, log1 := build(t, "")
+	wantCache(t, first, "cold", "", "no build of this branch, platform and engine version has saved a cache yet")
+	wantDDC(t, log1, 0, 6)
+	if !strings.Contains(log1, "cold build:") || !strings.Contains(log1, "saved the build cache") {
+		t.Fatalf("first build's log does not say it started cold and saved the cache:\n%s", log1)
+	}
+
+	second, log2 := build(t, "")
+	wantCache(t, second, "warm", first["id"].(string), "")
+	wantDDC(t, log2, 6, 0)
+	if !strings.Contains(log2, "warm build:") || !strings.Contains(log2, first["id"].(string)) {
+		t.Fatalf("second build's log does not say it started warm from %s:\n%s", first["id"], log2)
+	}
+	if !strings.Contains(log2, "Compile: 3 of 3 objects up to date") {
+		t.Fatalf("second build recompiled:\n%s", log2)
+	}
+
+	clean, log3 := build(t, `{"clean": true}`)
+	if clean["clean"] != true {
+		t.Fatalf("clean build: %v", clean)
+	}
+	wantCache(t, clean, "cold", "", "a clean build was asked for")
+	wantDDC(t, log3, 0, 6)
+	after, _ := build(t, "")
+	wantCache(t, after, "warm", clean["id"].(string), "") // the clean build replaced the cache
+
+	// Another engine version never reuses this one's cache.
+	if r := w.do(t, "PATCH", "/projects/"+pid+"/build-settings/"+sid, w.token, map[string]any{"ueVersion": "5.4"}); r.Status != http.StatusOK {
+		t.Fatalf("PATCH ueVersion: %d %s", r.Status, r.Raw)
+	}
+	other, log5 := build(t, "")
+	wantCache(t, other, "cold", "", "no build of this branch, platform and engine version has saved a cache yet")
+	wantDDC(t, log5, 0, 6)
+
+	t.Run("AnotherOrganizationStartsCold", func(t *testing.T) {
+		rival := bootstrapOrg(t, w.testService, "Rival Studio")
+		w.gh.AddInstallation(7777, "rival")
+		repo := w.gh.AddRepo(7777, "rival/shooter", true, "main")
+		repo.Commit("main", "Add the game", "Eve", map[string]string{
+			"Shooter/Shooter.uproject": shooterUproject, "Shooter/FakeUAT.env": incrementalEngine,
+		})
+		as := func(method, path string, body any, want int) map[string]any {
+			t.Helper()
+			r := w.do(t, method, path, rival.token, body)
+			if r.Status != want {
+				t.Fatalf("%s %s: %d %s", method, path, r.Status, r.Raw)
+			}
+			return r.Body
+		}
+		as("PATCH", "/organizations/"+rival.orgID, map[string]any{"integrationSettings": map[string]any{"github": map[string]any{"installationId": "7777"}}}, http.StatusOK)
+		rp := field(t, as("POST", "/projects/add-repo", map[string]any{"name": "Shooter", "installationId": "7777", "repoFullName": "rival/shooter"}, http.StatusCreated), "id")
+		rs := field(t, as("POST", "/projects/"+rp+"/build-settings", map[string]any{"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main"}, http.StatusCreated), "id")
+		id := field(t, as("POST", "/projects/"+rp+"/build-settings/"+rs+"/trigger", "", http.StatusAccepted), "buildId")
+		deadline := time.Now().Add(60 * time.Second)
+		var b map[string]any
+		for b = as("GET", "/builds/"+id, nil, http.StatusOK); b["status"] == "pending" || b["status"] == "running"; b = as("GET", "/builds/"+id, nil, http.StatusOK) {
+			if time.Now().After(deadline) {
+				t.Fatalf("rival build never ended: %v", b)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if b["status"] != "complete" {
+			t.Fatalf("rival build: %v", b)
+		}
+		wantCache(t, b, "cold", "", "no build of this branch, platform and engine version has saved a cache yet")
+	})
+}
+
+// wantCache checks a build's cache: its state, the build it came from and why it was cold.
+func wantCache(t *testing.T, b map[string]any, state, from, reason string) {
+	t.Helper()
+	c, ok := b["cache"].(map[string]any)
+	if !ok {
+		t.Fatalf("build %v has no cache: %v", b["id"], b["cache"])
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
+	if str(c["state"]) != state || str(c["fromBuildId"]) != from || str(c["reason"]) != reason {
+		t.Fatalf("build %v cache = %v; want state %q from %q reason %q", b["id"], c, state, from, reason)
+	}
+}
+
+// wantDDC checks the stand-in engine's derived data cache hits and misses in a build's log.
+func wantDDC(t *testing.T, log string, hits, misses int) {
+	t.Helper()
+	m := ddcCounts.FindStringSubmatch(log)
+	if m == nil || m[1] != strconv.Itoa(hits) || m[2] != strconv.Itoa(misses) {
+		t.Fatalf("derived data cache: %v; want hits %d misses %d\nlog:\n%s", m, hits, misses, log)
+	}
+}
