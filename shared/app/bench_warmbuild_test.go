@@ -1,0 +1,58 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// slowColdEngine makes the stand-in engine's cold build slow (10 objects of 300 ms to compile,
+// 40 assets of 250 ms to cook: 13 s) and a warm one skip all of it.
+const slowColdEngine = "FAKE_UAT_OBJECTS=10\nFAKE_UAT_COMPILE_MS=300\nFAKE_UAT_ASSETS=40\nFAKE_UAT_COOK_MS=250\n"
+
+// BenchmarkWarmBuild times the first (cold) and the second (warm, from the first's build cache)
+// build of a branch, end to end from trigger to complete, on kiln serve and on kiln aws-local
+// (CodeBuild hosts that start empty), and prints second/first. Goal: at most 0.2.
+func BenchmarkWarmBuild(b *testing.B) {
+	for _, deployment := range []string{"kiln-serve", "aws-local"} {
+		b.Run(deployment, func(b *testing.B) {
+			w := newWorld(b)
+			w.shooter.Commit("main", "Slow cold build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": slowColdEngine})
+			pid := w.addShooter(b)
+			sid := w.addSetting(b, pid, nil)["id"].(string)
+			timed := func() (time.Duration, map[string]any) {
+				start := time.Now()
+				id := w.trigger(b, pid, sid, "")
+				bd := w.waitEnded(b, id)
+				if bd["status"] != "complete" {
+					b.Fatalf("build %s: %v\n%s", id, bd["failureReason"], w.logText(b, id))
+				}
+				return time.Since(start), bd
+			}
+			var firsts, seconds time.Duration
+			for i := 0; i < b.N; i++ {
+				clean := ""
+				if i > 0 {
+					clean = `{"clean": true}` // each round starts cold again
+				}
+				start := time.Now()
+				id := w.trigger(b, pid, sid, clean)
+				if bd := w.waitEnded(b, id); bd["status"] != "complete" {
+					b.Fatalf("build %s: %v", id, bd["failureReason"])
+				}
+				firsts += time.Since(start)
+				d, bd := timed()
+				if c, _ := bd["cache"].(map[string]any); c["state"] != "warm" {
+					b.Fatalf("second build did not start warm: %v\n%s", bd["cache"], w.logText(b, bd["id"].(string)))
+				}
+				seconds += d
+			}
+			ratio := seconds.Seconds() / firsts.Seconds()
+			b.ReportMetric(firsts.Seconds()/float64(b.N), "s/first")
+			b.ReportMetric(seconds.Seconds()/float64(b.N), "s/second")
+			b.ReportMetric(ratio, "second/first")
+			fmt.Printf("  warm build on %-10s first %6.1fs  second %6.1fs  second/first %.2f (goal <= 0.20)\n",
+				deployment, firsts.Seconds()/float64(b.N), seconds.Seconds()/float64(b.N), ratio)
+		})
+	}
+}
