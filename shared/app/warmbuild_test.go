@@ -1,7 +1,10 @@
 package app
 
 import (
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,6 +70,30 @@ func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
 	other, log5 := build(t, "")
 	wantCache(t, other, "cold", "", "no build of this branch, platform and engine version has saved a cache yet")
 	wantDDC(t, log5, 0, 6)
+
+	// Back on 5.3 the workspace holds 5.4's directories, so the cache is restored from the store;
+	// a broken one makes a cold build, not a failed one.
+	var saved []string
+	_ = filepath.WalkDir(w.cfg.Data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == after["id"].(string)+".tar.zst" {
+			saved = append(saved, p)
+		}
+		return nil
+	})
+	if len(saved) != 1 {
+		t.Fatalf("the cache build %s saved: %v", after["id"], saved)
+	}
+	if err := os.WriteFile(saved[0], []byte("not a zstd stream"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.do(t, "PATCH", "/projects/"+pid+"/build-settings/"+sid, w.token, map[string]any{"ueVersion": "5.3"}); r.Status != http.StatusOK {
+		t.Fatalf("PATCH ueVersion: %d %s", r.Status, r.Raw)
+	}
+	broken, log6 := build(t, "")
+	if c, _ := broken["cache"].(map[string]any); c["state"] != "cold" || !strings.HasPrefix(c["reason"].(string), "the cache could not be restored: ") {
+		t.Fatalf("build after a broken cache: %v", broken["cache"])
+	}
+	wantDDC(t, log6, 0, 6)
 
 	t.Run("AnotherOrganizationStartsCold", func(t *testing.T) {
 		rival := bootstrapOrg(t, w.testService, "Rival Studio")
