@@ -24,6 +24,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/app/onemachine"
 	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
@@ -62,7 +63,7 @@ const (
 type AWSLocal struct {
 	url     string
 	logger  *slog.Logger
-	lock    *dataLock
+	lock    *onemachine.DataLock
 	backend *awsBackends
 	iam     *awsIAM
 	servers []*http.Server
@@ -119,7 +120,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	lock, err := lockDataDir(cfg.Data)
+	lock, err := onemachine.LockDataDir(cfg.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	cfg.PublicURL = publicURL(cfg, apiListener)
 	l.url = "http://" + apiListener.Addr().String()
 	localDir := filepath.Join(cfg.Data, awsLocalDir)
-	if err := ensureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
+	if err := onemachine.EnsureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
 		return "kiln aws-local keeps its DynamoDB Local to itself; stop it, delete " + localDir + " and start again for a new organization."
 	}); err != nil {
 		return nil, err
@@ -316,7 +317,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 
 	apiServer := &http.Server{Handler: l.iam.meter.APIGateway("api", &apigateway.Handler{
 		Function: l.iam.meter.fn("api", lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext)), Logger: logger}),
-		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
+		ReadHeaderTimeout: onemachine.ReadHeaderTimeout, ReadTimeout: onemachine.ReadTimeout, IdleTimeout: onemachine.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	l.servers = append(l.servers, apiServer)
 	go func() {
@@ -381,7 +382,7 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 		l.backend.stop()
 	}
 	errs = append(errs, l.lifeline.Close()) // ends what the stops above left, if anything
-	l.lock.release()
+	l.lock.Release()
 	l.logger.Info("kiln aws-local stopped")
 	return errors.Join(errs...)
 }
@@ -399,7 +400,7 @@ func (l *AWSLocal) listenOn(addr string) (string, func(http.Handler), error) {
 		return "", nil, err
 	}
 	return "http://" + ln.Addr().String(), func(h http.Handler) {
-		s := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(l.logger.Handler(), slog.LevelWarn)}
+		s := &http.Server{Handler: h, ReadHeaderTimeout: onemachine.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(l.logger.Handler(), slog.LevelWarn)}
 		l.servers = append(l.servers, s)
 		go func() { _ = s.Serve(ln) }()
 	}, nil
