@@ -76,7 +76,7 @@ const requestSettle = time.Second
 // Start opens the state, creates the "Local" organization on first start (printing its owner's
 // token to out), and serves the API on cfg.Addr in the background.
 func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) (*Service, error) {
-	gh, err := newGitHubApp(cfg)
+	gh, err := cfg.GitHubApp()
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return fail(err, ln.Close)
 	}
 	apiCfg := machine.core.API()
-	apiCfg.Perforce = newPerforce(cfg)
+	apiCfg.Perforce = cfg.PerforceVerifier()
 	apiCfg.GitHubWebhookSecret = cfg.GitHubWebhookSecret
 	apiCfg.Engines = engines.Dir{Path: cfg.Engines}
 	apiCfg.BuildTimeLimit = cfg.BuildTimeout
@@ -203,6 +203,15 @@ func (s *Service) stopServer(ctx context.Context) error {
 func publicURL(cfg Config, ln net.Listener) string {
 	if cfg.publicURLFromAddr {
 		return "http://" + ln.Addr().String()
+	}
+	return cfg.PublicURL
+}
+
+// GivenPublicURL is KILN_PUBLIC_URL as the operator gave it: "" when it was left to follow the
+// listen address.
+func (cfg Config) GivenPublicURL() string {
+	if cfg.publicURLFromAddr {
+		return ""
 	}
 	return cfg.PublicURL
 }
