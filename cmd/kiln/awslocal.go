@@ -24,16 +24,16 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	settings, err := awsLocalSettings(cfg)
-	if err != nil {
-		return err
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary (the build hosts run it): %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln aws-local starting", slog.String("version", version()))
+	settings, err := awsLocalSettings(cfg)
+	if err != nil {
+		return err
+	}
 	l, err := awslocalapp.Start(ctx, settings, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"},
 		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), awslocalapp.DefaultLambdaAddr)}, stdout, logger)
 	if err != nil {
