@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 )
 
 // awsLocal runs `kiln aws-local`: the AWS deployment's code paths on this machine, with kiln
@@ -29,8 +30,12 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln aws-local starting", slog.String("version", version()))
-	l, err := app.StartAWSLocal(ctx, cfg, app.AWSLocalOptions{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"},
-		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), app.DefaultLambdaAddr)}, stdout, logger)
+	settings, err := awsLocalSettings(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := awslocalapp.Start(ctx, settings, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"},
+		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), awslocalapp.DefaultLambdaAddr)}, stdout, logger)
 	if err != nil {
 		return err
 	}
@@ -41,6 +46,23 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	case <-ctx.Done():
 		return l.Shutdown(context.Background())
 	}
+}
+
+// awsLocalSettings are the settings of kiln serve that kiln aws-local reads.
+func awsLocalSettings(cfg app.Config) (awslocalapp.Settings, error) {
+	gh, err := cfg.GitHubApp()
+	if err != nil {
+		return awslocalapp.Settings{}, err
+	}
+	return awslocalapp.Settings{
+		Addr: cfg.Addr, Data: cfg.Data, PublicURL: cfg.GivenPublicURL(), Engines: cfg.Engines, Workers: cfg.Workers,
+		GitHub: gh, GitHubWebhookSecret: cfg.GitHubWebhookSecret, Perforce: cfg.PerforceVerifier(),
+		P4: cfg.P4, Sandbox: cfg.Sandbox, Bwrap: cfg.Bwrap, OutboundAllow: cfg.OutboundAllow,
+		RateLimit: cfg.RateLimit, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, Plans: cfg.Plans,
+		BuildTimeout: cfg.BuildTimeout, BuildUIDs: cfg.BuildUIDs,
+		ArtifactMax: cfg.ArtifactMax, ArtifactRetention: cfg.ArtifactRetention,
+		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff,
+	}, nil
 }
 
 // awsLocalSupported refuses to start aws-local where it cannot run: its DynamoDB Local runs in a

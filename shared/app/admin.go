@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/app/adminresult"
+	"github.com/kilnbuild/kiln/shared/app/onemachine"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -60,7 +61,7 @@ func AdminPlan(ctx context.Context, dataDir, orgID, plan string, maxConcurrent *
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(out).Encode(awsapp.PlanResult(org))
+	return json.NewEncoder(out).Encode(adminresult.Plan(org))
 }
 
 // AdminAddUser adds a member with a role to an existing organization and prints one JSON line
@@ -91,7 +92,7 @@ func AdminToken(ctx context.Context, dataDir, orgID, email string, out io.Writer
 	}
 	defer local.Close()
 	if orgID == "" {
-		if orgID = localOrganizationID(dataDir); orgID == "" {
+		if orgID = onemachine.LocalOrganizationID(dataDir); orgID == "" {
 			return fmt.Errorf("--org-id is required: %s has no Local organization on record", dataDir)
 		}
 	}

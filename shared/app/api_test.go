@@ -225,7 +225,7 @@ func orgOf(t testing.TB, ts *testService) string {
 func addUser(t *testing.T, ts *testService, orgID, role string) string {
 	t.Helper()
 	if ts.aws != nil { // kiln aws-local: the member goes into its DynamoDB table, as the admin Lambda adds one
-		created, err := accounts.AddMember(context.Background(), ts.aws.backend.store, orgID,
+		created, err := accounts.AddMember(context.Background(), ts.aws.Store(), orgID,
 			fmt.Sprintf("%s-%d@studio.example", role, time.Now().UnixNano()), "User", kiln.Role(role), time.Now())
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -48,9 +49,9 @@ func awsLocalAgentBuild(t *testing.T) {
 // stand-in, once it ended when ended is set.
 func (w *world) execution(t *testing.T, buildID string, ended bool) string {
 	t.Helper()
-	client := awssfn.New(awssfn.Options{BaseEndpoint: aws.String(w.aws.machine.Endpoint()), Region: awsLocalRegion,
+	client := awssfn.New(awssfn.Options{BaseEndpoint: aws.String(w.aws.StepFunctionsEndpoint()), Region: awslocalapp.Region,
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
-	arn, err := sfn.ExecutionARN(awsLocalStateMachine, buildID)
+	arn, err := sfn.ExecutionARN(awslocalapp.StateMachineARN, buildID)
 	if err != nil {
 		t.Fatal(err)
 	}

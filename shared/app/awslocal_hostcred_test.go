@@ -12,6 +12,7 @@ import (
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -25,9 +26,9 @@ func (w *world) checkCredentialKeptOutOfTheExecution(t *testing.T, buildID strin
 	if status := w.execution(t, buildID, true); status != "SUCCEEDED" {
 		t.Fatalf("execution ended %s", status)
 	}
-	client := awssfn.New(awssfn.Options{BaseEndpoint: aws.String(w.aws.machine.Endpoint()), Region: awsLocalRegion,
+	client := awssfn.New(awssfn.Options{BaseEndpoint: aws.String(w.aws.StepFunctionsEndpoint()), Region: awslocalapp.Region,
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
-	arn, err := sfn.ExecutionARN(awsLocalStateMachine, buildID)
+	arn, err := sfn.ExecutionARN(awslocalapp.StateMachineARN, buildID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +62,10 @@ func (w *world) checkCredentialKeptOutOfTheExecution(t *testing.T, buildID strin
 			}
 		}
 	}
-	if !strings.HasPrefix(param, awsLocalHostCredentialPath+"/"+buildID+"/") {
+	if !strings.HasPrefix(param, awslocalapp.HostCredentialPath+"/"+buildID+"/") {
 		t.Fatalf("RunOnCodeBuild passed %s as %q, want a PARAMETER_STORE variable naming the build's parameter; history:\n%s", agentapi.EnvHostCredential, param, all)
 	}
-	if names := w.aws.params.Names(); len(names) != 0 {
+	if names := w.aws.HostCredentialParameters(); len(names) != 0 {
 		t.Errorf("after the build the parameter store holds %v, want none", names)
 	}
 }
@@ -73,9 +74,9 @@ func (w *world) checkCredentialKeptOutOfTheExecution(t *testing.T, buildID strin
 func (w *world) waitParametersGone(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for len(w.aws.params.Names()) != 0 {
+	for len(w.aws.HostCredentialParameters()) != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the parameter store still holds %v", w.aws.params.Names())
+			t.Fatalf("the parameter store still holds %v", w.aws.HostCredentialParameters())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

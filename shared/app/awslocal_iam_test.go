@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 )
 
 // TestAWSLocalIAM: kiln aws-local enforces the stack's IAM policies. A template missing a
@@ -12,7 +14,7 @@ import (
 func TestAWSLocalIAM(t *testing.T) {
 	t.Run("WrongCodeBuildRuleFailsALinuxBuildAtRunOnCodeBuild", func(t *testing.T) {
 		// The rule infra granted: Step Functions' startBuild.sync manages another one.
-		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventsForCodeBuildRule"), withScheduleStartExecution()))
+		t.Setenv(awslocalapp.TemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventsForCodeBuildRule"), withScheduleStartExecution()))
 		w := newWorld(t)
 		pid := w.addShooter(t)
 		sid := w.addSetting(t, pid, nil)["id"].(string)
@@ -28,7 +30,7 @@ func TestAWSLocalIAM(t *testing.T) {
 			"GetShardIterator", "PutItem", "Query", "Scan", "UpdateItem"} {
 			edits = append(edits, withoutAction("task", "dynamodb:"+a))
 		}
-		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, edits...))
+		t.Setenv(awslocalapp.TemplateEnv, writeTemplate(t, edits...))
 		w := newWorld(t)
 		pid := w.addShooter(t)
 		sid := w.addSetting(t, pid, nil)["id"].(string)
@@ -41,7 +43,7 @@ func TestAWSLocalIAM(t *testing.T) {
 	t.Run("HostRoleWithoutGetParametersFailsTheLinuxBuild", func(t *testing.T) {
 		// CodeBuild reads the host's credential parameter with the project's role when the
 		// build starts: without ssm:GetParameters the build fails before the host runs.
-		t.Setenv(awsLocalTemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution(),
+		t.Setenv(awslocalapp.TemplateEnv, writeTemplate(t, withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution(),
 			withoutAction("hosts", "ssm:GetParameters")))
 		w := newWorld(t)
 		pid := w.addShooter(t)
@@ -61,7 +63,7 @@ func TestAWSLocalIAM(t *testing.T) {
 			edits = []templateEdit{withRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), withScheduleStartExecution()}
 		}
 		t.Run(name, func(t *testing.T) {
-			t.Setenv(awsLocalTemplateEnv, writeTemplate(t, edits...))
+			t.Setenv(awslocalapp.TemplateEnv, writeTemplate(t, edits...))
 			w := newWorld(t)
 			pid := w.addShooter(t)
 			sid := w.addSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)

@@ -16,13 +16,14 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
 // awsLocalLambdaClient is the AWS SDK's Lambda client pointed at kiln aws-local's Invoke API, as
 // `aws lambda invoke --endpoint-url` is.
 func awsLocalLambdaClient(ts *testService) *awslambda.Client {
-	return awslambda.New(awslambda.Options{Region: awsLocalRegion, BaseEndpoint: aws.String(ts.aws.LambdaURL()),
+	return awslambda.New(awslambda.Options{Region: awslocalapp.Region, BaseEndpoint: aws.String(ts.aws.LambdaURL()),
 		Credentials: credentials.NewStaticCredentialsProvider("aws-local", "aws-local", "")})
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree/proctest"
 )
@@ -24,7 +25,7 @@ import (
 func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
 	cmd := exec.Command(kilnBinary(t), "aws-local")
 	cmd.Env = append(os.Environ(), "KILN_ADDR=127.0.0.1:0", "KILN_LAMBDA_ADDR=127.0.0.1:0", "KILN_DATA="+t.TempDir(),
-		awsLocalTemplateEnv+"="+stackTemplateFile(t))
+		awslocalapp.TemplateEnv+"="+stackTemplateFile(t))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

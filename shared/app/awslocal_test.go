@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 )
 
@@ -62,11 +63,11 @@ func onAWSLocal(t testing.TB) bool {
 // (stackTemplateFile).
 func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testService {
 	t.Helper()
-	template := os.Getenv(awsLocalTemplateEnv)
+	template := os.Getenv(awslocalapp.TemplateEnv)
 	if template == "" {
 		template = stackTemplateFile(t)
 	}
-	l, err := StartAWSLocal(context.Background(), ts.cfg, AWSLocalOptions{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
+	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.cfg), awslocalapp.Options{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: time.Second, Template: template}, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.logs.String())
@@ -80,6 +81,25 @@ func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testServ
 		}
 	})
 	return ts
+}
+
+// awsLocalSettings are the settings of kiln serve that kiln aws-local reads, taken from cfg as
+// cmd/kiln's awsLocalSettings takes them.
+func awsLocalSettings(t testing.TB, cfg Config) awslocalapp.Settings {
+	t.Helper()
+	gh, err := cfg.GitHubApp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return awslocalapp.Settings{
+		Addr: cfg.Addr, Data: cfg.Data, PublicURL: cfg.GivenPublicURL(), Engines: cfg.Engines, Workers: cfg.Workers,
+		GitHub: gh, GitHubWebhookSecret: cfg.GitHubWebhookSecret, Perforce: cfg.PerforceVerifier(),
+		P4: cfg.P4, Sandbox: cfg.Sandbox, Bwrap: cfg.Bwrap, OutboundAllow: cfg.OutboundAllow,
+		RateLimit: cfg.RateLimit, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, Plans: cfg.Plans,
+		BuildTimeout: cfg.BuildTimeout, BuildUIDs: cfg.BuildUIDs,
+		ArtifactMax: cfg.ArtifactMax, ArtifactRetention: cfg.ArtifactRetention,
+		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff,
+	}
 }
 
 // shareWithHosts lets aws-local's build hosts reach path: running as root, aws-local runs them as
@@ -169,7 +189,7 @@ func awsLocalDownloadAndRestart(t *testing.T) {
 		}
 		resp.Body.Close()
 		location := resp.Header.Get("Location")
-		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.aws.iam.s3URL+"/"+awsLocalBucket+"/artifacts/"+w.orgID+"/"+id+".tar.gz?") {
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.aws.S3URL()+"/"+awslocalapp.Bucket+"/artifacts/"+w.orgID+"/"+id+".tar.gz?") {
 			t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of MinIO (through aws-local's IAM check)", resp.StatusCode, location)
 		}
 		resp, err = http.Get(location)

@@ -42,7 +42,7 @@ func awsLocalHostedWin64Build(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st := w.aws.backend.store
+	st := w.aws.Store()
 	stored, err := st.GetBuild(ctx, w.orgID, id)
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +54,9 @@ func awsLocalHostedWin64Build(t *testing.T) {
 	if h, err := st.GetHostedHost(ctx, instance); err != nil || h.BuildID != id || h.OrganizationID != w.orgID {
 		t.Fatalf("the instance's claim record: %+v %v", h, err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); w.aws.winHost.Instances() > 0; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); w.aws.WindowsHostInstances() > 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the instance was not terminated after its build: %d alive", w.aws.winHost.Instances())
+			t.Fatalf("the instance was not terminated after its build: %d alive", w.aws.WindowsHostInstances())
 		}
 	}
 	if got := w.execution(t, id, true); got != "SUCCEEDED" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/awscost"
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -28,8 +29,7 @@ func BenchmarkAWSLocalBuildCost(b *testing.B) {
 		w := newWorld(b)
 		pid := w.addShooter(b)
 		sid := w.addSetting(b, pid, nil)["id"].(string)
-		m := w.aws.iam.meter
-		before, endedBefore := m.Read(), m.executions()
+		before, endedBefore := w.aws.MeterReading(), w.aws.ExecutionsEnded()
 		n := 0
 		for b.Loop() {
 			id := w.trigger(b, pid, sid, "")
@@ -39,14 +39,14 @@ func BenchmarkAWSLocalBuildCost(b *testing.B) {
 			n++
 		}
 		deadline := time.Now().Add(30 * time.Second)
-		for m.executions() < endedBefore+n && time.Now().Before(deadline) {
+		for w.aws.ExecutionsEnded() < endedBefore+n && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond) // the executions' transitions come at their ends
 		}
-		if got := m.executions() - endedBefore; got != n {
+		if got := w.aws.ExecutionsEnded() - endedBefore; got != n {
 			b.Fatalf("%d executions reported their transitions, want %d", got, n)
 		}
-		delta := m.Read().Sub(before)
-		per := delta.Without(awsLocalBackground...).Scale(1 / float64(n))
+		delta := w.aws.MeterReading().Sub(before)
+		per := delta.Without(awslocalapp.BackgroundPrincipals...).Scale(1 / float64(n))
 		cost := awscost.USEast1.Cost(per.Total())
 		spenders := per.Spenders(awscost.USEast1)
 		b.ReportMetric(cost.Total, "usd/build")
@@ -65,7 +65,7 @@ func waitStored(b *testing.B, w *world, id string) *kiln.Build {
 	b.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		got, err := w.aws.backend.store.GetBuild(context.Background(), w.orgID, id)
+		got, err := w.aws.Store().GetBuild(context.Background(), w.orgID, id)
 		if err != nil {
 			b.Fatal(err)
 		}

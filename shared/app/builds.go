@@ -85,7 +85,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		return nil, err
 	}
 	lifecycle := c.Lifecycle
-	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: newPerforce(cfg), Open: keys.Sealer().Open}}
+	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
 	}
@@ -143,9 +143,9 @@ func (m *buildMachine) stop(ctx context.Context) error {
 	return err
 }
 
-// newPerforce checks and reads Perforce servers with the configured p4 client, keeping each
+// PerforceVerifier checks and reads Perforce servers with the configured p4 client, keeping each
 // organization's p4 state (tickets, trust) in a private directory under the data directory.
-func newPerforce(cfg Config) *perforce.Verifier {
+func (cfg Config) PerforceVerifier() *perforce.Verifier {
 	return &perforce.Verifier{P4: cfg.P4, Dir: filepath.Join(cfg.Data, "p4"), Allow: cfg.OutboundAllow, Timeout: 30 * time.Second}
 }
 

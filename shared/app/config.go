@@ -1,5 +1,6 @@
-// Package app is kiln's composition root: it reads the operator's configuration and builds the
-// service from it. `kiln serve`, `kiln admin` and the Lambda mains only call it.
+// Package app is kiln serve's composition root: it reads the operator's configuration and builds
+// the one-machine service from it. `kiln serve` and `kiln admin` only call it; kiln aws-local
+// (awslocalapp) reads the same configuration, and the Lambdas are composed in awsapp.
 package app
 
 import (

@@ -9,9 +9,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/github"
 )
 
-// newGitHubApp builds the GitHub App client from the configuration, or returns nil when no App
-// is configured (then GitHub features answer github_not_connected).
-func newGitHubApp(cfg Config) (*github.Client, error) {
+// GitHubApp builds the GitHub App client from the configuration, or returns nil when no App is
+// configured (then GitHub features answer github_not_connected).
+func (cfg Config) GitHubApp() (*github.Client, error) {
 	if cfg.GitHubAppID == "" && cfg.GitHubAppKey == "" {
 		return nil, nil
 	}

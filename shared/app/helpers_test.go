@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 	"io"
 	"log/slog"
@@ -37,7 +38,7 @@ type testService struct {
 	*Service
 	// aws is the service when the test runs on kiln aws-local (see TestOnAWSLocal); Service is
 	// nil then.
-	aws   *AWSLocal
+	aws   *awslocalapp.AWSLocal
 	cfg   Config
 	out   *syncBuffer
 	logs  *syncBuffer

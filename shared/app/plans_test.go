@@ -17,7 +17,7 @@ import (
 func (w *world) setPlan(t *testing.T, orgID, plan string, maxConcurrent *int) {
 	t.Helper()
 	if w.aws != nil { // kiln aws-local: as the admin Lambda does, on its DynamoDB table
-		if _, err := accounts.SetPlan(context.Background(), w.aws.backend.store, orgID, kiln.Plan(plan), maxConcurrent, time.Now()); err != nil {
+		if _, err := accounts.SetPlan(context.Background(), w.aws.Store(), orgID, kiln.Plan(plan), maxConcurrent, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		return

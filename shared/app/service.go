@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/app/onemachine"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
@@ -22,7 +23,7 @@ import (
 // Paths under KILN_DATA.
 const (
 	databaseFile  = "kiln.db"
-	masterKeyFile = "keys/master.key"
+	masterKeyFile = onemachine.MasterKeyFile
 )
 
 // Local is kiln's state on one machine, as `kiln serve` and `kiln admin` open it.
@@ -55,7 +56,7 @@ func (l *Local) Close() error { return l.Store.Close() }
 type Service struct {
 	machine  *buildMachine
 	local    *Local
-	lock     *dataLock
+	lock     *onemachine.DataLock
 	server   *http.Server
 	listener net.Listener
 	logger   *slog.Logger
@@ -65,18 +66,8 @@ type Service struct {
 	cancelRequests context.CancelFunc
 }
 
-// The server's read timeouts, so that a client cannot hold a connection by sending slowly:
-// headers within readHeaderTimeout, the whole request (a 25 MiB GitHub webhook body included)
-// within readTimeout, and an idle keep-alive connection is closed after idleTimeout. Responses
-// are not limited (log follow streams for as long as the build runs).
-const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = time.Minute
-	idleTimeout       = 2 * time.Minute
-)
-
 // shutdownGrace bounds a shutdown: the build machine's stop and in-flight requests together.
-const shutdownGrace = 20 * time.Second
+const shutdownGrace = onemachine.ShutdownGrace
 
 // requestSettle is how long in-flight requests get to finish by themselves at shutdown before
 // their contexts are cancelled (which ends log followers).
@@ -85,20 +76,20 @@ const requestSettle = time.Second
 // Start opens the state, creates the "Local" organization on first start (printing its owner's
 // token to out), and serves the API on cfg.Addr in the background.
 func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) (*Service, error) {
-	gh, err := newGitHubApp(cfg)
+	gh, err := cfg.GitHubApp()
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	lock, err := lockDataDir(cfg.Data)
+	lock, err := onemachine.LockDataDir(cfg.Data)
 	if err != nil {
 		return nil, err
 	}
 	local, err := OpenLocal(ctx, cfg.Data)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	fail := func(err error, closers ...func() error) (*Service, error) {
@@ -106,7 +97,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 			_ = c()
 		}
 		local.Close()
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -126,7 +117,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return fail(err, ln.Close)
 	}
 	apiCfg := machine.core.API()
-	apiCfg.Perforce = newPerforce(cfg)
+	apiCfg.Perforce = cfg.PerforceVerifier()
 	apiCfg.GitHubWebhookSecret = cfg.GitHubWebhookSecret
 	apiCfg.Engines = engines.Dir{Path: cfg.Engines}
 	apiCfg.BuildTimeLimit = cfg.BuildTimeout
@@ -146,9 +137,9 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		done:           make(chan error, 1),
 		server: &http.Server{
 			Handler:           api,
-			ReadHeaderTimeout: readHeaderTimeout,
-			ReadTimeout:       readTimeout,
-			IdleTimeout:       idleTimeout,
+			ReadHeaderTimeout: onemachine.ReadHeaderTimeout,
+			ReadTimeout:       onemachine.ReadTimeout,
+			IdleTimeout:       onemachine.IdleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 			BaseContext:       func(net.Listener) context.Context { return requests },
 		},
@@ -184,7 +175,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	if cerr := s.local.Close(); err == nil {
 		err = cerr
 	}
-	s.lock.release()
+	s.lock.Release()
 	s.logger.Info("kiln stopped")
 	return err
 }
@@ -212,6 +203,15 @@ func (s *Service) stopServer(ctx context.Context) error {
 func publicURL(cfg Config, ln net.Listener) string {
 	if cfg.publicURLFromAddr {
 		return "http://" + ln.Addr().String()
+	}
+	return cfg.PublicURL
+}
+
+// GivenPublicURL is KILN_PUBLIC_URL as the operator gave it: "" when it was left to follow the
+// listen address.
+func (cfg Config) GivenPublicURL() string {
+	if cfg.publicURLFromAddr {
+		return ""
 	}
 	return cfg.PublicURL
 }

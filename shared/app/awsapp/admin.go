@@ -11,6 +11,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/app/adminresult"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -39,17 +40,6 @@ type AdminRequest struct {
 	MaxConcurrentBuilds *int `json:"maxConcurrentBuilds,omitempty"`
 }
 
-// AdminResult is what `kiln admin` prints: bootstrap and token {"token","organizationId","userId"},
-// user {"token","userId"}, plan {"organizationId","plan","maxConcurrentBuilds"}. The token is
-// shown only here.
-type AdminResult struct {
-	Token               string `json:"token,omitempty"`
-	OrganizationID      string `json:"organizationId,omitempty"`
-	UserID              string `json:"userId,omitempty"`
-	Plan                string `json:"plan,omitempty"`
-	MaxConcurrentBuilds *int   `json:"maxConcurrentBuilds,omitempty"`
-}
-
 // AdminStore is what the admin commands read and write.
 type AdminStore interface {
 	accounts.Store
@@ -70,12 +60,12 @@ type Admin struct {
 const bootstrapKey = "admin-bootstrap"
 
 // Handle is the admin Lambda's handler.
-func (a *Admin) Handle(ctx context.Context, req AdminRequest) (AdminResult, error) {
+func (a *Admin) Handle(ctx context.Context, req AdminRequest) (adminresult.Result, error) {
 	return a.Run(ctx, req)
 }
 
 // Run runs one command. Bad input is bad_request or validation_failed and changes nothing.
-func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) {
+func (a *Admin) Run(ctx context.Context, req AdminRequest) (adminresult.Result, error) {
 	now := kiln.Now(a.Now)
 	missing := func(fields ...string) error {
 		var names []string
@@ -93,12 +83,12 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 	switch req.Command {
 	case "bootstrap":
 		if err := missing("organization", "email", "name"); err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
 		return a.bootstrap(ctx, req, now)
 	case "user":
 		if err := missing("organizationId", "email", "name"); err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
 		role := kiln.Role(req.Role)
 		if role == "" {
@@ -106,25 +96,25 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 		}
 		created, err := accounts.AddMember(ctx, a.Store, req.OrganizationID, req.Email, req.Name, role, now)
 		if err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
-		return AdminResult{Token: created.Token, UserID: created.Member.User.ID}, nil
+		return adminresult.Result{Token: created.Token, UserID: created.Member.User.ID}, nil
 	case "token":
 		if err := missing("organizationId", "email"); err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
 		return a.token(ctx, req, now)
 	case "plan":
 		if err := missing("organizationId", "plan"); err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
 		org, err := accounts.SetPlan(ctx, a.Store, req.OrganizationID, kiln.Plan(req.Plan), req.MaxConcurrentBuilds, now)
 		if err != nil {
-			return AdminResult{}, err
+			return adminresult.Result{}, err
 		}
-		return PlanResult(org), nil
+		return adminresult.Plan(org), nil
 	default:
-		return AdminResult{}, kiln.Errorf(kiln.EBadRequest, "unknown command %q (want bootstrap, user, token or plan)", req.Command)
+		return adminresult.Result{}, kiln.Errorf(kiln.EBadRequest, "unknown command %q (want bootstrap, user, token or plan)", req.Command)
 	}
 }
 
@@ -132,7 +122,7 @@ func (a *Admin) Run(ctx context.Context, req AdminRequest) (AdminResult, error) 
 // a later one is refused (conflict) unless forced: an operator re-running the first step of the
 // setup gets an error instead of a second organization. The input is checked before the key is
 // recorded, so that a refused bootstrap does not count.
-func (a *Admin) bootstrap(ctx context.Context, req AdminRequest, now time.Time) (AdminResult, error) {
+func (a *Admin) bootstrap(ctx context.Context, req AdminRequest, now time.Time) (adminresult.Result, error) {
 	plan := kiln.Plan(req.Plan)
 	if plan == "" {
 		plan = kiln.PlanEnterprise
@@ -140,40 +130,40 @@ func (a *Admin) bootstrap(ctx context.Context, req AdminRequest, now time.Time) 
 	org := &kiln.Organization{Name: strings.TrimSpace(req.Organization), Plan: plan}
 	owner := &kiln.Member{Role: kiln.RoleOwner, User: kiln.User{Email: strings.TrimSpace(req.Email), Name: strings.TrimSpace(req.Name)}}
 	if err := org.Validate(); err != nil {
-		return AdminResult{}, err
+		return adminresult.Result{}, err
 	}
 	if err := owner.Validate(); err != nil {
-		return AdminResult{}, err
+		return adminresult.Result{}, err
 	}
 	err := a.Store.UseOnce(ctx, "", bootstrapKey, now, now.AddDate(1000, 0, 0))
 	switch {
 	case kiln.IsCode(err, kiln.EConflict) && !req.Force:
-		return AdminResult{}, kiln.Errorf(kiln.EConflict, "an organization was bootstrapped already: add members with the user "+
+		return adminresult.Result{}, kiln.Errorf(kiln.EConflict, "an organization was bootstrapped already: add members with the user "+
 			"command, issue a lost token with the token command, or set force to make another organization")
 	case err != nil && !kiln.IsCode(err, kiln.EConflict):
-		return AdminResult{}, fmt.Errorf("bootstrap: %w", err)
+		return adminresult.Result{}, fmt.Errorf("bootstrap: %w", err)
 	}
 	created, err := accounts.CreateOrganization(ctx, a.Store, accounts.NewOrganization{
 		Name: req.Organization, OwnerEmail: req.Email, OwnerName: req.Name, Plan: plan,
 	}, now)
 	if err != nil {
-		return AdminResult{}, fmt.Errorf("%w (the bootstrap was recorded: set force to try again)", err)
+		return adminresult.Result{}, fmt.Errorf("%w (the bootstrap was recorded: set force to try again)", err)
 	}
-	return AdminResult{Token: created.Token, OrganizationID: created.Organization.ID, UserID: created.Member.User.ID}, nil
+	return adminresult.Result{Token: created.Token, OrganizationID: created.Organization.ID, UserID: created.Member.User.ID}, nil
 }
 
 // token issues a new API token for a member found by email.
-func (a *Admin) token(ctx context.Context, req AdminRequest, now time.Time) (AdminResult, error) {
+func (a *Admin) token(ctx context.Context, req AdminRequest, now time.Time) (adminresult.Result, error) {
 	org, err := a.Store.GetOrganization(ctx, req.OrganizationID)
 	if err != nil {
-		return AdminResult{}, fmt.Errorf("organization %s: %w", req.OrganizationID, err)
+		return adminresult.Result{}, fmt.Errorf("organization %s: %w", req.OrganizationID, err)
 	}
 	want := kiln.NormalizeEmail(req.Email)
 	page := store.Page{Limit: store.MaxLimit}
 	for {
 		members, next, err := a.Store.ListMembers(ctx, org.ID, page)
 		if err != nil {
-			return AdminResult{}, fmt.Errorf("list members: %w", err)
+			return adminresult.Result{}, fmt.Errorf("list members: %w", err)
 		}
 		for _, m := range members {
 			if kiln.NormalizeEmail(m.User.Email) != want {
@@ -181,12 +171,12 @@ func (a *Admin) token(ctx context.Context, req AdminRequest, now time.Time) (Adm
 			}
 			secret, tok := auth.NewToken(org.ID, m.User.ID, "admin token "+now.UTC().Format(time.DateOnly), now, 0)
 			if err := a.Store.CreateToken(ctx, tok); err != nil {
-				return AdminResult{}, fmt.Errorf("issue token: %w", err)
+				return adminresult.Result{}, fmt.Errorf("issue token: %w", err)
 			}
-			return AdminResult{Token: secret, OrganizationID: org.ID, UserID: m.User.ID}, nil
+			return adminresult.Result{Token: secret, OrganizationID: org.ID, UserID: m.User.ID}, nil
 		}
 		if next == "" {
-			return AdminResult{}, kiln.Errorf(kiln.ENotFound, "no member with email %s in organization %s", req.Email, org.ID)
+			return adminresult.Result{}, kiln.Errorf(kiln.ENotFound, "no member with email %s in organization %s", req.Email, org.ID)
 		}
 		page.After = next
 	}
@@ -204,15 +194,4 @@ func NewDynamoAdmin(ctx context.Context, table string) (*Admin, error) {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
 	return &Admin{Store: dynamostore.New(dynamo.New(awsCfg), table)}, nil
-}
-
-// PlanResult is what the plan command prints: the organization's plan and, for enterprise, its
-// own limit of running builds (0: the plan's).
-func PlanResult(org *kiln.Organization) AdminResult {
-	r := AdminResult{OrganizationID: org.ID, Plan: string(org.Plan)}
-	if org.Plan == kiln.PlanEnterprise {
-		n := org.MaxConcurrentBuilds
-		r.MaxConcurrentBuilds = &n
-	}
-	return r
 }

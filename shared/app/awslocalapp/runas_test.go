@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"encoding/json"
@@ -78,7 +78,7 @@ func TestHostRunAs(t *testing.T) {
 		})
 	}
 	t.Run("the stack's buildspec", func(t *testing.T) {
-		spec, err := os.ReadFile("../../buildspec/buildspec.yml")
+		spec, err := os.ReadFile("../../../buildspec/buildspec.yml")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const awsLocalWindowsGroup = "kiln-windows-hosts"
 // the schedule's metric says builds wait (at most KILN_WORKERS at once). It sets apiCfg's
 // WindowsHosts and returns the clients a function (by its principal) uses: its calls are checked
 // against its role.
-func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsapp.AWSConfig) (func(principal string) awsapp.WindowsHostsClients, error) {
+func (l *AWSLocal) startWindowsHosts(cfg Settings, o Options, apiCfg *awsapp.AWSConfig) (func(principal string) awsapp.WindowsHostsClients, error) {
 	none := func(string) awsapp.WindowsHostsClients { return awsapp.WindowsHostsClients{} }
 	if len(o.WindowsHostCommand) == 0 {
 		return none, nil
@@ -52,7 +52,7 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 	apiCfg.WindowsHosts = awsapp.WindowsHostsConfig{Group: awsLocalWindowsGroup, AccountID: awsLocalAccount, Certificates: certs,
 		IdleLimit: hostedhosts.DefaultIdleLimit}
 	st := l.backend.store
-	l.winHost = ec2hosts.New(ec2hosts.Config{Group: group, Signer: signer, Account: awsLocalAccount, Region: awsLocalRegion,
+	l.winHost = ec2hosts.New(ec2hosts.Config{Group: group, Signer: signer, Account: awsLocalAccount, Region: Region,
 		Command: o.WindowsHostCommand, Dir: filepath.Join(cfg.Data, awsLocalDir, "ec2"), Max: max(cfg.Workers, 1), Logger: l.logger, Lifeline: l.lifeline,
 		// The agent reaches the API as a host in AWS does, at its URL; engines as an AMI has them.
 		Env: append(append(hostEnvironment(cfg), "KILN_HOST_URL="+l.url, "KILN_AGENT_ENGINES="+absPath(cfg.Engines)),
@@ -69,7 +69,7 @@ func (l *AWSLocal) startWindowsHosts(cfg Config, o AWSLocalOptions, apiCfg *awsa
 		}})
 	return func(principal string) awsapp.WindowsHostsClients {
 		return awsapp.WindowsHostsClients{
-			AutoScaling: sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(groupURL), Region: awsLocalRegion,
+			AutoScaling: sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(groupURL), Region: Region,
 				Credentials: credentialsOf(principal)}),
 			CloudWatch: checkedCloudWatch{next: l.winHost, auth: l.iam.auth, principal: principal, meter: l.iam.meter},
 		}

@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"encoding/json"
@@ -91,7 +91,7 @@ func othersCanRead(path string) error {
 
 // hostReadable are the files a host runs or reads from its image: its command, the engines, the
 // p4 client and bwrap (those found; a missing one is the host's own error).
-func hostReadable(cfg Config, command string) []string {
+func hostReadable(cfg Settings, command string) []string {
 	var paths []string
 	for _, p := range []string{command, cfg.P4, cfg.Bwrap} {
 		if p == "" {

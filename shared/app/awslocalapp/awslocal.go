@@ -1,4 +1,9 @@
-package app
+// Package awslocalapp is kiln aws-local's composition root: the AWS deployment's code paths on
+// this machine — the Lambdas' handlers (composed by awsapp) behind the stand-ins of API Gateway,
+// the Lambda Invoke API, Step Functions, CodeBuild, SQS, Parameter Store and the hosted Windows
+// hosts, on DynamoDB Local and MinIO, every AWS call checked against the stack's IAM policies.
+// It runs with kiln serve's settings (Settings) but none of kiln serve's composition.
+package awslocalapp
 
 import (
 	"context"
@@ -24,6 +29,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/app/onemachine"
 	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
@@ -44,12 +50,12 @@ import (
 
 // Names of the AWS resources kiln aws-local stands in for (as the CDK stack names their kind).
 const (
-	awsLocalRegion       = "us-east-1"
+	Region               = "us-east-1"
 	awsLocalAccount      = "000000000000"
 	awsLocalHostProject  = "kiln-hosts"
-	awsLocalStateMachine = "arn:aws:states:" + awsLocalRegion + ":" + awsLocalAccount + ":stateMachine:kiln-builds"
-	awsLocalTaskFunction = "arn:aws:lambda:" + awsLocalRegion + ":" + awsLocalAccount + ":function:task"
-	awsLocalQueueARN     = "arn:aws:sqs:" + awsLocalRegion + ":" + awsLocalAccount + ":kiln-deliveries"
+	StateMachineARN      = "arn:aws:states:" + Region + ":" + awsLocalAccount + ":stateMachine:kiln-builds"
+	awsLocalTaskFunction = "arn:aws:lambda:" + Region + ":" + awsLocalAccount + ":function:task"
+	awsLocalQueueARN     = "arn:aws:sqs:" + Region + ":" + awsLocalAccount + ":kiln-deliveries"
 )
 
 // AWSLocal is a running `kiln aws-local`: the AWS deployment's code paths on this machine. The
@@ -62,16 +68,16 @@ const (
 type AWSLocal struct {
 	url     string
 	logger  *slog.Logger
-	lock    *dataLock
+	lock    *onemachine.DataLock
 	backend *awsBackends
 	iam     *awsIAM
 	servers []*http.Server
 	hosts   *codebuild.Server
 	params  *ssm.Server    // the hosts' credentials (Parameter Store)
-	winHost *ec2hosts.Pool // nil without AWSLocalOptions.WindowsHostCommand
+	winHost *ec2hosts.Pool // nil without Options.WindowsHostCommand
 	machine *stepfunctions.Server
 	queue   *sqs.Queue
-	// functions answer the Lambda Invoke API for every function, on AWSLocalOptions.LambdaAddr.
+	// functions answer the Lambda Invoke API for every function, on Options.LambdaAddr.
 	functions *lambdas.Server
 	lambdaURL string
 	ticker    context.CancelFunc
@@ -83,8 +89,8 @@ type AWSLocal struct {
 	stopErr  error
 }
 
-// AWSLocalOptions is what kiln aws-local needs beyond kiln serve's settings.
-type AWSLocalOptions struct {
+// Options is what kiln aws-local needs beyond kiln serve's settings.
+type Options struct {
 	// HostCommand is the build host's command (the kiln binary's `agent run`), as the CodeBuild
 	// project's buildspec runs it.
 	HostCommand []string
@@ -103,23 +109,19 @@ type AWSLocalOptions struct {
 	Template string
 }
 
-// StartAWSLocal starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
+// Start starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
 // state is under KILN_DATA/aws-local), KILN_PUBLIC_URL, KILN_ENGINES, KILN_GITHUB_*, KILN_P4,
 // KILN_OUTBOUND_ALLOW, KILN_DELIVERY_*, KILN_RATE_LIMIT, KILN_WORKERS (the concurrent build
 // hosts), KILN_BUILD_TIMEOUT, KILN_SANDBOX. On the first start it creates the Local organization
 // and prints its owner's token to out, as kiln serve does.
-func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Writer, logger *slog.Logger) (_ *AWSLocal, err error) {
+func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *slog.Logger) (_ *AWSLocal, err error) {
 	if len(o.HostCommand) == 0 {
 		return nil, errors.New("aws-local: no build host command")
-	}
-	gh, err := newGitHubApp(cfg)
-	if err != nil {
-		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	lock, err := lockDataDir(cfg.Data)
+	lock, err := onemachine.LockDataDir(cfg.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -147,10 +149,12 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 			apiListener.Close()
 		}
 	}()
-	cfg.PublicURL = publicURL(cfg, apiListener)
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + apiListener.Addr().String()
+	}
 	l.url = "http://" + apiListener.Addr().String()
 	localDir := filepath.Join(cfg.Data, awsLocalDir)
-	if err := ensureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
+	if err := onemachine.EnsureLocalOrganization(ctx, l.backend.store, localDir, cfg.PublicURL, out, func(string) string {
 		return "kiln aws-local keeps its DynamoDB Local to itself; stop it, delete " + localDir + " and start again for a new organization."
 	}); err != nil {
 		return nil, err
@@ -186,8 +190,8 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	apiCfg := awsapp.AWSConfig{
 		Table: awsLocalTable, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: awsLocalArtifacts,
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
-		Workflow: awsapp.WorkflowConfig{StateMachineARN: awsLocalStateMachine, HostProject: awsLocalHostProject, HostImages: images,
-			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: awsLocalHostCredentialPath},
+		Workflow: awsapp.WorkflowConfig{StateMachineARN: StateMachineARN, HostProject: awsLocalHostProject, HostImages: images,
+			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},
 		Plans: cfg.Plans,
 	}
 	winClients, err := l.startWindowsHosts(cfg, o, &apiCfg)
@@ -202,7 +206,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if l.machine, err = stepfunctions.Start(ctx, stepfunctions.Options{Prefix: prefix,
 		Definition: stepfunctions.Fill(sfn.Definition(), map[string]string{
 			sfn.PlaceholderTaskFunction: awsLocalTaskFunction, sfn.PlaceholderHostProject: awsLocalHostProject}),
-		StateMachineARN: awsLocalStateMachine, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
+		StateMachineARN: StateMachineARN, LambdaEndpoint: lambdaURL, CodeBuildEndpoint: codebuildURL,
 		AccessKeyID: awsLocalKey(iam.StateMachinePrincipal), EventsAccessKeyID: awsLocalEventsKey,
 		EndedFunction: "ended", PollInterval: 250 * time.Millisecond, Dir: filepath.Join(localDir, "stepfunctions"),
 		Log: slogWriter{logger}, Lifeline: l.lifeline, Transitions: l.iam.meter.executionEnded}); err != nil {
@@ -218,7 +222,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	if err != nil {
 		return nil, err
 	}
-	machineServe(&iam.Guard{Auth: l.iam.auth, Service: iam.StepFunctions{StateMachineARN: awsLocalStateMachine}, Next: l.iam.meter.Free("states", l.iam.meter.who, machineProxy), Logger: logger})
+	machineServe(&iam.Guard{Auth: l.iam.auth, Service: iam.StepFunctions{StateMachineARN: StateMachineARN}, Next: l.iam.meter.Free("states", l.iam.meter.who, machineProxy), Logger: logger})
 	partsOf := func(principal string) (awsapp.Parts, error) {
 		st, logs, arts, err := l.iam.dataOf(principal, cfg.ArtifactMax)
 		if err != nil {
@@ -226,15 +230,18 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 		}
 		awsCfg := awsConfigOf(principal)
 		stepFunctions := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) { o.BaseEndpoint = aws.String(machineURL) })
-		p := awsapp.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: l.backend.keys, Perforce: newPerforce(cfg),
-			Workflow: &sfn.Workflow{StateMachineARN: awsLocalStateMachine, Logger: logger, Executions: stepFunctions,
+		p := awsapp.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: l.backend.keys,
+			Workflow: &sfn.Workflow{StateMachineARN: StateMachineARN, Logger: logger, Executions: stepFunctions,
 				Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })},
 			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients(principal), Logger: logger,
 			HostCredentials: hostCredentialsOf(principal, ssmURL),
 			Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
-		if gh != nil {
-			p.GitHub = &awsapp.GitHubApp{Client: gh, WebhookSecret: cfg.GitHubWebhookSecret}
+		if cfg.Perforce != nil {
+			p.Perforce = cfg.Perforce
+		}
+		if cfg.GitHub != nil {
+			p.GitHub = &awsapp.GitHubApp{Client: cfg.GitHub, WebhookSecret: cfg.GitHubWebhookSecret}
 		}
 		return p, nil
 	}
@@ -316,7 +323,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 
 	apiServer := &http.Server{Handler: l.iam.meter.APIGateway("api", &apigateway.Handler{
 		Function: l.iam.meter.fn("api", lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext)), Logger: logger}),
-		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
+		ReadHeaderTimeout: onemachine.ReadHeaderTimeout, ReadTimeout: onemachine.ReadTimeout, IdleTimeout: onemachine.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	l.servers = append(l.servers, apiServer)
 	go func() {
@@ -328,7 +335,7 @@ func StartAWSLocal(ctx context.Context, cfg Config, o AWSLocalOptions, out io.Wr
 	}()
 	l.startTicker(l.iam.meter.fn("schedule", lambda.NewHandler(schedule.Handle)), o.TickEvery)
 	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
-		slog.String("state_machine", awsLocalStateMachine), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
+		slog.String("state_machine", StateMachineARN), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
 	return l, nil
 }
 
@@ -346,7 +353,7 @@ func (l *AWSLocal) Done() <-chan error { return l.done }
 // services.
 func (l *AWSLocal) Shutdown(ctx context.Context) error {
 	l.stopped.Do(func() {
-		ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+		ctx, cancel := context.WithTimeout(ctx, onemachine.ShutdownGrace)
 		defer cancel()
 		l.stopErr = l.stop(ctx)
 	})
@@ -381,7 +388,7 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 		l.backend.stop()
 	}
 	errs = append(errs, l.lifeline.Close()) // ends what the stops above left, if anything
-	l.lock.release()
+	l.lock.Release()
 	l.logger.Info("kiln aws-local stopped")
 	return errors.Join(errs...)
 }
@@ -399,7 +406,7 @@ func (l *AWSLocal) listenOn(addr string) (string, func(http.Handler), error) {
 		return "", nil, err
 	}
 	return "http://" + ln.Addr().String(), func(h http.Handler) {
-		s := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: slog.NewLogLogger(l.logger.Handler(), slog.LevelWarn)}
+		s := &http.Server{Handler: h, ReadHeaderTimeout: onemachine.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(l.logger.Handler(), slog.LevelWarn)}
 		l.servers = append(l.servers, s)
 		go func() { _ = s.Serve(ln) }()
 	}, nil
@@ -424,8 +431,8 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
 				return
 			case now := <-t.C:
 				payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
-					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: awsLocalRegion,
-					Resources: []string{"arn:aws:events:" + awsLocalRegion + ":" + awsLocalAccount + ":rule/kiln-schedule"},
+					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: Region,
+					Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},
 					Detail:    json.RawMessage("{}")})
 				if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
 					l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
@@ -439,7 +446,7 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
 // ranges its server may be in although not public (the API checked the saved server's address
 // against them; the host checks it again before each sync), and the sandbox (on this machine,
 // hosts of every organization share it, so builds are confined as kiln serve confines them).
-func hostEnvironment(cfg Config) []string {
+func hostEnvironment(cfg Settings) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
 		"KILN_ENGINES=" + absPath(cfg.Engines), "KILN_P4=" + cfg.P4, "KILN_OUTBOUND_ALLOW=" + outbound.FormatAllow(cfg.OutboundAllow),
 		"KILN_SANDBOX=" + cfg.Sandbox}

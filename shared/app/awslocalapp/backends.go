@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/app/onemachine"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
@@ -32,8 +33,8 @@ import (
 const (
 	awsLocalDir       = "aws-local"
 	awsLocalTable     = "kiln"
-	awsLocalBucket    = "kiln-artifacts"
-	awsLocalArtifacts = "s3://" + awsLocalBucket + "/artifacts"
+	Bucket            = "kiln-artifacts"
+	awsLocalArtifacts = "s3://" + Bucket + "/artifacts"
 )
 
 // awsBackends are the stand-ins of AWS's data services: DynamoDB Local (in a private network
@@ -63,7 +64,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, li
 			b.stop()
 		}
 	}()
-	if b.keys, err = keyring.LoadOrCreate(filepath.Join(dir, masterKeyFile)); err != nil {
+	if b.keys, err = keyring.LoadOrCreate(filepath.Join(dir, onemachine.MasterKeyFile)); err != nil {
 		return nil, err
 	}
 	jars, err := dynamoDBLocalDir(logger)
@@ -99,7 +100,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, li
 		User: user, Password: password, Lifeline: life}); err != nil {
 		return nil, err
 	}
-	if err := b.minio.CreateBucket(ctx, awsLocalBucket); err != nil {
+	if err := b.minio.CreateBucket(ctx, Bucket); err != nil {
 		return nil, err
 	}
 	b.s3 = b.minio.Client()

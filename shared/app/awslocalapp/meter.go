@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"log/slog"
@@ -13,10 +13,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
 )
 
-// awsLocalBackground are the principals whose use is not a build's: the schedule function runs
+// BackgroundPrincipals are the principals whose use is not a build's: the schedule function runs
 // once a minute whatever the builds (its cost is a month's, not a build's), and build host time
 // is counted apart from the control plane.
-var awsLocalBackground = []string{"schedule", meter.HostPrincipal}
+var BackgroundPrincipals = []string{"schedule", meter.HostPrincipal}
 
 // awsMeter is aws-local's meter: every AWS call that passed the IAM check, by principal, in
 // AWS's billing units, priced at us-east-1's on-demand prices. At each execution's end it logs
@@ -83,7 +83,7 @@ func (m *awsMeter) executionEnded(arn string, transitions int) {
 	ended := m.ended
 	m.mu.Unlock()
 	all := m.Read()
-	per := all.Without(awsLocalBackground...).Scale(1 / float64(ended))
+	per := all.Without(BackgroundPrincipals...).Scale(1 / float64(ended))
 	cost := awscost.USEast1.Cost(per.Total())
 	attrs := []any{slog.String("build_id", arn[strings.LastIndex(arn, ":")+1:]), slog.Int("transitions", transitions),
 		slog.Int("executions_ended", ended), slog.Float64("usd_per_build", cost.Total),

@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"context"
@@ -23,9 +23,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
-// awsLocalTemplateEnv names the synthesized template whose IAM policies aws-local enforces;
+// TemplateEnv names the synthesized template whose IAM policies aws-local enforces;
 // without it, cdk.out/Kiln.template.json of the repository (`make synth`).
-const awsLocalTemplateEnv = "KILN_AWSLOCAL_TEMPLATE"
+const TemplateEnv = "KILN_AWSLOCAL_TEMPLATE"
 
 // awsLocalEventsKey is the access key id of EventBridge invoking the ended function: a service
 // acting on the function's resource-based permission, not checked against a role.
@@ -49,11 +49,11 @@ func awsLocalSession(principal string) string {
 }
 
 // awsLocalTemplatePath is where aws-local reads the stack's policies.
-func awsLocalTemplatePath(o AWSLocalOptions) (string, error) {
+func awsLocalTemplatePath(o Options) (string, error) {
 	if o.Template != "" {
 		return o.Template, nil
 	}
-	if p := os.Getenv(awsLocalTemplateEnv); p != "" {
+	if p := os.Getenv(TemplateEnv); p != "" {
 		return p, nil
 	}
 	p := "cdk.out/Kiln.template.json"
@@ -61,7 +61,7 @@ func awsLocalTemplatePath(o AWSLocalOptions) (string, error) {
 		p = root + "/" + p
 	}
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("aws-local enforces the IAM policies of the deployed stack and reads them from its synthesized template: %s is missing; run `make synth` (or `make lambdas && go run ./infra`) or set %s: %w", p, awsLocalTemplateEnv, err)
+		return "", fmt.Errorf("aws-local enforces the IAM policies of the deployed stack and reads them from its synthesized template: %s is missing; run `make synth` (or `make lambdas && go run ./infra`) or set %s: %w", p, TemplateEnv, err)
 	}
 	return p, nil
 }
@@ -76,12 +76,12 @@ type awsIAM struct {
 }
 
 // startIAM reads the template and puts the checking proxies in front of the data services.
-func (l *AWSLocal) startIAM(o AWSLocalOptions) (*awsIAM, error) {
+func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 	path, err := awsLocalTemplatePath(o)
 	if err != nil {
 		return nil, err
 	}
-	t, err := iam.LoadTemplate(path, iam.Names{Region: awsLocalRegion, Account: awsLocalAccount, Table: awsLocalTable, Bucket: awsLocalBucket,
+	t, err := iam.LoadTemplate(path, iam.Names{Region: Region, Account: awsLocalAccount, Table: awsLocalTable, Bucket: Bucket,
 		Queue: "kiln-deliveries", StateMachine: "kiln-builds", HostProject: awsLocalHostProject, WindowsGroup: awsLocalWindowsGroup})
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (l *AWSLocal) startIAM(o AWSLocalOptions) (*awsIAM, error) {
 	return p, nil
 }
 
-var awsLocalARNs = iam.ARNs{Region: awsLocalRegion, Account: awsLocalAccount}
+var awsLocalARNs = iam.ARNs{Region: Region, Account: awsLocalAccount}
 
 // credentialsOf are a principal's credentials (its access key id; the secret is not checked).
 func credentialsOf(principal string) aws.CredentialsProvider {
@@ -131,13 +131,13 @@ func credentialsOf(principal string) aws.CredentialsProvider {
 
 // awsConfigOf is the SDK configuration a principal's clients are made of.
 func awsConfigOf(principal string) aws.Config {
-	return aws.Config{Region: awsLocalRegion, Credentials: credentialsOf(principal)}
+	return aws.Config{Region: Region, Credentials: credentialsOf(principal)}
 }
 
 // dataOf are a principal's store, logs and artifacts: DynamoDB and S3 through the checking
 // proxies, signed with its key.
 func (p *awsIAM) dataOf(principal string, artifactMax int64) (*dynamostore.Store, *dynamostore.Logs, *s3artifacts.Store, error) {
-	db := dynamo.New(aws.Config{Region: awsLocalRegion, BaseEndpoint: aws.String(p.dynamoURL), Credentials: credentialsOf(principal)})
+	db := dynamo.New(aws.Config{Region: Region, BaseEndpoint: aws.String(p.dynamoURL), Credentials: credentialsOf(principal)})
 	client := s3.New(s3.Options{Region: minio.Region, BaseEndpoint: aws.String(p.s3URL), UsePathStyle: true, Credentials: credentialsOf(principal)})
 	arts, err := s3artifacts.FromURL(client, awsLocalArtifacts, artifactMax)
 	if err != nil {
@@ -149,7 +149,7 @@ func (p *awsIAM) dataOf(principal string, artifactMax int64) (*dynamostore.Store
 // hostAWSEnv is what a build host's environment gives the AWS SDK: its role's key and the
 // checked endpoints, so a call it makes is authorized as its role's.
 func (p *awsIAM) hostAWSEnv(principal string, endpoints map[string]string) []string {
-	env := []string{"AWS_ACCESS_KEY_ID=" + awsLocalKey(principal), "AWS_SECRET_ACCESS_KEY=aws-local", "AWS_REGION=" + awsLocalRegion,
+	env := []string{"AWS_ACCESS_KEY_ID=" + awsLocalKey(principal), "AWS_SECRET_ACCESS_KEY=aws-local", "AWS_REGION=" + Region,
 		"AWS_ENDPOINT_URL_DYNAMODB=" + p.dynamoURL, "AWS_ENDPOINT_URL_S3=" + p.s3URL}
 	for service, u := range endpoints {
 		env = append(env, "AWS_ENDPOINT_URL_"+service+"="+u)

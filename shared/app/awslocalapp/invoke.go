@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"net/http"

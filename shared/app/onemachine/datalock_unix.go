@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package onemachine
 
 import (
 	"errors"
@@ -16,13 +16,14 @@ import (
 // lock on, and in which it writes its process id.
 const serveLockFile = "serve.lock"
 
-// dataLock is a held lock on a data directory: one `kiln serve` per directory, so that two
-// services never take the same builds or share a workspace. `kiln admin` does not take it.
-type dataLock struct{ f *os.File }
+// DataLock is a held lock on a data directory: one `kiln serve` or `kiln aws-local` per
+// directory, so that two services never take the same builds or share a workspace. `kiln admin`
+// does not take it.
+type DataLock struct{ f *os.File }
 
-// lockDataDir takes the lock or fails at once, naming the directory and the holder's pid. The
+// LockDataDir takes the lock or fails at once, naming the directory and the holder's pid. The
 // kernel releases it when the process ends, however it ends.
-func lockDataDir(dataDir string) (*dataLock, error) {
+func LockDataDir(dataDir string) (*DataLock, error) {
 	path := filepath.Join(dataDir, serveLockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -45,11 +46,11 @@ func lockDataDir(dataDir string) (*dataLock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &dataLock{f: f}, nil
+	return &DataLock{f: f}, nil
 }
 
-// release lets another service use the directory. It may be called more than once.
-func (l *dataLock) release() {
+// Release lets another service use the directory. It may be called more than once.
+func (l *DataLock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}

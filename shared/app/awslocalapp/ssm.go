@@ -1,4 +1,4 @@
-package app
+package awslocalapp
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 )
 
-// awsLocalHostCredentialPath is the Parameter Store path of the CodeBuild hosts' credentials:
+// HostCredentialPath is the Parameter Store path of the CodeBuild hosts' credentials:
 // the stack's, "/<stack name>/hosts", the stack being Kiln (infra/main.go).
-const awsLocalHostCredentialPath = "/Kiln/hosts"
+const HostCredentialPath = "/Kiln/hosts"
 
 // startParameterStore starts the SSM stand-in behind its IAM check and returns its URL.
 func (l *AWSLocal) startParameterStore() (string, error) {
@@ -23,7 +23,7 @@ func (l *AWSLocal) startParameterStore() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	l.params = &ssm.Server{Region: awsLocalRegion, Account: awsLocalAccount}
+	l.params = &ssm.Server{Region: Region, Account: awsLocalAccount}
 	serve(&iam.Guard{Auth: l.iam.auth, Service: iam.SSM{ARNs: awsLocalARNs}, Next: l.params, Logger: l.logger})
 	return u, nil
 }

@@ -1,0 +1,38 @@
+package awslocalapp
+
+import (
+	"github.com/kilnbuild/kiln/shared/awslocal/meter"
+	"github.com/kilnbuild/kiln/shared/store/dynamostore"
+)
+
+// What an operator (and kiln serve's end-to-end tests on aws-local) may look at in a running
+// aws-local, past the API: what in AWS the console or the CLI shows.
+
+// Store is the DynamoDB table as the account's administrator reaches it: not checked against a
+// role's policies (as the admin Lambda's writes are not, to an operator).
+func (l *AWSLocal) Store() *dynamostore.Store { return l.backend.store }
+
+// S3URL is the S3 endpoint the functions use, through the IAM check (presigned URLs point at it).
+func (l *AWSLocal) S3URL() string { return l.iam.s3URL }
+
+// StepFunctionsEndpoint is the Step Functions stand-in's own endpoint (DescribeExecution,
+// GetExecutionHistory), without the IAM check.
+func (l *AWSLocal) StepFunctionsEndpoint() string { return l.machine.Endpoint() }
+
+// HostCredentialParameters are the names of the parameters Parameter Store holds now, sorted.
+func (l *AWSLocal) HostCredentialParameters() []string { return l.params.Names() }
+
+// WindowsHostInstances is how many hosted Windows host instances run now (0 without
+// Options.WindowsHostCommand).
+func (l *AWSLocal) WindowsHostInstances() int {
+	if l.winHost == nil {
+		return 0
+	}
+	return l.winHost.Instances()
+}
+
+// MeterReading is everything the meter counted since aws-local started, by principal.
+func (l *AWSLocal) MeterReading() meter.Reading { return l.iam.meter.Read() }
+
+// ExecutionsEnded is how many executions have reported their state transitions to the meter.
+func (l *AWSLocal) ExecutionsEnded() int { return l.iam.meter.executions() }
