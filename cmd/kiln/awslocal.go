@@ -60,7 +60,7 @@ func awsLocalSettings(cfg app.Config) (awslocalapp.Settings, error) {
 		P4: cfg.P4, Sandbox: cfg.Sandbox, Bwrap: cfg.Bwrap, OutboundAllow: cfg.OutboundAllow,
 		RateLimit: cfg.RateLimit, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, Plans: cfg.Plans,
 		BuildTimeout: cfg.BuildTimeout, BuildUIDs: cfg.BuildUIDs,
-		ArtifactMax: cfg.ArtifactMax, ArtifactRetention: cfg.ArtifactRetention,
+		ArtifactMax: cfg.ArtifactMax, ArtifactRetention: cfg.ArtifactRetention, CacheMaxPerOrg: cfg.CacheMaxPerOrg,
 		DeliveryAttempts: cfg.DeliveryAttempts, DeliveryBackoff: cfg.DeliveryBackoff,
 	}, nil
 }

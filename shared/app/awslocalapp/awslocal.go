@@ -192,7 +192,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: StateMachineARN, HostProject: awsLocalHostProject, HostImages: images,
 			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},
-		Plans: cfg.Plans,
+		Plans: cfg.Plans, CacheMaxPerOrg: cfg.CacheMaxPerOrg,
 	}
 	winClients, err := l.startWindowsHosts(cfg, o, &apiCfg)
 	if err != nil {

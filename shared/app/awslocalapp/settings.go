@@ -51,4 +51,6 @@ type Settings struct {
 	// DeliveryAttempts and DeliveryBackoff bound an auto-deploy delivery's retries.
 	DeliveryAttempts int
 	DeliveryBackoff  time.Duration
+	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
+	CacheMaxPerOrg int64
 }
