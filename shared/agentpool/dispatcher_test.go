@@ -147,7 +147,7 @@ func TestClaim(t *testing.T) {
 	st := openStore(t)
 	lc := &builds.Lifecycle{Builds: st, Projects: st}
 	d := &Dispatcher{Store: st, Lifecycle: lc, Logger: discard()}
-	org := kiln.NewID()
+	org := newOrg(t, st)
 	token, a := newAgent(t, st, org, "win")
 	now := time.Now()
 	pendingBuild(t, st, kiln.NewID(), "win", now.Add(-3*time.Second)) // another organization's, oldest

@@ -2,6 +2,7 @@ package agentpool
 
 import (
 	"context"
+	"github.com/kilnbuild/kiln/shared/accounts"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -38,6 +39,16 @@ func pendingBuild(t testing.TB, st *sqlitestore.Store, org, pool string, at time
 	return b
 }
 
+// newOrg creates an organization (an agent belongs to one that exists) and returns its id.
+func newOrg(t testing.TB, st *sqlitestore.Store) string {
+	t.Helper()
+	created, err := accounts.CreateOrganization(context.Background(), st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "o@studio.example", OwnerName: "O"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.Organization.ID
+}
+
 func newAgent(t testing.TB, st *sqlitestore.Store, org, pool string) (string, *kiln.Agent) {
 	t.Helper()
 	secret, a := auth.NewAgent(org, "box", pool, time.Now())
@@ -53,7 +64,7 @@ func TestRevokeFailsTheAgentsBuildsOnly(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	lc := &builds.Lifecycle{Builds: st, Projects: st}
-	org := kiln.NewID()
+	org := newOrg(t, st)
 	_, a := newAgent(t, st, org, "p")
 	_, b := newAgent(t, st, org, "p")
 	now := time.Now()

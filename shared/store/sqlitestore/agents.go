@@ -23,8 +23,8 @@ func scanAgent(r scanner) (*kiln.Agent, error) {
 
 // CreateAgent inserts the agent; like CreateToken it does not check the organization.
 func (s *Store) CreateAgent(ctx context.Context, a *kiln.Agent) error {
-	return s.insert(ctx, "create agent", "the agent already exists",
-		`INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return s.insertInOrg(ctx, "create agent", "the agent already exists",
+		`INSERT INTO agents (`+agentCols+`) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE `+orgExists, a.OrganizationID,
 		credentialArgs(&a.Credential, a.Pool, optMS(a.RevokedAt), optMS(a.LastSeenAt))...)
 }
 

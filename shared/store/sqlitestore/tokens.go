@@ -23,21 +23,23 @@ func scanToken(r scanner) (*kiln.Token, error) {
 // execer is a *sql.DB or *sql.Tx.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func insertToken(ctx context.Context, db execer, t *kiln.Token) error {
 	// A token with a parent is written only while the parent exists, so none outlives a
 	// revocation of its parent that ran at the same time.
+	// Nor is one written for an organization that is not there.
 	res, err := db.ExecContext(ctx, `INSERT INTO tokens (`+tokenCols+`)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-		WHERE ? = '' OR EXISTS (SELECT 1 FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?)`,
+		WHERE `+orgExists+` AND (? = '' OR EXISTS (SELECT 1 FROM tokens WHERE org_id = ? AND user_id = ? AND id = ?))`,
 		append(credentialArgs(&t.Credential, t.UserID, optMS(t.ExpiresAt), optMS(t.LastUsedAt), t.ParentID),
-			t.ParentID, t.OrganizationID, t.UserID, t.ParentID)...)
+			t.OrganizationID, t.ParentID, t.OrganizationID, t.UserID, t.ParentID)...)
 	if err != nil {
 		return writeErr("create token", err, "the token already exists")
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return kiln.NotFound("parent token")
+		return notWritten(ctx, db, "create token", t.OrganizationID, kiln.NotFound("parent token"))
 	}
 	return nil
 }

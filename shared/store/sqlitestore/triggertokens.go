@@ -23,8 +23,8 @@ func scanTriggerToken(r scanner) (*kiln.TriggerToken, error) {
 
 // CreateTriggerToken inserts the token; like CreateToken it does not check the organization.
 func (s *Store) CreateTriggerToken(ctx context.Context, t *kiln.TriggerToken) error {
-	return s.insert(ctx, "create trigger token", "the trigger token already exists",
-		`INSERT INTO trigger_tokens (`+triggerTokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	return s.insertInOrg(ctx, "create trigger token", "the trigger token already exists",
+		`INSERT INTO trigger_tokens (`+triggerTokenCols+`) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE `+orgExists, t.OrganizationID,
 		credentialArgs(&t.Credential, t.CreatedBy, optMS(t.LastUsedAt))...)
 }
 

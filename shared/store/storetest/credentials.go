@@ -132,6 +132,16 @@ func (k credentialKind[T]) run(t *testing.T, open func(t *testing.T) store.Store
 		}
 	})
 
+	t.Run("UnknownOrganizationIsNotFound", func(t *testing.T) {
+		s, ctx := open(t), t.Context()
+		f := createOrganization(t, s)
+		c := k.fresh(f)
+		k.cred(c).OrganizationID = kiln.NewID() // no such organization
+		wantCode(t, k.create(ctx, s, c), kiln.ENotFound, "create "+k.name+" in an organization that does not exist")
+		_, err := k.byHash(ctx, s, k.cred(c).Hash)
+		wantCode(t, err, kiln.ENotFound, "get the refused "+k.name+" by hash")
+	})
+
 	t.Run("TakenHashOrIDIsConflict", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
 		f := createOrganization(t, s)
