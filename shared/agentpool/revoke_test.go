@@ -2,7 +2,6 @@ package agentpool
 
 import (
 	"context"
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 func openStore(t testing.TB) *sqlitestore.Store {
@@ -42,11 +42,8 @@ func pendingBuild(t testing.TB, st *sqlitestore.Store, org, pool string, at time
 // newOrg creates an organization (an agent belongs to one that exists) and returns its id.
 func newOrg(t testing.TB, st *sqlitestore.Store) string {
 	t.Helper()
-	created, err := accounts.CreateOrganization(context.Background(), st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "o@studio.example", OwnerName: "O"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return created.Organization.ID
+	org, _ := storefixture.Org(t, st, "", time.Now())
+	return org.ID
 }
 
 func newAgent(t testing.TB, st *sqlitestore.Store, org, pool string) (string, *kiln.Agent) {

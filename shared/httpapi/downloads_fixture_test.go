@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // downloadFixture is an organization with one build and the record of its artifact (7 bytes
@@ -31,11 +31,7 @@ type downloadFixture struct {
 func newDownloadFixture(t *testing.T) *downloadFixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storefixture.SQLite(t)
 	files, err := fsartifacts.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

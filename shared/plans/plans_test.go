@@ -2,7 +2,6 @@ package plans_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 type fixture struct {
@@ -21,16 +21,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, plan kiln.Plan) *fixture {
 	t.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	c, err := accounts.CreateOrganization(context.Background(), st, accounts.NewOrganization{Name: "S", OwnerEmail: "o@s.example", OwnerName: "O", Plan: plan}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{st: st, org: c.Organization}
+	st := storefixture.SQLite(t)
+	org, _ := storefixture.Org(t, st, plan, time.Now())
+	f := &fixture{st: st, org: org}
 	f.p = &plans.Plans{Store: st, Now: func() time.Time { return f.now }}
 	return f
 }

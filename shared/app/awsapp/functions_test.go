@@ -15,12 +15,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -76,24 +75,14 @@ func TestWorkflowSampleEvents(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storefixture.SQLite(t)
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			org, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "o@studio.example", OwnerName: "O"}, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org.Organization.ID, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: tt.status,
-				Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: now}
-			if tt.status == kiln.StatusRunning {
-				b.StartedAt, b.HeartbeatAt, b.Host = &now, &now, sfn.HostCodeBuild
-			}
-			if err := st.CreateBuild(ctx, b); err != nil {
-				t.Fatal(err)
-			}
+			org, _ := storefixture.Org(t, st, "", now)
+			b := storefixture.Build(t, st, org.ID, tt.status, now, func(b *kiln.Build) {
+				if b.Status == kiln.StatusRunning {
+					b.Host = sfn.HostCodeBuild
+				}
+			})
 			logs, err := buildlog.NewFiles(t.TempDir())
 			if err != nil {
 				t.Fatal(err)

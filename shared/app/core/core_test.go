@@ -4,16 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // world is a core on SQLite with one free organization.
@@ -30,20 +29,12 @@ func (w *wakes) Notify() { w.n++ }
 
 func newWorld(t *testing.T, parts func(*Parts), settings Settings) *world {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storefixture.SQLite(t)
 	logs, err := buildlog.NewFiles(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Small", OwnerEmail: "o@small.example", OwnerName: "O", Plan: kiln.PlanFree}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	org, _ := storefixture.Org(t, st, kiln.PlanFree, time.Now())
 	p := Parts{Store: st, Logs: logs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if parts != nil {
 		parts(&p)
@@ -52,24 +43,13 @@ func newWorld(t *testing.T, parts func(*Parts), settings Settings) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{st: st, core: c, org: created.Organization.ID}
+	return &world{st: st, core: c, org: org.ID}
 }
 
 // build stores a build of the organization in a status; a running one started ran ago.
 func (w *world) build(t *testing.T, status kiln.BuildStatus, ran time.Duration) *kiln.Build {
 	t.Helper()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: w.org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
-		Status: status, Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3",
-		TriggeredBy: "cron", CreatedAt: now.Add(-ran)}
-	if status == kiln.StatusRunning {
-		at := now.Add(-ran)
-		b.StartedAt, b.HeartbeatAt, b.Host = &at, &at, "host-a"
-	}
-	if err := w.st.CreateBuild(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return storefixture.Build(t, w.st, w.org, status, time.Now().Truncate(time.Millisecond).Add(-ran))
 }
 
 // TestEveryClaimChecksThePlan: the lifecycle the core makes checks the plan's minutes at each

@@ -4,18 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // TestDefinitionPassesNoCredentialInPlaintext: RunOnCodeBuild passes the host credential as a
@@ -98,21 +96,10 @@ func TestClaimAnswersTheCredentialsParameterNotTheCredential(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storefixture.SQLite(t)
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			org, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "o@studio.example", OwnerName: "O"}, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := &kiln.Build{ID: kiln.NewID(), OrganizationID: org.Organization.ID, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(), Status: kiln.StatusPending,
-				Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: now}
-			if err := st.CreateBuild(ctx, b); err != nil {
-				t.Fatal(err)
-			}
+			org, _ := storefixture.Org(t, st, "", now)
+			b := storefixture.Build(t, st, org.ID, kiln.StatusPending, now)
 			tasks := &Tasks{Store: st, Lifecycle: &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st}, Images: map[string]string{"5.3": "kiln-engine:5.3"},
 				HostURL: "https://kiln.example", TimeLimit: time.Hour, Credentials: HostCredentialStore{Path: tt.path}}
 			if tt.params != nil {
