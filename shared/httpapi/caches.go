@@ -38,7 +38,7 @@ func (s *Server) cacheUsage(ctx context.Context, org string) *buildCachesJSON {
 }
 
 // deleteProjectCaches removes the caches of a deleted project. A failure is logged and never
-// undoes or fails the delete; the caches left behind age out under the organization's cap.
+// undoes or fails the delete; the retention janitor removes the caches left behind.
 func (s *Server) deleteProjectCaches(ctx context.Context, org, project string) {
 	if s.caches == nil {
 		return
