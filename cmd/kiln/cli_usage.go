@@ -37,6 +37,13 @@ func usageCmd(ctx context.Context, args []string, getenv func(string) string, st
 		{"artifact storage", bytesText(u.ArtifactStorageBytes), "-"},
 		{"skipped triggers", strconv.FormatInt(u.SkippedTriggers["total"], 10), "-"},
 	}
+	if c := u.BuildCaches; c != nil { // held now, whatever the month
+		capText := "no cap"
+		if c.MaxBytes != nil {
+			capText = bytesText(*c.MaxBytes) + " (oldest removed)"
+		}
+		rows = append(rows, []string{"build caches (now)", fmt.Sprintf("%s in %d", bytesText(c.Bytes), c.Count), capText})
+	}
 	platforms := make([]string, 0, len(u.BuildMinutes.ByPlatform))
 	for p := range u.BuildMinutes.ByPlatform {
 		platforms = append(platforms, p)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,11 @@ func TestCLIUsage(t *testing.T) {
 		}
 		Projects             struct{ Current int }
 		ArtifactStorageBytes int64
+		BuildCaches          *struct {
+			Bytes    int64
+			Count    int
+			MaxBytes *int64
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &u); err != nil {
 		t.Fatalf("usage --json printed no JSON: %v\n%s", err, out)
@@ -38,10 +44,15 @@ func TestCLIUsage(t *testing.T) {
 		u.BuildMinutes.Allowed != nil || u.Projects.Current != 1 || u.ArtifactStorageBytes <= 0 {
 		t.Errorf("usage: %+v", u)
 	}
+	// The build that completed saved its build cache; the cap is KILN_CACHE_MAX_PER_ORG's default.
+	if c := u.BuildCaches; c == nil || c.Count != 1 || c.Bytes <= 0 || c.MaxBytes == nil || *c.MaxBytes != 100<<30 {
+		t.Errorf("build caches: %+v", c)
+	}
 
 	out, _, code, err = runKiln(t, w.env, "usage")
 	if code != 0 || !strings.Contains(out, "enterprise plan, "+month) || !strings.Contains(out, "build minutes") ||
-		!strings.Contains(out, "unlimited") || !strings.Contains(out, "minutes on Linux") {
+		!strings.Contains(out, "unlimited") || !strings.Contains(out, "minutes on Linux") ||
+		!regexp.MustCompile(`build caches \(now\) +[0-9.]+ (B|KiB) in 1 +100\.0 GiB \(oldest removed\)`).MatchString(out) {
 		t.Errorf("usage: exit %d (%v)\n%s", code, err, out)
 	}
 

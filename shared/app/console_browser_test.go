@@ -100,6 +100,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	at = value(t, ctx, "read the build's location", chromedp.Location())
 	buildID := at[strings.LastIndex(at, "/")+1:]
+	// The first build of its key starts cold, and says why.
+	run(t, ctx, "see it started cold", waitJS(`document.getElementById('cache')?.textContent === 'Cold build — no build of this branch, platform and engine version has saved a cache yet'
+		&& !document.getElementById('clean')`))
 	screenshot(t, ctx, shots, "build")
 
 	// Download, and check the file's MD5 against the API and the page.
@@ -125,14 +128,24 @@ func TestConsoleInBrowser(t *testing.T) {
 		waitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`),
 		waitJS(`[...document.querySelectorAll('#size-diff tr')].some(r => r.textContent.includes('Shooter-Linux.pak') && r.textContent.includes('grew'))`))
 	screenshot(t, ctx, shots, "size-report")
+	// The next build of main started warm from the first one's cache, linked.
+	run(t, ctx, "see it started warm", waitJS(`document.getElementById('cache')?.textContent === 'Warm build — from build `+buildID+`'
+		&& document.querySelector('#cache a')?.getAttribute('href') === '/console/builds/`+buildID+`'`))
 
 	// Cancel a slow build.
 	run(t, ctx, "list the projects", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.CSS(`#projects a`)))
 	screenshot(t, ctx, shots, "projects")
 	run(t, ctx, "open the project", chromedp.Click(chromedp.CSS(`#projects a`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
-	run(t, ctx, "trigger the slow branch", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=branch]`), "slow"),
+	// A clean build, asked for with the trigger form's checkbox, ignores the cache.
+	run(t, ctx, "trigger the slow branch, clean", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=branch]`), "slow"),
+		chromedp.Click(chromedp.CSS(`[data-setting] form input[name=clean]`)),
 		chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
-		waitJS(`document.querySelector('h1 .status')?.textContent === 'running'`), chromedp.WaitVisible(chromedp.ID(`#cancel`)))
+		waitJS(`document.querySelector('h1 .status')?.textContent === 'running'`), chromedp.WaitVisible(chromedp.ID(`#cancel`)),
+		waitJS(`document.getElementById('clean')?.textContent === 'Clean build' && document.getElementById('cache')?.textContent === 'Cold build — a clean build was asked for'`))
+	at = value(t, ctx, "read the clean build's location", chromedp.Location())
+	if b := w.do(t, "GET", "/builds/"+at[strings.LastIndex(at, "/")+1:], w.token, nil); b.Body["clean"] != true {
+		t.Fatalf("the build triggered with the clean box ticked: %v", b.Body)
+	}
 	run(t, ctx, "cancel it", chromedp.Click(chromedp.ID(`#cancel`)), chromedp.WaitVisible(chromedp.ID(`#cancel-yes`)), chromedp.Click(chromedp.ID(`#cancel-yes`)),
 		waitJS(`document.getElementById('failure')?.textContent === 'cancelled'`))
 	screenshot(t, ctx, shots, "build-cancelled")
@@ -142,6 +155,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		waitJS(`(() => { const rows = [...document.querySelectorAll('#usage tbody tr')].map(r => [...r.children].map(c => c.textContent));
 			const minutes = rows.find(r => r[0] === 'Build minutes'), linux = rows.find(r => r[0] === '· on Linux');
 			return minutes && Number(minutes[1]) >= 2 && minutes[2] === 'unlimited' && linux && linux[1] === minutes[1]; })()`))
+	// The build caches held now: main's newest (it replaced the first), under the default cap.
+	run(t, ctx, "see the build caches", waitJS(`(() => { const r = [...document.querySelectorAll('#usage tbody tr')].map(r => [...r.children].map(c => c.textContent))
+		.find(r => r[0] === 'Build caches (held now)');
+		return r && / in 1$/.test(r[1]) && r[2] === 'cap 100.0 GB, oldest removed'; })()`))
 
 	// A token for CI and an organization webhook, each secret shown once.
 	run(t, ctx, "create a token", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#members`)),

@@ -147,6 +147,10 @@ func TestUsageReport(t *testing.T) {
 	if s := u["skippedTriggers"].(map[string]any); s["total"] != float64(0) {
 		t.Errorf("skipped: %v", s)
 	}
+	// The build saved its build cache: held now, under KILN_CACHE_MAX_PER_ORG's default cap.
+	if c, _ := u["buildCaches"].(map[string]any); c == nil || c["count"] != float64(1) || c["bytes"].(float64) <= 0 || c["maxBytes"] != float64(100<<30) {
+		t.Errorf("build caches: %v", u["buildCaches"])
+	}
 	// Another month is empty; the plan's limits show once on free.
 	w.setPlan(t, w.orgID, "free", nil)
 	old := w.usage(t, "?month=2020-01")

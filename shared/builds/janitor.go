@@ -2,6 +2,7 @@ package builds
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -13,7 +14,8 @@ import (
 )
 
 // Janitor deletes artifacts older than the retention period, and the logs of builds created
-// before it; their builds stay, and their download answers 404 from then on.
+// before it; their builds stay, and their download answers 404 from then on. It also removes the
+// build caches of deleted projects.
 type Janitor struct {
 	Store     store.Artifacts
 	Artifacts artifacts.Store
@@ -22,6 +24,10 @@ type Janitor struct {
 	Logs interface {
 		DeleteExpired(ctx context.Context) (int, error)
 	}
+	// Caches and Projects, when both are set, make each sweep also remove the build caches of
+	// projects that no longer exist.
+	Caches    ProjectCaches
+	Projects  ProjectGetter
 	Retention time.Duration
 	Logger    *slog.Logger
 	Now       func() time.Time
@@ -81,7 +87,7 @@ func (j *Janitor) Sweep(ctx context.Context) (deleted int, err error) {
 			deleted++
 		}
 		if !progress {
-			return deleted, j.deleteLogs(ctx)
+			return deleted, errors.Join(j.deleteLogs(ctx), j.sweepCaches(ctx))
 		}
 	}
 }

@@ -20,6 +20,17 @@ type Usage struct {
 	Projects             UsageCount       `json:"projects"`
 	ArtifactStorageBytes int64            `json:"artifactStorageBytes"`
 	SkippedTriggers      map[string]int64 `json:"skippedTriggers"`
+	// BuildCaches is what the organization's build caches hold now (nil: the server keeps none,
+	// or could not list them).
+	BuildCaches *UsageCaches `json:"buildCaches"`
+}
+
+// UsageCaches is the bytes and count of an organization's build caches and their cap (MaxBytes
+// nil: no cap).
+type UsageCaches struct {
+	Bytes    int64  `json:"bytes"`
+	Count    int    `json:"count"`
+	MaxBytes *int64 `json:"maxBytes"`
 }
 
 // UsageCount is a count now and what the plan allows (nil: unlimited).

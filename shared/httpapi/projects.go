@@ -93,7 +93,8 @@ func (s *Server) patchProject(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	return s.writeProject(w, r, &updated)
 }
 
-// deleteProject answers DELETE /projects/:id: the project and its settings go, builds stay.
+// deleteProject answers DELETE /projects/:id: the project, its settings and its build caches go,
+// builds stay.
 func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	pr, err := s.project(r, p)
 	if err != nil {
@@ -102,6 +103,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err := s.store.DeleteProject(r.Context(), p.Organization.ID, pr.ID); err != nil {
 		return err
 	}
+	s.deleteProjectCaches(r.Context(), p.Organization.ID, pr.ID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -71,6 +71,12 @@ type Config struct {
 	// log is not streamed (follow=1) nor sent whole as text past MaxBufferedTextLog bytes; both
 	// answer 400 log_paging_required, pointing to the JSON pages.
 	BufferedAnswers bool
+	// BuildCaches are the organizations' build caches (nil: this server keeps none): the usage
+	// report shows what they hold, and a deleted project's are removed.
+	BuildCaches BuildCaches
+	// BuildCacheMaxPerOrg caps the bytes of one organization's build caches (0: no cap), as
+	// the usage report shows it.
+	BuildCacheMaxPerOrg int64
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -93,6 +99,8 @@ type Server struct {
 	buffered       bool
 	artifacts      artifacts.Store
 	logs           LogReader
+	caches         BuildCaches
+	cacheMax       int64
 	webhookSecret  []byte
 	webhookReads   chan struct{} // a slot per webhook body being read
 	auth           *auth.Authenticator
@@ -125,6 +133,8 @@ func New(cfg Config) *Server {
 		buffered:       cfg.BufferedAnswers,
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
+		caches:         cfg.BuildCaches,
+		cacheMax:       cfg.BuildCacheMaxPerOrg,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),
 		webhookReads:   make(chan struct{}, cmp.Or(max(cfg.GitHubWebhookReads, 0), DefaultGitHubWebhookReads)),
 		cursors:        cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},

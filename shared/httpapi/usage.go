@@ -37,6 +37,7 @@ type usageJSON struct {
 	Projects             countJSON        `json:"projects"`
 	ArtifactStorageBytes int64            `json:"artifactStorageBytes"`
 	SkippedTriggers      map[string]int64 `json:"skippedTriggers"`
+	BuildCaches          *buildCachesJSON `json:"buildCaches"`
 }
 
 type minutesJSON struct {
@@ -90,6 +91,7 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Princi
 		Projects:             countJSON{Current: rep.Projects, Allowed: limit(rep.ProjectsAllowed)},
 		ArtifactStorageBytes: rep.ArtifactBytes,
 		SkippedTriggers:      map[string]int64{"total": 0, string(kiln.TriggerPush): 0, string(kiln.TriggerScheduled): 0},
+		BuildCaches:          s.cacheUsage(r.Context(), org.ID),
 	}
 	for pl, n := range rep.Minutes {
 		out.BuildMinutes.ByPlatform[string(pl)] = n

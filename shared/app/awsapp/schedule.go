@@ -60,11 +60,15 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 		reaper = &hostedhosts.Reaper{Store: p.Store, Hosts: &hostedhosts.Group{Client: p.WindowsHosts.AutoScaling, Name: w.Group},
 			Metrics: &hostedhosts.CloudWatchMetrics{Client: p.WindowsHosts.CloudWatch}, IdleLimit: w.IdleLimit, Logger: p.Logger, Now: p.Now}
 	}
+	janitor := &builds.Janitor{Store: p.Store, Artifacts: p.Artifacts, Retention: cfg.ArtifactRetention, Logger: p.Logger, Now: p.Now}
+	if bg.core.Caches != nil { // never a nil *Cache in the interface
+		janitor.Caches, janitor.Projects = bg.core.Caches, p.Store
+	}
 	return &Schedule{
 		reaper:    reaper,
 		scheduler: &builds.Scheduler{Store: p.Store, Service: svc, Logger: p.Logger, Now: p.Now},
 		lifecycle: bg.lifecycle, workflow: p.Workflow, once: p.Store, bg: bg, queue: p.Queue, logger: p.Logger,
-		janitor: &builds.Janitor{Store: p.Store, Artifacts: p.Artifacts, Retention: cfg.ArtifactRetention, Logger: p.Logger, Now: p.Now},
+		janitor: janitor,
 		now:     func() time.Time { return kiln.Now(p.Now) },
 	}, nil
 }

@@ -17,7 +17,7 @@ const authCacheTTL = 5 * time.Second
 // sets on it what is its own (the GitHub App, Perforce, engines, time limit, buffering).
 func (c *Core) API() httpapi.Config {
 	allow := c.settings.OutboundAllow
-	return httpapi.Config{
+	cfg := httpapi.Config{
 		Store:      c.parts.Store,
 		Keys:       c.parts.Keys,
 		Logger:     c.parts.Logger,
@@ -39,5 +39,11 @@ func (c *Core) API() httpapi.Config {
 		RateLimit:    httpapi.RateLimit{PerSecond: c.settings.RateLimit, Burst: max(1, int(c.settings.RateLimit*4))},
 		AuthCacheTTL: authCacheTTL,
 		Now:          c.parts.Now,
+
+		BuildCacheMaxPerOrg: c.CacheMaxPerOrg,
 	}
+	if c.Caches != nil { // never a nil *Cache in the interface
+		cfg.BuildCaches = c.Caches
+	}
+	return cfg
 }

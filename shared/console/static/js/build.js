@@ -30,6 +30,7 @@ export async function render(main, params, ctx) {
       ...pair('Message', b.commitMessage || '—'), ...pair('Triggered by', b.triggeredBy),
       ...pair('Created', time(b.createdAt)), ...pair('Started', time(b.startedAt)), ...pair('Finished', time(b.finishedAt)),
       ...pair('Duration', duration(b.durationMs)),
+      cacheFact(b),
       b.waitingFor ? pair('Waiting for', b.waitingFor) : [],
       b.failureReason ? pair('Failure', h('strong', {id: 'failure'}, b.failureReason)) : [],
       b.autoDeployStatus ? pair('Auto deploy', [status(b.autoDeployStatus), ' ', b.autoDeployError || '', ` (${b.autoDeployAttempts} attempts)`]) : []);
@@ -110,3 +111,18 @@ export async function render(main, params, ctx) {
 }
 
 function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }
+
+// cacheFact says how the build started: a clean build, warm from the build whose cache it
+// restored, or cold and why; nothing until the host looked for a cache (and the build is not clean).
+function cacheFact(b) {
+  const parts = [];
+  if (b.clean) parts.push(h('span', {id: 'clean'}, 'Clean build'));
+  if (b.cache) {
+    if (parts.length) parts.push(' · ');
+    parts.push(b.cache.state === 'warm'
+      ? h('span', {id: 'cache'}, 'Warm build — from build ',
+        b.cache.fromBuildId ? h('a', {href: '/console/builds/' + b.cache.fromBuildId}, h('code', {}, b.cache.fromBuildId)) : 'unknown')
+      : h('span', {id: 'cache'}, 'Cold build — ' + (b.cache.reason || 'no reason given')));
+  }
+  return parts.length ? pair('Build cache', parts) : [];
+}

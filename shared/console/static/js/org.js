@@ -78,7 +78,8 @@ export async function render(main, params, ctx) {
   return () => { if (stopPolling) stopPolling(); };
 }
 
-// usageSection shows the month's use against the plan (a null allowance is unlimited).
+// usageSection shows the month's use against the plan (a null allowance is unlimited), and the
+// build caches held now.
 function usageSection(u) {
   const allowed = (n) => n === null || n === undefined ? 'unlimited' : String(n);
   const row = (what, used, limit) => h('tr', {}, h('th', {scope: 'row'}, what), h('td', {class: 'num'}, used), h('td', {class: 'num'}, limit));
@@ -91,7 +92,16 @@ function usageSection(u) {
         row('Builds running now', u.concurrentBuilds.current, allowed(u.concurrentBuilds.allowed)),
         row('Projects', u.projects.current, allowed(u.projects.allowed)),
         row('Artifact storage', bytes(u.artifactStorageBytes), ''),
-        row('Triggers skipped (allowance used up)', u.skippedTriggers.total, ''))));
+        row('Triggers skipped (allowance used up)', u.skippedTriggers.total, ''),
+        cacheRow(u.buildCaches, row))));
+}
+
+// cacheRow shows what the build caches hold now, whatever the month, against the operator's cap
+// (null: no cap); nothing when the server keeps no build caches.
+function cacheRow(c, row) {
+  if (!c) return [];
+  return row('Build caches (held now)', bytes(c.bytes) + ' in ' + c.count,
+    c.maxBytes === null ? 'no cap' : 'cap ' + bytes(c.maxBytes) + ', oldest removed');
 }
 
 // waitForLink polls the organization until GitHub sent the installer back and kiln linked it.

@@ -56,6 +56,7 @@ function settingCard(p, s, write, ctx) {
     busy(trig.querySelector('button'), async () => {
       const v = formValues(trig), body = {};
       for (const k of ['branch', 'commit', 'changelist']) if (v[k]) body[k] = v[k];
+      if (v.clean) body.clean = true;
       try {
         const r = await api('POST', '/projects/' + p.id + '/build-settings/' + s.id + '/trigger', body);
         ctx.navigate('/console/builds/' + r.buildId);
@@ -64,6 +65,7 @@ function settingCard(p, s, write, ctx) {
   }}, p.sourceControl === 'github'
     ? [input('Branch', 'branch', '', {placeholder: s.branch}), input('Commit (optional)', 'commit', '')]
     : input('Changelist (default: latest)', 'changelist', ''),
+  check('Clean build (ignore the build cache)', 'clean', false),
   h('button', {type: 'submit'}, 'Trigger build'));
   const form = settingForm(p, s, ctx, async (body) => {
     await api('PATCH', '/projects/' + p.id + '/build-settings/' + s.id, body);
