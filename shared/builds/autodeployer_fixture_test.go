@@ -2,8 +2,6 @@ package builds
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // deliveryWorld is a SQLite store and an artifact store with organizations whose builds deliver to
@@ -63,30 +62,10 @@ func (w *deliveryWorld) deliverer() *AutoDeployer {
 // org makes an organization with a project and an auto deploy setting delivering to url.
 func (w *deliveryWorld) org(t testing.TB, url string) *kiln.BuildSetting {
 	t.Helper()
-	ctx := context.Background()
 	at := w.clock()
-	org := &kiln.Organization{ID: kiln.NewID(), Name: "Studio", Plan: kiln.PlanFree, CreatedAt: at, UpdatedAt: at}
-	org.Slug = "studio-" + org.ID
-	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
-		User: kiln.User{ID: kiln.NewID(), Email: org.ID + "@example.com", Name: "Owner", CreatedAt: at}}
-	sum := sha256.Sum256([]byte(org.ID))
-	tok := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: org.ID, Name: "t", Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}, UserID: owner.User.ID}
-	if err := w.st.CreateOrganization(ctx, org, owner, tok); err != nil {
-		t.Fatal(err)
-	}
-	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: org.ID, Name: "Shooter", SourceControl: kiln.SourceGitHub,
-		UprojectPath: "Shooter.uproject", RepoLink: "studio/shooter", InstallationID: "1", DefaultBranch: "main",
-		CreatedAt: at, UpdatedAt: at}
-	if err := w.st.CreateProject(ctx, p, 0); err != nil {
-		t.Fatal(err)
-	}
-	set := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: org.ID, ProjectID: p.ID, Platform: kiln.PlatformLinux,
-		BuildType: kiln.BuildTypeShipping, UEVersion: "5.3", Branch: "main", Trigger: kiln.TriggerManual,
-		AutoDeploy: true, UploadBuildURL: url, CreatedAt: at, UpdatedAt: at}
-	if err := w.st.CreateBuildSetting(ctx, set); err != nil {
-		t.Fatal(err)
-	}
-	return set
+	org, _ := storefixture.Org(t, w.st, kiln.PlanFree, at)
+	p := storefixture.Project(t, w.st, org.ID, at)
+	return storefixture.Setting(t, w.st, p, at, func(s *kiln.BuildSetting) { s.AutoDeploy, s.UploadBuildURL = true, url })
 }
 
 // build stores a complete build of set with an artifact, its delivery pending.

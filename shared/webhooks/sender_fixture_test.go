@@ -3,8 +3,6 @@ package webhooks
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"net/netip"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // hookWorld is a SQLite store with organizations whose webhooks point at receivers the tests
@@ -83,16 +82,7 @@ func (w *hookWorld) dispatcher() *Sender {
 // org makes an organization and returns its id.
 func (w *hookWorld) org(t testing.TB) string {
 	t.Helper()
-	at := w.clock()
-	org := &kiln.Organization{ID: kiln.NewID(), Name: "Studio", Plan: kiln.PlanFree, CreatedAt: at, UpdatedAt: at}
-	org.Slug = "studio-" + org.ID
-	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: at,
-		User: kiln.User{ID: kiln.NewID(), Email: org.ID + "@example.com", Name: "Owner", CreatedAt: at}}
-	sum := sha256.Sum256([]byte(org.ID))
-	tok := &kiln.Token{Credential: kiln.Credential{ID: kiln.NewID(), OrganizationID: org.ID, Name: "t", Hash: hex.EncodeToString(sum[:]), Hint: "kiln_x", CreatedAt: at}, UserID: owner.User.ID}
-	if err := w.st.CreateOrganization(context.Background(), org, owner, tok); err != nil {
-		t.Fatal(err)
-	}
+	org, _ := storefixture.Org(t, w.st, kiln.PlanFree, w.clock())
 	return org.ID
 }
 

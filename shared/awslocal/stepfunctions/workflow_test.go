@@ -20,7 +20,6 @@ import (
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	awsssm "github.com/aws/aws-sdk-go-v2/service/ssm"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
@@ -30,6 +29,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -80,7 +80,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	dir := t.TempDir()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dbPath := filepath.Join(dir, "kiln.db")
-	st, err := sqlitestore.Open(ctx, dbPath)
+	st, err := sqlitestore.Open(ctx, dbPath) // the hosts of the test open it too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +90,8 @@ func newWorld(t *testing.T, o worldOptions) *world {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "a@studio.example", OwnerName: "A"}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.org = created.Organization.ID
+	org, _ := storefixture.Org(t, st, "", now)
+	w.org = org.ID
 	w.project = &kiln.Project{ID: kiln.NewID(), OrganizationID: w.org, Name: "P", SourceControl: kiln.SourceGitHub, RepoLink: "a/b",
 		InstallationID: "1", CreatedAt: now, UpdatedAt: now}
 	if err := st.CreateProject(ctx, w.project, 0); err != nil {
