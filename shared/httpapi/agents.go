@@ -56,7 +56,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	secret, a := auth.NewAgent(org.ID, name, pool, s.now())
-	if err := s.store.CreateAgent(r.Context(), a); err != nil {
+	if err := s.credentials.CreateAgent(r.Context(), a); err != nil {
 		return err
 	}
 	body := renderAgent(a)
@@ -72,7 +72,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, p *auth.Prin
 		return err
 	}
 	return writePage(s, w, r, org.ID, "agents", func(ctx context.Context, page store.Page) ([]*kiln.Agent, string, error) {
-		return s.store.ListAgents(ctx, org.ID, page)
+		return s.credentials.ListAgents(ctx, org.ID, page)
 	}, renderAgent)
 }
 
@@ -83,7 +83,7 @@ func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	if _, err := agentpool.Revoke(r.Context(), s.store, s.builds.Lifecycle, org.ID, r.PathValue("agentId"), s.now(), s.logger); err != nil {
+	if _, err := agentpool.Revoke(r.Context(), s.agentRevocations, s.builds.Lifecycle, org.ID, r.PathValue("agentId"), s.now(), s.logger); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -62,7 +62,7 @@ func (s *Server) listBuilds(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	builds, next, err := s.store.ListBuilds(r.Context(), p.Organization.ID, f, page)
+	builds, next, err := s.history.ListBuilds(r.Context(), p.Organization.ID, f, page)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if !kiln.ValidID(id) {
 		return kiln.NotFound("build")
 	}
-	b, err := s.store.GetBuild(r.Context(), p.Organization.ID, id)
+	b, err := s.history.GetBuild(r.Context(), p.Organization.ID, id)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (s *Server) listArtifacts(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err != nil {
 		return err
 	}
-	arts, next, err := s.store.ListArtifacts(r.Context(), p.Organization.ID, projectID, f, page)
+	arts, next, err := s.history.ListArtifacts(r.Context(), p.Organization.ID, projectID, f, page)
 	if err != nil {
 		return err
 	}

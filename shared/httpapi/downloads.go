@@ -26,10 +26,10 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if !kiln.ValidID(id) {
 		return kiln.NotFound("build")
 	}
-	if _, err := s.store.GetBuild(r.Context(), p.Organization.ID, id); err != nil {
+	if _, err := s.history.GetBuild(r.Context(), p.Organization.ID, id); err != nil {
 		return err
 	}
-	a, err := s.store.GetArtifact(r.Context(), p.Organization.ID, id)
+	a, err := s.history.GetArtifact(r.Context(), p.Organization.ID, id)
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return kiln.Errorf(kiln.ENotFound, "this build has no artifact: it did not complete, or its artifact was deleted by retention")
 	}
@@ -62,7 +62,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	if !s.downloads.Valid(orgID, buildID, q.Get("expires"), q.Get("signature"), s.now()) {
 		return forbidden
 	}
-	a, err := s.store.GetArtifact(r.Context(), orgID, buildID)
+	a, err := s.history.GetArtifact(r.Context(), orgID, buildID)
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return kiln.Errorf(kiln.ENotFound, "the artifact was deleted")
 	}

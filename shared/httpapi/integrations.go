@@ -80,9 +80,9 @@ func (s *Server) checkGitHubLink(ctx context.Context, patch Optional[integration
 // applyGitHubLink links or unlinks as asked.
 func (s *Server) applyGitHubLink(ctx context.Context, orgID string, req githubLinkRequest, at time.Time) (*kiln.Organization, error) {
 	if req.unlink {
-		return s.store.UnlinkGitHubInstallation(ctx, orgID, at)
+		return s.orgs.UnlinkGitHubInstallation(ctx, orgID, at)
 	}
-	return s.store.LinkGitHubInstallation(ctx, orgID, req.installationID, at)
+	return s.orgs.LinkGitHubInstallation(ctx, orgID, req.installationID, at)
 }
 
 // installState is the signed, expiring state of the GitHub install flow, bound to the
@@ -133,7 +133,7 @@ func (s *Server) verifyState(raw string, now time.Time) (installState, error) {
 // replayed. It is called when every check has passed, right before linking, so a callback that
 // fails earlier (a wrong code, a user who cannot see the installation) leaves the link usable.
 func (s *Server) useState(ctx context.Context, st installState) error {
-	err := s.store.UseOnce(ctx, st.OrganizationID, "github-install-state:"+st.Nonce, s.now(), time.Unix(st.Expires+1, 0))
+	err := s.once.UseOnce(ctx, st.OrganizationID, "github-install-state:"+st.Nonce, s.now(), time.Unix(st.Expires+1, 0))
 	if kiln.IsCode(err, kiln.EConflict) {
 		return fieldError("state", "was used already: an install link links once; start again from GET /integrations/github/install")
 	}
@@ -203,7 +203,7 @@ func (s *Server) completeInstall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// The admin who started the flow must still be an admin of the organization.
-	m, err := s.store.GetMember(ctx, st.OrganizationID, st.UserID)
+	m, err := s.orgs.GetMember(ctx, st.OrganizationID, st.UserID)
 	if err != nil {
 		return fieldError("state", "belongs to a member who no longer exists")
 	}
@@ -213,7 +213,7 @@ func (s *Server) completeInstall(w http.ResponseWriter, r *http.Request) error {
 	if err := s.useState(ctx, st); err != nil {
 		return err
 	}
-	org, err := s.store.LinkGitHubInstallation(ctx, st.OrganizationID, strconv.FormatInt(inst, 10), s.now().UTC().Truncate(time.Millisecond))
+	org, err := s.orgs.LinkGitHubInstallation(ctx, st.OrganizationID, strconv.FormatInt(inst, 10), s.now().UTC().Truncate(time.Millisecond))
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return kiln.NotFound("build")
 	}
 	ctx := r.Context()
-	b, err := s.store.GetBuild(ctx, p.Organization.ID, id)
+	b, err := s.history.GetBuild(ctx, p.Organization.ID, id)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 			return nil
 		}
 		// Look at the status first: a build that has ended has written its whole log.
-		if b, err = s.store.GetBuild(ctx, p.Organization.ID, id); err != nil {
+		if b, err = s.history.GetBuild(ctx, p.Organization.ID, id); err != nil {
 			return nil
 		}
 		ended = b.Status.Terminal()

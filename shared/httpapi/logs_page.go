@@ -96,7 +96,7 @@ func (s *Server) getBuildLogPage(w http.ResponseWriter, r *http.Request, p *auth
 		if !waitForLog(ctx, wake, min(left, logPoll)) {
 			return nil // the client went away
 		}
-		if b, err = s.store.GetBuild(ctx, orgID, id); err != nil {
+		if b, err = s.history.GetBuild(ctx, orgID, id); err != nil {
 			return err
 		}
 	}

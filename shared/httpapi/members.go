@@ -28,6 +28,6 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	return writePage(s, w, r, p.Organization.ID, "members", func(ctx context.Context, page store.Page) ([]*kiln.Member, string, error) {
-		return s.store.ListMembers(ctx, p.Organization.ID, page)
+		return s.orgs.ListMembers(ctx, p.Organization.ID, page)
 	}, renderMember)
 }

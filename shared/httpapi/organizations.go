@@ -145,7 +145,7 @@ func (s *Server) patchOrganization(w http.ResponseWriter, r *http.Request, p *au
 	}
 	if patch.Name.Set || patch.DefaultProjectSettings.Set {
 		updated.UpdatedAt = now
-		if err := s.store.UpdateOrganization(r.Context(), &updated); err != nil {
+		if err := s.orgs.UpdateOrganization(r.Context(), &updated); err != nil {
 			return err
 		}
 	}
@@ -186,7 +186,7 @@ func (s *Server) unlinkGitHub(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.UnlinkGitHubInstallation(r.Context(), org.ID, s.now().UTC().Truncate(time.Millisecond)); err != nil {
+	if _, err := s.orgs.UnlinkGitHubInstallation(r.Context(), org.ID, s.now().UTC().Truncate(time.Millisecond)); err != nil {
 		return err
 	}
 	s.auth.ForgetOrganization(org.ID)

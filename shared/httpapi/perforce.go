@@ -118,7 +118,7 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	updated, err := s.store.SetPerforce(r.Context(), org.ID, &kiln.PerforceCredentials{
+	updated, err := s.orgs.SetPerforce(r.Context(), org.ID, &kiln.PerforceCredentials{
 		ServerURL: deref(req.ServerURL), UserName: deref(req.UserName), Fingerprint: fp, UpdatedAt: now,
 		Ticket: s.sealer.Seal([]byte(deref(req.Ticket)), perforce.TicketAD(org.ID)),
 	}, now)
@@ -137,7 +137,7 @@ func (s *Server) deletePerforce(w http.ResponseWriter, r *http.Request, p *auth.
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.SetPerforce(r.Context(), org.ID, nil, s.now().UTC().Truncate(time.Millisecond)); err != nil {
+	if _, err := s.orgs.SetPerforce(r.Context(), org.ID, nil, s.now().UTC().Truncate(time.Millisecond)); err != nil {
 		return err
 	}
 	s.auth.ForgetOrganization(org.ID)

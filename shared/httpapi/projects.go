@@ -17,7 +17,7 @@ func (s *Server) project(r *http.Request, p *auth.Principal) (*kiln.Project, err
 	if !kiln.ValidID(id) {
 		return nil, kiln.NotFound("project")
 	}
-	return s.store.GetProject(r.Context(), p.Organization.ID, id)
+	return s.projects.GetProject(r.Context(), p.Organization.ID, id)
 }
 
 // listProjects answers GET /projects.
@@ -31,7 +31,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	}
 	query := "projects?sourceControl=" + string(f.SourceControl)
 	return writePage(s, w, r, p.Organization.ID, query, func(ctx context.Context, page store.Page) ([]*kiln.Project, string, error) {
-		return s.store.ListProjects(ctx, p.Organization.ID, f, page)
+		return s.projects.ListProjects(ctx, p.Organization.ID, f, page)
 	}, renderProjectItem)
 }
 
@@ -46,7 +46,7 @@ func (s *Server) getProject(w http.ResponseWriter, r *http.Request, p *auth.Prin
 
 // writeProject answers with a project's detail and its build settings.
 func (s *Server) writeProject(w http.ResponseWriter, r *http.Request, pr *kiln.Project) error {
-	settings, err := s.store.ListBuildSettings(r.Context(), pr.OrganizationID, pr.ID)
+	settings, err := s.projects.ListBuildSettings(r.Context(), pr.OrganizationID, pr.ID)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) patchProject(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return err
 	}
 	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateProject(r.Context(), &updated); err != nil {
+	if err := s.projects.UpdateProject(r.Context(), &updated); err != nil {
 		return err
 	}
 	return s.writeProject(w, r, &updated)
@@ -100,7 +100,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteProject(r.Context(), p.Organization.ID, pr.ID); err != nil {
+	if err := s.projects.DeleteProject(r.Context(), p.Organization.ID, pr.ID); err != nil {
 		return err
 	}
 	s.deleteProjectCaches(r.Context(), p.Organization.ID, pr.ID)

@@ -168,13 +168,13 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // CheckNewProject, which requests made at the same moment may all pass.
 func (s *Server) createProject(ctx context.Context, pr *kiln.Project) error {
 	if s.plans == nil {
-		return s.store.CreateProject(ctx, pr, 0)
+		return s.projects.CreateProject(ctx, pr, 0)
 	}
-	org, err := s.store.GetOrganization(ctx, pr.OrganizationID)
+	org, err := s.orgs.GetOrganization(ctx, pr.OrganizationID)
 	if err != nil {
 		return err
 	}
-	return s.plans.CreateProject(ctx, s.store, org, pr)
+	return s.plans.CreateProject(ctx, s.projectCreator, org, pr)
 }
 
 func deref(s *string) string {

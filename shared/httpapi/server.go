@@ -83,7 +83,7 @@ type Config struct {
 
 // Server is the API's http.Handler.
 type Server struct {
-	store          store.Store
+	stores
 	settings       *buildsettings.Service
 	settingsReader settingReader
 	github         GitHubApp
@@ -117,7 +117,7 @@ type Server struct {
 // New builds the API.
 func New(cfg Config) *Server {
 	s := &Server{
-		store:          cfg.Store,
+		stores:         storesOf(cfg.Store),
 		settings:       settingsService(cfg),
 		settingsReader: cfg.Store,
 		github:         cfg.GitHub,

@@ -122,7 +122,7 @@ func (s *Server) buildManifest(ctx context.Context, orgID, id, what string) ([]m
 	if !kiln.ValidID(id) {
 		return nil, kiln.Errorf(kiln.ENotFound, "%s %s not found", what, id)
 	}
-	b, err := s.store.GetBuild(ctx, orgID, id)
+	b, err := s.history.GetBuild(ctx, orgID, id)
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return nil, kiln.Errorf(kiln.ENotFound, "%s %s not found", what, id)
 	} else if err != nil {
@@ -131,7 +131,7 @@ func (s *Server) buildManifest(ctx context.Context, orgID, id, what string) ([]m
 	if b.Status != kiln.StatusComplete {
 		return nil, kiln.Errorf(kiln.EInvalidState, "%s %s is %s: only a complete build has a size report", what, id, b.Status)
 	}
-	a, err := s.store.GetArtifact(ctx, orgID, id)
+	a, err := s.history.GetArtifact(ctx, orgID, id)
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return nil, kiln.Errorf(kiln.ENotFound, "%s %s has no size report: its artifact was deleted by retention", what, id)
 	} else if err != nil {

@@ -55,7 +55,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	held, _, err := s.store.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, store.Page{Limit: MaxTokensPerUser})
+	held, _, err := s.credentials.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, store.Page{Limit: MaxTokensPerUser})
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	secret, tok := auth.NewToken(p.Organization.ID, p.Member.User.ID, name, s.now(), ttl)
 	tok.ParentID = p.Token.ID // revoking the token used here revokes this one too
-	if err := s.store.CreateToken(r.Context(), tok); kiln.IsCode(err, kiln.ENotFound) {
+	if err := s.credentials.CreateToken(r.Context(), tok); kiln.IsCode(err, kiln.ENotFound) {
 		return auth.ErrInvalidToken() // the caller's token was revoked meanwhile
 	} else if err != nil {
 		return err
@@ -79,7 +79,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	orgID, userID := p.Organization.ID, p.Member.User.ID
 	return writePage(s, w, r, orgID, "tokens:"+userID, func(ctx context.Context, page store.Page) ([]*kiln.Token, string, error) {
-		return s.store.ListTokens(ctx, orgID, userID, page)
+		return s.credentials.ListTokens(ctx, orgID, userID, page)
 	}, renderToken)
 }
 
@@ -89,7 +89,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if !kiln.ValidID(id) {
 		return kiln.NotFound("token")
 	}
-	if err := s.store.DeleteToken(r.Context(), p.Organization.ID, p.Member.User.ID, id); err != nil {
+	if err := s.credentials.DeleteToken(r.Context(), p.Organization.ID, p.Member.User.ID, id); err != nil {
 		return err
 	}
 	s.auth.ForgetUser(p.Organization.ID, p.Member.User.ID) // with the tokens created from it

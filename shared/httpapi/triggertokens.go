@@ -47,7 +47,7 @@ func (s *Server) createTriggerToken(w http.ResponseWriter, r *http.Request, p *a
 		return err
 	}
 	secret, tok := auth.NewTriggerToken(org.ID, p.Member.User.ID, name, s.now())
-	if err := s.store.CreateTriggerToken(r.Context(), tok); err != nil {
+	if err := s.credentials.CreateTriggerToken(r.Context(), tok); err != nil {
 		return err
 	}
 	body := renderTriggerToken(tok)
@@ -63,7 +63,7 @@ func (s *Server) listTriggerTokens(w http.ResponseWriter, r *http.Request, p *au
 		return err
 	}
 	return writePage(s, w, r, org.ID, "trigger-tokens", func(ctx context.Context, page store.Page) ([]*kiln.TriggerToken, string, error) {
-		return s.store.ListTriggerTokens(ctx, org.ID, page)
+		return s.credentials.ListTriggerTokens(ctx, org.ID, page)
 	}, renderTriggerToken)
 }
 
@@ -74,7 +74,7 @@ func (s *Server) deleteTriggerToken(w http.ResponseWriter, r *http.Request, p *a
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteTriggerToken(r.Context(), org.ID, r.PathValue("tokenId")); err != nil {
+	if err := s.credentials.DeleteTriggerToken(r.Context(), org.ID, r.PathValue("tokenId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -15,7 +15,7 @@ func (s *Server) planCheck(ctx context.Context, orgID string, check func(p *plan
 	if s.plans == nil {
 		return nil
 	}
-	org, err := s.store.GetOrganization(ctx, orgID)
+	org, err := s.orgs.GetOrganization(ctx, orgID)
 	if err != nil {
 		return err
 	}
@@ -76,11 +76,11 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if s.plans == nil {
 		return kiln.Errorf(kiln.EServiceUnavailable, "usage is not available on this server")
 	}
-	org, err := s.store.GetOrganization(r.Context(), p.Organization.ID)
+	org, err := s.orgs.GetOrganization(r.Context(), p.Organization.ID)
 	if err != nil {
 		return err
 	}
-	rep, err := s.plans.Report(r.Context(), s.store, org, month)
+	rep, err := s.plans.Report(r.Context(), s.artifactSizes, org, month)
 	if err != nil {
 		return err
 	}

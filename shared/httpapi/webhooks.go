@@ -75,7 +75,7 @@ func (s *Server) buildsForPush(r *http.Request, ev pushEvent) ([]string, error) 
 	if !isBranch || ev.Deleted || strings.Trim(ev.After, "0") == "" || !commitRe.MatchString(ev.After) {
 		return []string{}, nil // tags, deleted branches: nothing to build
 	}
-	org, err := s.store.GetOrganizationByInstallation(ctx, strconv.FormatInt(ev.Installation.ID, 10))
+	org, err := s.orgs.GetOrganizationByInstallation(ctx, strconv.FormatInt(ev.Installation.ID, 10))
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return []string{}, nil // not linked to any organization
 	}
@@ -110,7 +110,7 @@ func (s *Server) triggerPushSettings(ctx context.Context, orgID string, source k
 	started := []string{}
 	page := store.Page{Limit: store.MaxLimit}
 	for {
-		projects, next, err := s.store.ListProjects(ctx, orgID, store.ProjectFilter{SourceControl: source}, page)
+		projects, next, err := s.projects.ListProjects(ctx, orgID, store.ProjectFilter{SourceControl: source}, page)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +118,7 @@ func (s *Server) triggerPushSettings(ctx context.Context, orgID string, source k
 			if wantProject != nil && !wantProject(p) {
 				continue
 			}
-			settings, err := s.store.ListBuildSettings(ctx, orgID, p.ID)
+			settings, err := s.projects.ListBuildSettings(ctx, orgID, p.ID)
 			if err != nil {
 				return nil, err
 			}

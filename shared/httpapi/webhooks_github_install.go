@@ -41,7 +41,7 @@ func (s *Server) githubInstallationEvent(w http.ResponseWriter, r *http.Request,
 	inst := strconv.FormatInt(ev.Installation.ID, 10)
 	log := loggerOf(ctx).With(slog.String("delivery", r.Header.Get("X-GitHub-Delivery")), slog.String("event", event),
 		slog.String("action", ev.Action), slog.String("installation_id", inst))
-	org, err := s.store.GetOrganizationByInstallation(ctx, inst)
+	org, err := s.orgs.GetOrganizationByInstallation(ctx, inst)
 	if kiln.IsCode(err, kiln.ENotFound) {
 		log.InfoContext(ctx, "github installation event for an installation no organization links")
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; no organization links the installation", "builds": []string{}})
@@ -54,7 +54,7 @@ func (s *Server) githubInstallationEvent(w http.ResponseWriter, r *http.Request,
 	message := "event " + event + " " + ev.Action + " acknowledged"
 	switch {
 	case event == "installation" && ev.Action == "deleted":
-		if _, err := s.store.UnlinkGitHubInstallation(ctx, org.ID, s.now()); err != nil {
+		if _, err := s.orgs.UnlinkGitHubInstallation(ctx, org.ID, s.now()); err != nil {
 			return err
 		}
 		message = "the installation was unlinked from its organization"

@@ -111,7 +111,7 @@ func (s *Server) webhook(r *http.Request, p *auth.Principal) (*kiln.Webhook, err
 	if !kiln.ValidID(id) {
 		return nil, kiln.NotFound("webhook")
 	}
-	return s.store.GetWebhook(r.Context(), p.Organization.ID, id)
+	return s.hooks.GetWebhook(r.Context(), p.Organization.ID, id)
 }
 
 // createWebhook answers POST /organizations/:id/webhooks; the signing secret is shown once. An
@@ -129,7 +129,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err := f.apply(h); err != nil {
 		return err
 	}
-	hooks, err := s.store.ListWebhooks(r.Context(), p.Organization.ID)
+	hooks, err := s.hooks.ListWebhooks(r.Context(), p.Organization.ID)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	}
 	secret := "whsec_" + rand.Text()[:26] + rand.Text()[:14]
 	h.Secret = s.sealer.Seal([]byte(secret), webhooks.SecretAD(h.ID))
-	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
+	if err := s.hooks.CreateWebhook(r.Context(), h); err != nil {
 		return err
 	}
 	body := renderWebhook(h)
@@ -152,7 +152,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if _, err := ownOrganization(r, p); err != nil {
 		return err
 	}
-	hooks, err := s.store.ListWebhooks(r.Context(), p.Organization.ID)
+	hooks, err := s.hooks.ListWebhooks(r.Context(), p.Organization.ID)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (s *Server) patchWebhook(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return err
 	}
 	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateWebhook(r.Context(), &updated); err != nil {
+	if err := s.hooks.UpdateWebhook(r.Context(), &updated); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, renderWebhook(&updated))
@@ -198,7 +198,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteWebhook(r.Context(), p.Organization.ID, h.ID); err != nil {
+	if err := s.hooks.DeleteWebhook(r.Context(), p.Organization.ID, h.ID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -212,7 +212,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, p
 		return err
 	}
 	return writePage(s, w, r, p.Organization.ID, "webhook-deliveries:"+h.ID, func(ctx context.Context, page store.Page) ([]*kiln.WebhookDelivery, string, error) {
-		return s.store.ListWebhookDeliveries(ctx, p.Organization.ID, h.ID, page)
+		return s.hooks.ListWebhookDeliveries(ctx, p.Organization.ID, h.ID, page)
 	}, renderDelivery)
 }
 

@@ -51,7 +51,7 @@ func (s *Server) handlePerforceWebhook(w http.ResponseWriter, r *http.Request) e
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if err := s.store.TouchTriggerToken(ctx, tok.OrganizationID, tok.ID, s.now()); err != nil {
+	if err := s.credentials.TouchTriggerToken(ctx, tok.OrganizationID, tok.ID, s.now()); err != nil {
 		loggerOf(ctx).WarnContext(ctx, "record trigger token use", slog.String("error", err.Error()))
 	}
 	started, err := s.buildsForSubmit(ctx, tok.OrganizationID, *ev.Stream, *ev.Changelist)
@@ -69,7 +69,7 @@ func (s *Server) triggerToken(r *http.Request) (*kiln.TriggerToken, error) {
 	if !ok || !auth.WellFormedTrigger(secret) {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "a Perforce trigger token (kilnp4_…) is required as the bearer token")
 	}
-	tok, err := s.store.GetTriggerTokenByHash(r.Context(), auth.HashToken(secret))
+	tok, err := s.credentials.GetTriggerTokenByHash(r.Context(), auth.HashToken(secret))
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "the trigger token is not valid or was revoked")
 	}
