@@ -78,6 +78,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 			Platform: string(b.Platform), BuildType: string(b.BuildType), Branch: b.Branch, Commit: b.Commit,
 			Changelist: b.Changelist, UEVersion: b.UEVersion},
 		MaxLogLines: s.MaxLogLines, ArtifactMaxBytes: s.ArtifactMax,
+		BuildCache: s.Caches != nil && (s.Uploads != nil || s.Artifacts != nil),
 	}
 	p, err := s.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
 	if kiln.IsCode(err, kiln.ENotFound) {

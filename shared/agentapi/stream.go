@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -25,7 +26,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if s.Artifacts == nil || s.Uploads != nil {
 		return kiln.Errorf(kiln.EServiceUnavailable, "this service takes artifacts in presigned parts only")
 	}
-	key, err := queryKey(r, b) // the artifact, or with ?object=manifest its size manifest
+	key, err := s.queryKey(r, b) // the artifact, or with ?object=manifest or cache that object
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return kiln.Errorf(kiln.EPayloadTooLarge, "the artifact is larger than the service's limit")
+		return kiln.Errorf(kiln.EPayloadTooLarge, "the %s is larger than the service's limit", cmp.Or(r.URL.Query().Get("object"), UploadArtifact))
 	case err != nil && r.Context().Err() != nil:
 		return kiln.Errorf(kiln.EBadRequest, "the upload was cut off")
 	case err != nil:
