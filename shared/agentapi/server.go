@@ -75,7 +75,7 @@ type Server struct {
 	TaskHeartbeats TaskHeartbeats
 	// Caches are the build caches hosts restore and save (GET /host/v1/cache, the upload of the
 	// object "cache"); nil: none, and hosts build without one. CacheMaxPerOrg caps each
-	// organization's caches after a save (oldest removed; 0: no cap), and a streamed cache.
+	// organization's caches after a save (oldest removed, never the one just saved; 0: no cap).
 	Caches         *buildcache.Cache
 	CacheMaxPerOrg int64
 	// OpenSealed opens the organizations' sealed Perforce tickets (keyring.Sealer.Open).
@@ -153,7 +153,9 @@ func (s *Server) authenticated(h hostHandler) http.Handler {
 			case strings.HasPrefix(r.URL.Path, PathPrefix+"logs"):
 				limit = maxLogBody
 			case r.URL.Path == PathPrefix+"artifact" && r.URL.Query().Get("object") == UploadCache:
-				limit = s.CacheMaxPerOrg // a build cache, streamed (0: no limit)
+				// A build cache, streamed: as large as the build's directories, like one saved
+				// in-process; the org's cap then evicts others, never the newest.
+				limit = 0
 			case r.URL.Path == PathPrefix+"artifact":
 				limit = s.ArtifactMax // the artifact itself, streamed (0: no limit)
 			}

@@ -1,7 +1,6 @@
 package agentapi
 
 import (
-	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -42,7 +41,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return kiln.Errorf(kiln.EPayloadTooLarge, "the %s is larger than the service's limit", cmp.Or(r.URL.Query().Get("object"), UploadArtifact))
+		return kiln.Errorf(kiln.EPayloadTooLarge, "the artifact is larger than the service's limit")
 	case err != nil && r.Context().Err() != nil:
 		return kiln.Errorf(kiln.EBadRequest, "the upload was cut off")
 	case err != nil:
