@@ -74,6 +74,9 @@ type JobBuild struct {
 	Commit     string `json:"commit"`
 	Changelist string `json:"changelist"`
 	UEVersion  string `json:"ueVersion"`
+	// Clean: the trigger asked for a clean build; the host ignores the build cache (and
+	// replaces it if the build completes).
+	Clean bool `json:"clean,omitempty"`
 }
 
 // JobProject is the project as the host needs it.
@@ -116,7 +119,15 @@ type ProgressRequest struct {
 	Commit        string `json:"commit"`
 	CommitMessage string `json:"commitMessage"`
 	Changelist    string `json:"changelist"`
+	// Cache says how the build started, once the host looked: "warm" from the cache build
+	// CacheFrom saved, or "cold" for CacheReason; "" leaves what the build records as it is.
+	Cache       string `json:"cache,omitempty"`
+	CacheFrom   string `json:"cacheFrom,omitempty"`
+	CacheReason string `json:"cacheReason,omitempty"`
 }
+
+// MaxCacheReason is the longest cold-build reason a host reports.
+const MaxCacheReason = 1024
 
 // LogLine is one line of a build's log.
 type LogLine struct {
