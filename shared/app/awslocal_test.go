@@ -46,6 +46,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"OrganizationWebhooks", TestOrganizationWebhooks},
 		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
 		{"CLITriggerFollowAndDownload", awsLocalCLI},
+		{"BuildCacheAcrossCodeBuildHosts", awsLocalBuildCache},
 	} {
 		t.Run(tt.name, tt.test)
 	}
