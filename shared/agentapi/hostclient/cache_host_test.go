@@ -1,6 +1,7 @@
 package hostclient_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +13,17 @@ import (
 // directories, as two CodeBuild containers): the first builds cold and saves its cache through
 // the host API; the second restores it, the stand-in engine compiles nothing and finds every
 // asset in the derived data cache, and the build resource says warm from the first. A clean
-// build then ignores the cache, and replaces it.
+// build then ignores the cache, and replaces it. With presigned URLs (S3) and through the service
+// (kiln serve's file store).
 func TestEphemeralHostsBuildWarm(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		t.Run("streamed="+strconv.FormatBool(streamed), func(t *testing.T) { ephemeralHostsBuildWarm(t, streamed) })
+	}
+}
+
+func ephemeralHostsBuildWarm(t *testing.T, streamed bool) {
 	s := newService(t)
-	withCaches(t, s, false)
+	withCaches(t, s, streamed)
 	s.gh.AddRepo(installation, "studio/warm", true, "main").Commit("main", "Warm", "Ada Lovelace", map[string]string{
 		// At the repository's root: the runner caches the checkout's Intermediate/, while the
 		// engine keeps its objects beside the .uproject.
