@@ -63,6 +63,9 @@ func (s *KilnStack) createAPIFunction() {
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())
+	// The build caches (objects under <artifacts>/caches/, covered above): the host API finds
+	// the newest of a key, replaces older ones and evicts an organization's oldest by listing.
+	s.allowListing(f, ArtifactsPrefix+"/"+CachesPrefix)
 	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
 	s.queue.GrantSendMessages(f.role)
 	s.allowWinHostsClaims(f)
@@ -83,6 +86,19 @@ func (f *function) allow(actions []string, resources ...*string) {
 	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(actions...),
 		Resources: &resources,
+	}))
+}
+
+// CachesPrefix is where the build caches are kept below the artifacts prefix (package
+// buildcache's keys start with it).
+const CachesPrefix = "caches/"
+
+// allowListing grants listing the bucket's keys under prefix only (s3:prefix).
+func (s *KilnStack) allowListing(f *function, prefix string) {
+	f.role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("s3:ListBucket"),
+		Resources:  &[]*string{s.bucket.BucketArn()},
+		Conditions: &map[string]any{"StringLike": map[string]any{"s3:prefix": prefix + "*"}},
 	}))
 }
 

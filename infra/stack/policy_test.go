@@ -69,6 +69,8 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["api"], []string{"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure"}, "*")
 	on(want["api"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["api"], artifactsRW, artifacts)
+	// The build caches: listing the bucket, under the caches' prefix only.
+	on(want["api"], []string{"s3:ListBucket"}, arnOf(bucket))
 	on(want["api"], []string{"kms:Decrypt", "kms:GenerateDataKey"}, key)
 	on(want["api"], queueSend, queue)
 	// The Windows hosts' claims: is the claiming instance in service in the group?
@@ -113,6 +115,10 @@ func TestFunctionPolicies(t *testing.T) {
 						if !slices.ContainsFunc(g[a], func(w any) bool { return equalJSON(w, r) }) {
 							t.Errorf("%s on %s: not one of its resources", a, jsonString(r))
 						}
+					}
+					// Listing only the build caches' keys.
+					if a == "s3:ListBucket" && !equalJSON(s.condition, obj{"StringLike": obj{"s3:prefix": "artifacts/caches/*"}}) {
+						t.Errorf("%s without the caches' s3:prefix condition: %s", a, jsonString(s.condition))
 					}
 					// Metrics only in kiln's namespace.
 					if a == "cloudwatch:PutMetricData" && !equalJSON(s.condition, obj{"StringEquals": obj{"cloudwatch:namespace": "kiln"}}) {

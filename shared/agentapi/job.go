@@ -76,8 +76,9 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 	job := &Job{
 		Build: JobBuild{ID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
 			Platform: string(b.Platform), BuildType: string(b.BuildType), Branch: b.Branch, Commit: b.Commit,
-			Changelist: b.Changelist, UEVersion: b.UEVersion},
+			Changelist: b.Changelist, UEVersion: b.UEVersion, Clean: b.Clean},
 		MaxLogLines: s.MaxLogLines, ArtifactMaxBytes: s.ArtifactMax,
+		BuildCache: s.Caches != nil && (s.Uploads != nil || s.Artifacts != nil),
 	}
 	p, err := s.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
 	if kiln.IsCode(err, kiln.ENotFound) {

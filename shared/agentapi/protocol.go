@@ -52,6 +52,10 @@ type Job struct {
 	Git *GitJob `json:"git,omitempty"`
 	// Perforce is set for a Perforce project of an organization with saved credentials.
 	Perforce *PerforceJob `json:"perforce,omitempty"`
+	// BuildCache says the service keeps build caches for hosts (GET /host/v1/cache restores
+	// the newest of the build's key, an upload of the object "cache" saves one): without it the
+	// host builds without a cache and records nothing of one.
+	BuildCache bool `json:"buildCache,omitempty"`
 	// Failure, when set, is why the build cannot run (its project was deleted, GitHub is not
 	// connected, no Perforce credentials): the host fails the build with it at once.
 	Failure string `json:"failure,omitempty"`
@@ -70,6 +74,9 @@ type JobBuild struct {
 	Commit     string `json:"commit"`
 	Changelist string `json:"changelist"`
 	UEVersion  string `json:"ueVersion"`
+	// Clean: the trigger asked for a clean build; the host ignores the build cache (and
+	// replaces it if the build completes).
+	Clean bool `json:"clean,omitempty"`
 }
 
 // JobProject is the project as the host needs it.
@@ -112,7 +119,15 @@ type ProgressRequest struct {
 	Commit        string `json:"commit"`
 	CommitMessage string `json:"commitMessage"`
 	Changelist    string `json:"changelist"`
+	// Cache says how the build started, once the host looked: "warm" from the cache build
+	// CacheFrom saved, or "cold" for CacheReason; "" leaves what the build records as it is.
+	Cache       string `json:"cache,omitempty"`
+	CacheFrom   string `json:"cacheFrom,omitempty"`
+	CacheReason string `json:"cacheReason,omitempty"`
 }
+
+// MaxCacheReason is the longest cold-build reason a host reports.
+const MaxCacheReason = 1024
 
 // LogLine is one line of a build's log.
 type LogLine struct {
@@ -144,6 +159,9 @@ type CreateUploadRequest struct {
 const (
 	UploadArtifact = "artifact"
 	UploadManifest = "manifest" // the artifact's size manifest (package manifest)
+	// UploadCache is the build's build cache (package buildcache), under the object key of the
+	// build's cache key and its id; POST /host/v1/cache/saved then makes it the key's newest.
+	UploadCache = "cache"
 )
 
 // Upload is POST /host/v1/artifact/uploads: the upload the host sends its artifact to, under
@@ -173,6 +191,24 @@ type PartURL struct {
 // CompleteUploadRequest is POST /host/v1/artifact/uploads/{id}/complete.
 type CompleteUploadRequest struct {
 	Parts []artifacts.UploadedPart `json:"parts"`
+}
+
+// CacheEntry answers GET /host/v1/cache: the newest cache of the build's key (which the service
+// derives from the build: a host reaches its own organization's caches only), saved by BuildID,
+// Size compressed bytes. URL is a presigned GET of it, valid for minutes; when Stream is true the
+// service has no presigned URLs and the host fetches it with GET /host/v1/cache/{buildId}
+// through the service instead. No cache is not_found (404).
+type CacheEntry struct {
+	BuildID string `json:"buildId"`
+	Size    int64  `json:"size"`
+	URL     string `json:"url,omitempty"`
+	Stream  bool   `json:"stream,omitempty"`
+}
+
+// CacheSaved answers POST /host/v1/cache/saved: the build's uploaded cache is now its key's
+// newest (older ones removed), of Size compressed bytes.
+type CacheSaved struct {
+	Size int64 `json:"size"`
 }
 
 // CompleteRequest is POST /host/v1/complete: the stored artifact's size and hex MD5.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -58,13 +59,41 @@ func (s *Server) progress(w http.ResponseWriter, r *http.Request, b *kiln.Build)
 	case len(in.CommitMessage) > 64<<10:
 		return invalid("commitMessage", "at most 64 KiB")
 	}
+	if err := validCacheReport(in); err != nil {
+		return err
+	}
 	_, err := s.Lifecycle.Progress(r.Context(), b.OrganizationID, b.ID, func(cur *kiln.Build) {
 		cur.Commit, cur.CommitMessage, cur.Changelist = in.Commit, in.CommitMessage, in.Changelist
+		if in.Cache != "" {
+			cur.Cache, cur.CacheFrom, cur.CacheReason = kiln.CacheState(in.Cache), in.CacheFrom, in.CacheReason
+		}
 	})
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// validCacheReport checks how a host says its build started: warm from a build, or cold for a
+// reason.
+func validCacheReport(in ProgressRequest) error {
+	switch kiln.CacheState(in.Cache) {
+	case kiln.CacheNone:
+		if in.CacheFrom != "" || in.CacheReason != "" {
+			return invalid("cache", "warm or cold, with cacheFrom or cacheReason")
+		}
+	case kiln.CacheWarm:
+		if !kiln.ValidID(in.CacheFrom) || in.CacheReason != "" {
+			return invalid("cacheFrom", "a warm build names the build whose cache it started from, and no reason")
+		}
+	case kiln.CacheCold:
+		if in.CacheFrom != "" || in.CacheReason == "" || len(in.CacheReason) > MaxCacheReason || !utf8.ValidString(in.CacheReason) {
+			return invalid("cacheReason", "a cold build says why, in at most 1024 bytes of UTF-8, and names no build")
+		}
+	default:
+		return invalid("cache", "warm or cold")
+	}
 	return nil
 }
 

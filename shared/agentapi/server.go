@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostcred"
@@ -72,6 +73,11 @@ type Server struct {
 	// TaskHeartbeats gets the task token of every heartbeat that carries one; nil: none (kiln
 	// serve, and deployments without Step Functions).
 	TaskHeartbeats TaskHeartbeats
+	// Caches are the build caches hosts restore and save (GET /host/v1/cache, the upload of the
+	// object "cache"); nil: none, and hosts build without one. CacheMaxPerOrg caps each
+	// organization's caches after a save (oldest removed, never the one just saved; 0: no cap).
+	Caches         *buildcache.Cache
+	CacheMaxPerOrg int64
 	// OpenSealed opens the organizations' sealed Perforce tickets (keyring.Sealer.Open).
 	OpenSealed perforce.OpenFunc
 	// TimeLimit is the service's build time limit (a setting may lower it; 0: none), MaxLogLines
@@ -119,6 +125,9 @@ func (s *Server) Handler() http.Handler {
 		"POST /host/v1/artifact/uploads/{id}/complete":  s.completeUpload,
 		"DELETE /host/v1/artifact/uploads/{id}":         s.abortUpload,
 		"PUT /host/v1/artifact":                         s.putArtifact,
+		"GET /host/v1/cache":                            s.cacheLatest,
+		"GET /host/v1/cache/{build}":                    s.cacheObject,
+		"POST /host/v1/cache/saved":                     s.cacheSaved,
 		"POST /host/v1/complete":                        s.complete,
 		"POST /host/v1/fail":                            s.fail,
 	}
@@ -143,6 +152,10 @@ func (s *Server) authenticated(h hostHandler) http.Handler {
 			switch {
 			case strings.HasPrefix(r.URL.Path, PathPrefix+"logs"):
 				limit = maxLogBody
+			case r.URL.Path == PathPrefix+"artifact" && r.URL.Query().Get("object") == UploadCache:
+				// A build cache, streamed: as large as the build's directories, like one saved
+				// in-process; the org's cap then evicts others, never the newest.
+				limit = 0
 			case r.URL.Path == PathPrefix+"artifact":
 				limit = s.ArtifactMax // the artifact itself, streamed (0: no limit)
 			}

@@ -25,7 +25,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if s.Artifacts == nil || s.Uploads != nil {
 		return kiln.Errorf(kiln.EServiceUnavailable, "this service takes artifacts in presigned parts only")
 	}
-	key, err := queryKey(r, b) // the artifact, or with ?object=manifest its size manifest
+	key, err := s.queryKey(r, b) // the artifact, or with ?object=manifest or cache that object
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
 )
@@ -54,7 +55,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 	if err := decode(r, &in); err != nil {
 		return err // the host names no key: the service chooses it
 	}
-	key, err := uploadKey(b, in.Object)
+	key, err := s.uploadKey(b, in.Object)
 	if err != nil {
 		return err
 	}
@@ -74,20 +75,27 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, b *kiln.Bu
 	return nil
 }
 
-// uploadKey is the key of the build's object: its artifact, or the artifact's size manifest.
-func uploadKey(b *kiln.Build, object string) (string, error) {
+// uploadKey is the key of the build's object: its artifact, the artifact's size manifest, or its
+// build cache (under the key the service derives from the build).
+func (s *Server) uploadKey(b *kiln.Build, object string) (string, error) {
 	switch object {
 	case "", UploadArtifact:
 		return artifactKey(b), nil
 	case UploadManifest:
 		return manifest.Key(artifactKey(b)), nil
+	case UploadCache:
+		key, err := s.cacheKey(b)
+		if err != nil {
+			return "", err
+		}
+		return buildcache.ObjectKey(key, b.ID)
 	}
-	return "", invalid("object", "artifact or manifest")
+	return "", invalid("object", "artifact, manifest or cache")
 }
 
 // queryKey is the key of the object an upload call names in its query ("object").
-func queryKey(r *http.Request, b *kiln.Build) (string, error) {
-	return uploadKey(b, r.URL.Query().Get("object"))
+func (s *Server) queryKey(r *http.Request, b *kiln.Build) (string, error) {
+	return s.uploadKey(b, r.URL.Query().Get("object"))
 }
 
 // uploadID reads the upload id of the path: S3's are URL-safe, opaque and short.
@@ -111,7 +119,7 @@ func (s *Server) upload(r *http.Request, b *kiln.Build) (up Uploads, key, id str
 	if id, err = uploadID(r); err != nil {
 		return nil, "", "", err
 	}
-	if key, err = queryKey(r, b); err != nil {
+	if key, err = s.queryKey(r, b); err != nil {
 		return nil, "", "", err
 	}
 	return up, key, id, nil

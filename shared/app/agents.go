@@ -36,6 +36,7 @@ func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine
 	hosts := &agentapi.Server{
 		Store: st, Lifecycle: m.service.Lifecycle, Logs: m.logs, OpenSealed: keys.Sealer().Open, Logger: logger,
 		TimeLimit: cfg.BuildTimeout, MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
+		Caches: m.core.Caches, CacheMaxPerOrg: m.core.CacheMaxPerOrg, // agents restore and save build caches too
 	}
 	if up, ok := m.artifacts.(agentapi.Uploads); ok {
 		hosts.Uploads = up

@@ -47,6 +47,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"OrganizationWebhooks", TestOrganizationWebhooks},
 		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
 		{"CLITriggerFollowAndDownload", awsLocalCLI},
+		{"BuildCacheAcrossCodeBuildHosts", awsLocalBuildCache},
 	} {
 		t.Run(tt.name, tt.test)
 	}

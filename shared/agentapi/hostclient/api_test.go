@@ -152,6 +152,12 @@ func TestHostAPIRefusesBadReports(t *testing.T) {
 		{"a run id with spaces", "POST", "start", `{"hostRunId":"a b"}`, 400, kiln.EValidation},
 		{"not JSON", "POST", "progress", `commit`, 400, kiln.EBadRequest},
 		{"unknown field", "POST", "progress", `{"status":"complete"}`, 400, kiln.EBadRequest},
+		{"an unknown cache state", "POST", "progress", `{"commit":"abc","cache":"tepid"}`, 400, kiln.EValidation},
+		{"warm from no build", "POST", "progress", `{"commit":"abc","cache":"warm","cacheFrom":"../x"}`, 400, kiln.EValidation},
+		{"cold without a reason", "POST", "progress", `{"commit":"abc","cache":"cold"}`, 400, kiln.EValidation},
+		{"a cache upload on a service without caches", "POST", "artifact/uploads", `{"object":"cache"}`, 503, kiln.EServiceUnavailable},
+		{"a cache on a service without caches", "GET", "cache", ``, 503, kiln.EServiceUnavailable},
+		{"an unknown object", "POST", "artifact/uploads", `{"object":"secrets"}`, 400, kiln.EValidation},
 		{"line 0", "POST", "logs", `{"first":0,"lines":[` + line("info", "x") + `]}`, 400, kiln.EValidation},
 		{"unknown level", "POST", "logs", `{"first":1,"lines":[` + line("debug", "x") + `]}`, 400, kiln.EValidation},
 		{"past the log's limit", "POST", "logs", `{"first":40,"lines":[` + line("info", "x") + `]}`, 413, kiln.EPayloadTooLarge},
@@ -169,8 +175,8 @@ func TestHostAPIRefusesBadReports(t *testing.T) {
 		})
 	}
 	got := s.build(t, b.ID)
-	if got.Status != kiln.StatusRunning || got.Host != "codebuild:kiln-hosts:1" || got.Commit != "" {
-		t.Errorf("after the refusals: %s host %q commit %q", got.Status, got.Host, got.Commit)
+	if got.Status != kiln.StatusRunning || got.Host != "codebuild:kiln-hosts:1" || got.Commit != "" || got.Cache != kiln.CacheNone {
+		t.Errorf("after the refusals: %s host %q commit %q cache %q", got.Status, got.Host, got.Commit, got.Cache)
 	}
 	if last, _ := s.logs.Last(t.Context(), s.orgID, b.ID); last != 0 {
 		t.Errorf("%d log lines written by refused calls", last)

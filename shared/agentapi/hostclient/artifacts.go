@@ -52,10 +52,18 @@ const abortTimeout = 30 * time.Second
 
 // Put uploads the build's artifact, or its size manifest when key is a manifest's key.
 func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Writer) error) error {
-	var in agentapi.CreateUploadRequest // the artifact: {}, which services before manifests take too
-	what, query := "artifact", ""
 	if strings.HasSuffix(key, manifestSuffix) {
-		in.Object, what, query = agentapi.UploadManifest, "manifest", "?object="+agentapi.UploadManifest
+		return s.put(ctx, agentapi.UploadManifest, "manifest", key, write)
+	}
+	return s.put(ctx, "", "artifact", key, write) // {}: the artifact, which services before manifests take too
+}
+
+// put uploads the build's object (an agentapi.Upload* name; "": the artifact), which the service
+// stores under key, what naming it in errors.
+func (s *artifactStore) put(ctx context.Context, object, what, key string, write func(w io.Writer) error) error {
+	in, query := agentapi.CreateUploadRequest{Object: object}, ""
+	if object != "" {
+		query = "?object=" + object
 	}
 	var up agentapi.Upload
 	if err := s.c.call(ctx, http.MethodPost, "artifact/uploads", in, &up); err != nil {
@@ -73,7 +81,7 @@ func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Wri
 	p := &partWriter{ctx: ctx, s: s, up: up, query: query}
 	err := func() error {
 		if up.Key != key {
-			return fmt.Errorf("the service stores the artifact as %s, not %s", up.Key, key)
+			return fmt.Errorf("the service stores the %s as %s, not %s", what, up.Key, key)
 		}
 		if up.PartSize < 1 || up.PartSize > 5<<30 {
 			return fmt.Errorf("the service asked for parts of %d bytes", up.PartSize)
@@ -97,9 +105,9 @@ func (s *artifactStore) Put(ctx context.Context, key string, write func(w io.Wri
 		defer cancel()
 		_ = s.c.call(actx, http.MethodDelete, "artifact/uploads/"+up.UploadID+query, nil, nil)
 		if ctx.Err() != nil {
-			return fmt.Errorf("put artifact %s: %w", key, ctx.Err())
+			return fmt.Errorf("put %s %s: %w", what, key, ctx.Err())
 		}
-		return fmt.Errorf("put artifact %s: %w", key, err)
+		return fmt.Errorf("put %s %s: %w", what, key, err)
 	}
 	return nil
 }

@@ -165,21 +165,30 @@ func (s *service) addProject(t testing.TB, repo, uproject string) (*kiln.Project
 	return p, st
 }
 
-// claimed creates a build of the project's setting and claims it for a remote host as the
+// claimed creates a build of the project's setting (in the project's organization) and claims it for a remote host as the
 // Claim task does; it returns the build and its host credential.
 func (s *service) claimed(t testing.TB, p *kiln.Project, st *kiln.BuildSetting) (*kiln.Build, string) {
 	t.Helper()
+	return s.claimedWith(t, p, st, nil)
+}
+
+// claimedWith is claimed with the build edited before it is created (nil: as it is).
+func (s *service) claimedWith(t testing.TB, p *kiln.Project, st *kiln.BuildSetting, edit func(b *kiln.Build)) (*kiln.Build, string) {
+	t.Helper()
 	ctx := context.Background()
-	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: s.orgID, ProjectID: p.ID, BuildSettingID: st.ID, Status: kiln.StatusPending,
+	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: p.OrganizationID, ProjectID: p.ID, BuildSettingID: st.ID, Status: kiln.StatusPending,
 		Platform: st.Platform, BuildType: st.BuildType, Branch: st.Branch, UEVersion: st.UEVersion, TriggeredBy: "manual", CreatedAt: time.Now().UTC()}
+	if edit != nil {
+		edit(b)
+	}
 	if err := s.store.CreateBuild(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	cred, hash, err := hostcred.New(s.orgID, b.ID)
+	cred, hash, err := hostcred.New(b.OrganizationID, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.lifecycle.ClaimHost(ctx, s.orgID, b.ID, "codebuild", hash, time.Minute); err != nil {
+	if _, err := s.lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, "codebuild", hash, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	return b, cred

@@ -22,6 +22,9 @@ type job struct {
 
 	mu  sync.Mutex
 	cur agentapi.Job
+	// reported is what the host last reported of the build beyond the job (its commit message,
+	// how it started), so that each report repeats it.
+	reported agentapi.ProgressRequest
 }
 
 var (
@@ -38,10 +41,13 @@ func (j *job) get() agentapi.Job {
 
 // build is the job's build, running.
 func (j *job) build() *kiln.Build {
-	jb := j.get().Build
+	j.mu.Lock()
+	jb, rep := j.cur.Build, j.reported
+	j.mu.Unlock()
 	return &kiln.Build{ID: jb.ID, OrganizationID: jb.OrganizationID, ProjectID: jb.ProjectID, BuildSettingID: jb.BuildSettingID,
 		Status: kiln.StatusRunning, Platform: kiln.Platform(jb.Platform), BuildType: kiln.BuildType(jb.BuildType),
-		Branch: jb.Branch, Commit: jb.Commit, Changelist: jb.Changelist, UEVersion: jb.UEVersion}
+		Branch: jb.Branch, Commit: jb.Commit, Changelist: jb.Changelist, UEVersion: jb.UEVersion, Clean: jb.Clean,
+		CommitMessage: rep.CommitMessage, Cache: kiln.CacheState(rep.Cache), CacheFrom: rep.CacheFrom, CacheReason: rep.CacheReason}
 }
 
 // The store: the runner reads the build, its project and its setting.
@@ -70,12 +76,13 @@ func (j *job) GetBuildSetting(ctx context.Context, orgID, projectID, id string) 
 func (j *job) Progress(ctx context.Context, orgID, id string, edit func(b *kiln.Build)) (*kiln.Build, error) {
 	b := j.build()
 	edit(b)
-	err := j.c.Progress(ctx, agentapi.ProgressRequest{Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist})
-	if err != nil {
+	rep := agentapi.ProgressRequest{Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
+		Cache: string(b.Cache), CacheFrom: b.CacheFrom, CacheReason: b.CacheReason}
+	if err := j.c.Progress(ctx, rep); err != nil {
 		return nil, err
 	}
 	j.mu.Lock()
-	j.cur.Build.Commit, j.cur.Build.Changelist = b.Commit, b.Changelist
+	j.cur.Build.Commit, j.cur.Build.Changelist, j.reported = b.Commit, b.Changelist, rep
 	j.mu.Unlock()
 	return b, nil
 }

@@ -83,6 +83,9 @@ func (h *Host) Run(ctx context.Context) (kiln.BuildStatus, error) {
 		Engines: h.Engines, WorkDir: h.WorkDir, Logger: logger,
 		TimeLimit: time.Duration(first.TimeLimitSeconds) * time.Second, MaxLogLines: first.MaxLogLines, ArtifactMax: first.ArtifactMaxBytes,
 	}
+	if first.BuildCache { // the service keeps build caches: restore the newest, save after success
+		r.Caches = NewCaches(h.Client, h.Concurrency)
+	}
 	runErr := r.Run(runCtx, b)
 	cancel(nil)
 	<-beats

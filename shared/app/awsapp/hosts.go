@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentpool"
+	"github.com/kilnbuild/kiln/shared/app/core"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github"
@@ -29,10 +30,13 @@ func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
 // store, see claimPollEvery). Artifacts are uploaded through presigned part URLs when the store
 // can make them (S3); otherwise the host API refuses uploads. Heartbeats with a task token are
 // passed on to beats (Step Functions; nil: none). kiln's hosted Windows hosts claim with their
-// instance identity, checked by hosted (nil: the deployment has none).
-func withHostAPI(api http.Handler, st store.Store, lifecycle *builds.Lifecycle, logs builds.LogWriter, arts artifacts.Store,
+// instance identity, checked by hosted (nil: the deployment has none). Hosts restore and save
+// build caches through it when the core keeps them (S3: presigned).
+func withHostAPI(api http.Handler, st store.Store, c *core.Core, logs builds.LogWriter, arts artifacts.Store,
 	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string, logger *slog.Logger) http.Handler {
-	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger}
+	lifecycle := c.Lifecycle
+	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger,
+		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
 	}

@@ -200,6 +200,22 @@ func TestS3Calls(t *testing.T) {
 	}
 }
 
+// TestListingPrefixCondition: a listing carries s3:prefix, so a grant limited to a prefix allows
+// listing under it only.
+func TestListingPrefixCondition(t *testing.T) {
+	grant := []Statement{{Actions: []string{"s3:ListBucket"}, Resources: []string{"arn:aws:s3:::b"},
+		Condition: map[string]map[string][]string{"StringLike": {"s3:prefix": {"artifacts/caches/*"}}}}}
+	for prefix, want := range map[string]decision{"artifacts/caches/o/p/": allowed, "artifacts/o/": implicitDeny, "": implicitDeny} {
+		calls, err := S3Calls(httptest.NewRequest("GET", "/b?list-type=2&prefix="+prefix, nil), nil)
+		if err != nil || len(calls) != 1 {
+			t.Fatalf("%q: %v %v", prefix, calls, err)
+		}
+		if got := evaluate(grant, calls[0]); got != want {
+			t.Errorf("listing %q: %v, want %v", prefix, got, want)
+		}
+	}
+}
+
 // TestGuardAnswersInTheProtocol: a refused request never reaches the stand-in, and its answer is
 // the service's AccessDenied naming principal, action and resource.
 func TestGuardAnswersInTheProtocol(t *testing.T) {

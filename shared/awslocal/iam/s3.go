@@ -22,7 +22,7 @@ import (
 
 // S3Calls maps an S3 request (path style: /bucket/key) to its IAM calls: s3:GetObject,
 // s3:PutObject (also each multipart step), s3:DeleteObject, s3:AbortMultipartUpload,
-// s3:ListMultipartUploadParts on the object; s3:ListBucket, s3:ListBucketMultipartUploads,
+// s3:ListMultipartUploadParts on the object; s3:ListBucket (a listing with s3:prefix), s3:ListBucketMultipartUploads,
 // s3:CreateBucket on the bucket; DeleteObjects needs s3:DeleteObject on each key of its body.
 func S3Calls(r *http.Request, body []byte) ([]Call, error) {
 	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
@@ -52,7 +52,10 @@ func S3Calls(r *http.Request, body []byte) ([]Call, error) {
 			return call("s3:ListBucketMultipartUploads", bucketARN)
 		case r.Method == http.MethodGet && has("location"):
 			return call("s3:GetBucketLocation", bucketARN)
-		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		case r.Method == http.MethodGet:
+			// A listing sets s3:prefix, which a grant may be limited to (StringLike).
+			return []Call{{Action: "s3:ListBucket", Resource: bucketARN, Context: map[string]string{"s3:prefix": q.Get("prefix")}}}, nil
+		case r.Method == http.MethodHead:
 			return call("s3:ListBucket", bucketARN)
 		case r.Method == http.MethodPut:
 			return call("s3:CreateBucket", bucketARN)
