@@ -9,12 +9,12 @@ import (
 // processes and work directories): the first starts cold and saves its cache through the host
 // API (a multipart upload to MinIO with presigned parts, under the API function's IAM policy);
 // the second restores it from a presigned GET, so the stand-in engine finds every asset in the
-// derived data cache, and the build resource says warm from the first.
+// derived data cache and every compiled object, and the build resource says warm from the first.
 func awsLocalBuildCache(t *testing.T) {
 	w := newWorld(t)
 	pid := w.addShooter(t)
 	sid := w.addSetting(t, pid, nil)["id"].(string)
-	w.shooter.Commit("main", "Assets", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_ASSETS=30\nFAKE_UAT_COOK_MS=10\nFAKE_UAT_PAK_MB=0\n"})
+	w.shooter.Commit("main", "Assets", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_ASSETS=30\nFAKE_UAT_COOK_MS=10\nFAKE_UAT_OBJECTS=5\nFAKE_UAT_COMPILE_MS=10\nFAKE_UAT_PAK_MB=0\n"})
 
 	first := w.trigger(t, pid, sid, "")
 	b1 := w.waitEnded(t, first)
@@ -36,7 +36,8 @@ func awsLocalBuildCache(t *testing.T) {
 	if c, _ := b2["cache"].(map[string]any); c["state"] != "warm" || c["fromBuildId"] != first {
 		t.Errorf("second build: cache %v; want warm from %s", b2["cache"], first)
 	}
-	for _, want := range []string{"warm build: restored the build cache of build " + first, "hits 30 misses 0 of 30 assets"} {
+	// Intermediate/ beside Shooter/Shooter.uproject came back too: nothing is compiled again.
+	for _, want := range []string{"warm build: restored the build cache of build " + first, "hits 30 misses 0 of 30 assets", "Compile: 5 of 5 objects up to date"} {
 		if !strings.Contains(log2, want) {
 			t.Errorf("the second build's log lacks %q:\n%s", want, log2)
 		}

@@ -70,7 +70,7 @@ func (a *Steps) Build(ctx context.Context, in BuildInput, r Reporter) (BuildOutp
 	if err := emptyDir(archiveDir); err != nil {
 		return BuildOutput{}, err
 	}
-	jail, cleanup, err := buildJail(runUAT, projectDir, archiveDir, in.ScratchDir)
+	jail, cleanup, err := buildJail(runUAT, projectDir, UprojectDir(projectDir, in.UprojectPath), archiveDir, in.ScratchDir)
 	if err != nil {
 		return BuildOutput{}, err
 	}
@@ -198,7 +198,7 @@ func bannerStage(line string) (Stage, bool) {
 // buildJail is what RunUAT may touch: the engine read-only; the checkout (but its .git and kiln's
 // Perforce marker), the archive directory and the build's scratch directory (its $HOME and
 // $TMPDIR) writable.
-func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, func(), error) {
+func buildJail(runUAT, projectDir, uprojectDir, archiveDir, scratch string) (sandbox.Jail, func(), error) {
 	cleanup := func() {}
 	if scratch == "" {
 		dir, err := os.MkdirTemp("", "kiln-build-")
@@ -233,13 +233,25 @@ func buildJail(runUAT, projectDir, archiveDir, scratch string) (sandbox.Jail, fu
 	return sandbox.Jail{
 		ReadOnly: readOnly,
 		// The engine is read-only: AutomationTool logs go to the scratch directory, and the local
-		// derived-data cache to the workspace's DerivedDataCache/, kept between builds.
+		// derived-data cache to DerivedDataCache/ beside the .uproject (beside Intermediate/),
+		// kept in the workspace between builds and in the build cache.
 		Env: []string{"uebp_LogFolder=" + filepath.Join(scratch, "uat-logs"),
-			"UE-LocalDataCachePath=" + filepath.Join(projectDir, "DerivedDataCache")},
+			"UE-LocalDataCachePath=" + filepath.Join(uprojectDir, "DerivedDataCache")},
 		Writable:  []string{projectDir, archiveDir, scratch},
 		Protected: protected,
 		Dir:       projectDir, Home: home, Tmp: tmp,
 	}, cleanup, nil
+}
+
+// UprojectDir is the directory of a project's .uproject in its checkout at projectDir, where
+// Unreal keeps Intermediate/ and kiln the derived data cache: the build cache's root. A path
+// that is not a local one gives projectDir (the build then fails on it).
+func UprojectDir(projectDir, uprojectPath string) string {
+	rel := filepath.FromSlash(uprojectPath)
+	if !filepath.IsLocal(rel) {
+		return projectDir
+	}
+	return filepath.Dir(filepath.Join(projectDir, rel))
 }
 
 // EngineRoot is the engine installation a RunUAT.sh belongs to: the directory that holds

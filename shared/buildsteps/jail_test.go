@@ -22,7 +22,7 @@ func TestBuildJail(t *testing.T) {
 	if err := os.Symlink(real, linked); err != nil {
 		t.Fatal(err)
 	}
-	j, cleanup, err := buildJail(filepath.Join(linked, "Engine", "Build", "BatchFiles", "RunUAT.sh"), ws, archive, scratch)
+	j, cleanup, err := buildJail(filepath.Join(linked, "Engine", "Build", "BatchFiles", "RunUAT.sh"), ws, ws, archive, scratch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,8 +219,13 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if err := r.save(ctx, b); err != nil {
 		return none, err
 	}
-	marker := workspace + ".cache"
-	if err := r.warmUp(ctx, b, co.Dir, marker, rep); err != nil {
+	uproject := st.UprojectPath
+	if uproject == "" {
+		uproject = p.UprojectPath
+	}
+	// The build cache holds Intermediate/ and DerivedDataCache/, beside the .uproject.
+	cacheRoot, marker := buildsteps.UprojectDir(co.Dir, uproject), workspace+".cache"
+	if err := r.warmUp(ctx, b, cacheRoot, marker, rep); err != nil {
 		return none, err
 	}
 	// The build's own directory: RunUAT's archive, and its $HOME and $TMPDIR.
@@ -229,10 +234,6 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	defer os.RemoveAll(staging)
-	uproject := st.UprojectPath
-	if uproject == "" {
-		uproject = p.UprojectPath
-	}
 	out, err := r.Steps.Build(ctx, buildsteps.BuildInput{
 		ProjectDir: co.Dir, UprojectPath: uproject, Platform: b.Platform, BuildType: b.BuildType,
 		RunUAT: r.Engines.RunUAT(installed), ArchiveDir: filepath.Join(staging, "archive"),
@@ -246,7 +247,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if err != nil {
 		return none, err
 	}
-	r.saveCache(ctx, b, co.Dir, marker, rep)
+	r.saveCache(ctx, b, cacheRoot, marker, rep)
 	return pkg, nil
 }
 
