@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -30,12 +29,6 @@ type createTokenRequest struct {
 	ExpiresInDays *int    `json:"expiresInDays"`
 }
 
-// maxTokenDays bounds a token's lifetime when one is asked for.
-const maxTokenDays = 3650
-
-// MaxTokensPerUser is the most tokens a user may hold (expired ones count until deleted).
-const MaxTokensPerUser = 100
-
 // createToken answers POST /auth/tokens: a new token for the caller, shown once.
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	var req createTokenRequest
@@ -44,29 +37,12 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	errs := kiln.FieldErrors{}
 	name := kiln.CredentialName("name", req.Name, "api", errs)
-	var ttl time.Duration
-	if req.ExpiresInDays != nil {
-		if d := *req.ExpiresInDays; d < 1 || d > maxTokenDays {
-			errs.Add("expiresInDays", "must be between 1 and 3650")
-		} else {
-			ttl = time.Duration(d) * 24 * time.Hour
-		}
-	}
+	ttl := auth.TokenLifetime("expiresInDays", req.ExpiresInDays, errs)
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	held, _, err := s.credentials.ListTokens(r.Context(), p.Organization.ID, p.Member.User.ID, store.Page{Limit: MaxTokensPerUser})
+	secret, tok, err := auth.IssueToken(r.Context(), s.credentials, p, name, ttl, s.now())
 	if err != nil {
-		return err
-	}
-	if len(held) >= MaxTokensPerUser {
-		return kiln.Errorf(kiln.EInvalidState, "you hold %d tokens, the most a user may have; revoke one (DELETE /auth/tokens/:id) first", MaxTokensPerUser)
-	}
-	secret, tok := auth.NewToken(p.Organization.ID, p.Member.User.ID, name, s.now(), ttl)
-	tok.ParentID = p.Token.ID // revoking the token used here revokes this one too
-	if err := s.credentials.CreateToken(r.Context(), tok); kiln.IsCode(err, kiln.ENotFound) {
-		return auth.ErrInvalidToken() // the caller's token was revoked meanwhile
-	} else if err != nil {
 		return err
 	}
 	body := renderToken(tok)
