@@ -11,7 +11,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/runner"
 )
 
 // The build cache of a remote host. The key is always the service's own, derived from the build
@@ -135,7 +134,7 @@ func (s *Server) cacheSaved(w http.ResponseWriter, r *http.Request, b *kiln.Buil
 	if err != nil {
 		return err
 	}
-	runner.Evict(r.Context(), s.Caches, b, s.CacheMaxPerOrg, e.ObjectKey, s.log())
+	s.Caches.Cap(r.Context(), b.OrganizationID, s.CacheMaxPerOrg, e.ObjectKey, s.log())
 	writeJSON(w, http.StatusOK, CacheSaved{Size: e.Size})
 	return nil
 }

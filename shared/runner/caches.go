@@ -43,26 +43,8 @@ func (c StoredCaches) Save(ctx context.Context, b *kiln.Build, projectDir string
 	if err != nil {
 		return 0, st, err
 	}
-	Evict(ctx, c.Cache, b, c.MaxPerOrg, e.ObjectKey, c.Logger)
+	c.Cache.Cap(ctx, b.OrganizationID, c.MaxPerOrg, e.ObjectKey, c.Logger)
 	return e.Size, st, nil
 }
 
 func (c StoredCaches) Dirs() []string { return c.Cache.Dirs() }
-
-// Evict keeps b's organization's caches under maxBytes (0: no cap) after b saved keep, logging
-// what it removed; a failure is logged, never the build's.
-func Evict(ctx context.Context, c *buildcache.Cache, b *kiln.Build, maxBytes int64, keep string, logger *slog.Logger) {
-	if maxBytes <= 0 {
-		return
-	}
-	if logger == nil {
-		logger = slog.Default()
-	}
-	removed, err := c.Evict(ctx, b.OrganizationID, maxBytes, keep)
-	if err != nil {
-		logger.WarnContext(ctx, "evict build caches", slog.String("org_id", b.OrganizationID), slog.String("error", err.Error()))
-	}
-	for _, e := range removed {
-		logger.InfoContext(ctx, "build cache evicted", slog.String("org_id", b.OrganizationID), slog.String("key", e.ObjectKey), slog.Int64("bytes", e.Size))
-	}
-}
