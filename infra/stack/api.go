@@ -65,7 +65,7 @@ func (s *KilnStack) createAPIFunction() {
 	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())
 	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
 	s.queue.GrantSendMessages(f.role)
-	s.allowWinHostsClaims(f)
+	s.allowHostGroupsClaims(f)
 
 	integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("APIIntegration"), f.fn,
 		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{

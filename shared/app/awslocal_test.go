@@ -67,7 +67,7 @@ func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testServ
 	if template == "" {
 		template = stackTemplateFile(t)
 	}
-	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.cfg), awslocalapp.Options{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
+	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.cfg), awslocalapp.Options{HostCommand: []string{kilnBinary(t), "agent", "run"}, EC2HostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: time.Second, Template: template}, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.logs.String())

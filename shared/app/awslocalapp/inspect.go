@@ -23,12 +23,21 @@ func (l *AWSLocal) StepFunctionsEndpoint() string { return l.machine.Endpoint() 
 func (l *AWSLocal) HostCredentialParameters() []string { return l.params.Names() }
 
 // WindowsHostInstances is how many hosted Windows host instances run now (0 without
-// Options.WindowsHostCommand).
+// Options.EC2HostCommand).
 func (l *AWSLocal) WindowsHostInstances() int {
 	if l.winHost == nil {
 		return 0
 	}
 	return l.winHost.Instances()
+}
+
+// LinuxHostInstances is how many hosted Linux host instances run now (0 without
+// Options.EC2HostCommand or Linux hosts in the template).
+func (l *AWSLocal) LinuxHostInstances() int {
+	if l.linuxHost == nil {
+		return 0
+	}
+	return l.linuxHost.Instances()
 }
 
 // MeterReading is everything the meter counted since aws-local started, by principal.

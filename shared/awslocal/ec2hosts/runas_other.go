@@ -1,0 +1,16 @@
+//go:build !unix
+
+package ec2hosts
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// apply refuses a run-as: switching users is done on unix only.
+func (r *RunAs) apply(*exec.Cmd) (release func(), err error) {
+	if r == nil {
+		return func() {}, nil
+	}
+	return nil, errors.New("ec2hosts: run as " + r.User + ": agents run as another user on unix only")
+}
