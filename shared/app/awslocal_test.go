@@ -38,6 +38,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
+		{"HostedLinuxBuildOnAnEC2Host", awsLocalHostedLinuxBuild},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
 		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
 		{"TenantIsolation", TestTenantIsolation},

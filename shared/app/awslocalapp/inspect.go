@@ -1,6 +1,7 @@
 package awslocalapp
 
 import (
+	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
@@ -38,6 +39,19 @@ func (l *AWSLocal) LinuxHostInstances() int {
 		return 0
 	}
 	return l.linuxHost.Instances()
+}
+
+// EC2HostUID is the uid the agent of a hosted host instance (Windows or Linux) ran as.
+func (l *AWSLocal) EC2HostUID(instanceID string) (int, bool) {
+	for _, p := range []*ec2hosts.Pool{l.winHost, l.linuxHost} {
+		if p == nil {
+			continue
+		}
+		if uid, ok := p.UID(instanceID); ok {
+			return uid, true
+		}
+	}
+	return 0, false
 }
 
 // MeterReading is everything the meter counted since aws-local started, by principal.

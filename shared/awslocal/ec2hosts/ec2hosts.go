@@ -68,6 +68,7 @@ type Pool struct {
 
 	mu     sync.Mutex
 	alive  map[string]*instance
+	uids   map[string]int // the uid each instance's agent ran as, kept after its end
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -86,7 +87,7 @@ func New(cfg Config) *Pool {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Pool{cfg: cfg, alive: map[string]*instance{}}
+	return &Pool{cfg: cfg, alive: map[string]*instance{}, uids: map[string]int{}}
 }
 
 var _ hostedhosts.CloudWatch = (*Pool)(nil)
@@ -178,6 +179,10 @@ func (p *Pool) launch() error {
 		p.cfg.Logger.Warn("ec2hosts: the agent outlives a crash", slog.String("instance_id", id), slog.String("error", err.Error()))
 	}
 	p.alive[id] = &instance{tree: tree, server: server, release: release}
+	p.uids[id] = os.Geteuid()
+	if c := cmd.SysProcAttr; c != nil && c.Credential != nil {
+		p.uids[id] = int(c.Credential.Uid)
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -206,6 +211,14 @@ func (p *Pool) terminated(id string) {
 	_ = in.tree.Kill()
 	in.server.Close()
 	p.cfg.Logger.Info("aws-local: a "+p.cfg.What+" host was terminated", slog.String("instance_id", id))
+}
+
+// UID is the uid the instance's agent ran as (false: no such instance was launched).
+func (p *Pool) UID(instanceID string) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	uid, ok := p.uids[instanceID]
+	return uid, ok
 }
 
 // Instances counts the instances alive.
