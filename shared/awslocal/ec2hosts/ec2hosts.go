@@ -153,7 +153,7 @@ func (p *Pool) launch() error {
 	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
 	cmd.Env = append(append([]string{}, p.cfg.Env...), "KILN_AGENT_IMDS=http://"+ln.Addr().String(), "KILN_AGENT_WORKDIR="+filepath.Join(work, "work"))
-	release, err := p.cfg.RunAs.apply(cmd)
+	release, uid, err := p.cfg.RunAs.apply(cmd)
 	if err != nil {
 		logFile.Close()
 		server.Close()
@@ -179,10 +179,7 @@ func (p *Pool) launch() error {
 		p.cfg.Logger.Warn("ec2hosts: the agent outlives a crash", slog.String("instance_id", id), slog.String("error", err.Error()))
 	}
 	p.alive[id] = &instance{tree: tree, server: server, release: release}
-	p.uids[id] = os.Geteuid()
-	if c := cmd.SysProcAttr; c != nil && c.Credential != nil {
-		p.uids[id] = int(c.Credential.Uid)
-	}
+	p.uids[id] = uid
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

@@ -14,18 +14,18 @@ import (
 // apply makes the instance's agent run as a uid of its own, its work directory (and home) a new
 // directory under the system's temporary directory (the stand-in's directory, under KILN_DATA,
 // is root's alone) that the uid owns; release removes it and gives the uid back once the agent
-// has ended. Without a run-as, or when the stand-in is not root (it cannot switch users), the
-// agent runs as the stand-in's user.
-func (r *RunAs) apply(cmd *exec.Cmd) (release func(), err error) {
+// has ended; uid is the uid the agent runs as. Without a run-as, or when the stand-in is not root
+// (it cannot switch users), the agent runs as the stand-in's user.
+func (r *RunAs) apply(cmd *exec.Cmd) (release func(), uid int, err error) {
 	if r == nil || os.Geteuid() != 0 {
-		return func() {}, nil
+		return func() {}, os.Geteuid(), nil
 	}
 	if r.Take == nil {
-		return nil, errors.New("ec2hosts: run as " + r.User + ": no uid to run it as")
+		return nil, 0, errors.New("ec2hosts: run as " + r.User + ": no uid to run it as")
 	}
 	uid, giveBack, err := r.Take()
 	if err != nil {
-		return nil, fmt.Errorf("ec2hosts: run as %s: %w", r.User, err)
+		return nil, 0, fmt.Errorf("ec2hosts: run as %s: %w", r.User, err)
 	}
 	home, err := os.MkdirTemp("", "kiln-ec2-")
 	if err == nil {
@@ -35,7 +35,7 @@ func (r *RunAs) apply(cmd *exec.Cmd) (release func(), err error) {
 	}
 	if err != nil {
 		giveBack()
-		return nil, fmt.Errorf("ec2hosts: run as %s: a home for uid %d: %w", r.User, uid, err)
+		return nil, 0, fmt.Errorf("ec2hosts: run as %s: a home for uid %d: %w", r.User, uid, err)
 	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -46,5 +46,5 @@ func (r *RunAs) apply(cmd *exec.Cmd) (release func(), err error) {
 	return func() {
 		os.RemoveAll(home)
 		giveBack()
-	}, nil
+	}, uid, nil
 }
