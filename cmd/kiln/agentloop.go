@@ -33,12 +33,14 @@ import (
 //	--platforms KILN_AGENT_PLATFORMS  comma-separated platforms (default: this machine's)
 //	--workdir KILN_AGENT_WORKDIR      workspaces and staging (default: a new temporary directory)
 //	--ec2-host KILN_AGENT_EC2=1       one of kiln's hosted EC2 hosts (what the Windows AMI's service
-//	                                  runs): no token; it waits until the instance is in service,
-//	                                  claims with its instance identity, runs one build and exits
+//	                                  and the Linux hosts' systemd unit run): no token; it waits
+//	                                  until the instance is in service, claims with its instance
+//	                                  identity, runs one build and exits
 //	--imds KILN_AGENT_IMDS            the instance metadata service (default http://169.254.169.254)
 //
-// In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it)
-// and --platforms to Win64. KILN_SANDBOX is bwrap by default on Linux (a missing bubblewrap stops
+// In --ec2-host mode --url defaults to KILN_HOST_URL (the launch template's user data sets it),
+// --platforms is one platform kiln hosts (Win64 or Linux; default this machine's) and the pool
+// is kiln's hosted pool of that platform. KILN_SANDBOX is bwrap by default on Linux (a missing bubblewrap stops
 // the agent at start; off runs builds unconfined, with a warning), account on Windows (builds run
 // as the local account KILN_BUILD_ACCOUNT, default kiln-build; an agent that cannot manage it
 // stops at start) but off with --ec2-host, and off elsewhere; KILN_BWRAP, KILN_SANDBOX_NETWORK,
@@ -70,8 +72,8 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	}
 	if *ec2Host {
 		*url = cmp.Or(*url, getenv("KILN_HOST_URL"))
-		if getenv("KILN_AGENT_PLATFORMS") == "" && !flagSet(fs, "platforms") {
-			*platforms = string(kiln.PlatformWin64)
+		if p := commaSplit(*platforms); len(p) != 1 || kiln.HostedPool(kiln.Platform(p[0])) == "" {
+			return fmt.Errorf("kiln agent --ec2-host: --platforms (KILN_AGENT_PLATFORMS) is one platform of kiln's hosted hosts, Win64 or Linux, not %q", *platforms)
 		}
 		if *url == "" || *token != "" {
 			return errors.New("kiln agent --ec2-host: --url (or KILN_HOST_URL) is required, and no token: the host claims with its instance identity")
@@ -109,7 +111,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		if err != nil {
 			return err
 		}
-		identity, *pool = &id, kiln.HostedPoolWin64
+		identity, *pool = &id, kiln.HostedPool(kiln.Platform(strings.TrimSpace(*platforms)))
 	}
 	loop := &hostclient.AgentLoop{
 		URL: *url, Token: *token, Identity: identity, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,

@@ -34,7 +34,7 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	l, err := awslocalapp.Start(ctx, settings, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, WindowsHostCommand: []string{self, "agent", "--ec2-host"},
+	l, err := awslocalapp.Start(ctx, settings, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, EC2HostCommand: []string{self, "agent", "--ec2-host"},
 		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), awslocalapp.DefaultLambdaAddr)}, stdout, logger)
 	if err != nil {
 		return err

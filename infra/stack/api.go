@@ -68,7 +68,7 @@ func (s *KilnStack) createAPIFunction() {
 	s.allowListing(f, ArtifactsPrefix+"/"+CachesPrefix)
 	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
 	s.queue.GrantSendMessages(f.role)
-	s.allowWinHostsClaims(f)
+	s.allowHostGroupsClaims(f)
 
 	integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("APIIntegration"), f.fn,
 		&awsapigatewayv2integrations.HttpLambdaIntegrationProps{

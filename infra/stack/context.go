@@ -47,8 +47,15 @@ const (
 	ContextWindowsWarmPool     = "kiln:windowsWarmPoolSize"
 	ContextWindowsMaxHosts     = "kiln:windowsMaxHosts"
 	ContextWindowsEgressPorts  = "kiln:windowsEgressPorts" // "443,1666" or a JSON array of numbers
+	ContextLinuxAMI            = "kiln:linuxAmiId"
+	ContextLinuxEngineVersions = "kiln:linuxEngineVersions" // "5.4,5.5" or a JSON array: the engines the Linux AMI holds
+	ContextLinuxInstanceType   = "kiln:linuxInstanceType"
+	ContextLinuxWarmPool       = "kiln:linuxWarmPoolSize"
+	ContextLinuxMaxHosts       = "kiln:linuxMaxHosts"
+	ContextLinuxEgressPorts    = "kiln:linuxEgressPorts" // as kiln:windowsEgressPorts
 	// ContextEC2IdentityCertsFile is the path of a PEM file holding AWS's "RSA" certificate for
-	// instance identity signatures of the deployment's region; required with kiln:windowsAmiId.
+	// instance identity signatures of the deployment's region; required with kiln:windowsAmiId
+	// or kiln:linuxAmiId.
 	ContextEC2IdentityCertsFile = "kiln:ec2IdentityCertsFile"
 )
 
@@ -117,6 +124,9 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 	if err := windowsFromContext(&p, str, get); err != nil {
 		return p, err
 	}
+	if err := linuxFromContext(&p, str, get); err != nil {
+		return p, err
+	}
 	switch v := get(ContextTracing).(type) {
 	case bool:
 		p.Tracing = v
@@ -140,9 +150,9 @@ func windowsFromContext(p *Props, str func(string) string, get func(string) any)
 		if _, err := hostedhosts.ParseCertificates(string(b)); err != nil {
 			return fmt.Errorf("%s: %s: %w", ContextEC2IdentityCertsFile, path, err)
 		}
-		p.WindowsIdentityCertificates = string(b)
+		p.EC2IdentityCertificates = string(b)
 	}
-	if p.WindowsAMI != "" && p.WindowsIdentityCertificates == "" {
+	if p.WindowsAMI != "" && p.EC2IdentityCertificates == "" {
 		return fmt.Errorf("%s needs %s: the PEM file of AWS's RSA certificate for instance identity documents of the region (docs/deploy.md)",
 			ContextWindowsAMI, ContextEC2IdentityCertsFile)
 	}
@@ -150,21 +160,86 @@ func windowsFromContext(p *Props, str func(string) string, get func(string) any)
 	if p.WindowsInstanceType != "" && !instanceType.MatchString(p.WindowsInstanceType) {
 		return fmt.Errorf("%s: want an EC2 instance type (c6i.8xlarge): %q", ContextWindowsInstanceType, p.WindowsInstanceType)
 	}
-	for key, dst := range map[string]*int{ContextWindowsWarmPool: &p.WindowsWarmPoolSize, ContextWindowsMaxHosts: &p.WindowsMaxHosts} {
+	var err error
+	if p.WindowsWarmPoolSize, p.WindowsMaxHosts, err = poolSizes(str, ContextWindowsWarmPool, ContextWindowsMaxHosts,
+		DefaultWindowsWarmPoolSize, DefaultWindowsMaxHosts); err != nil {
+		return err
+	}
+	p.WindowsEgressPorts, err = egressPorts(get, ContextWindowsEgressPorts)
+	return err
+}
+
+// linuxFromContext reads the Linux hosts' settings into p (after windowsFromContext, which
+// reads the identity certificate both need).
+func linuxFromContext(p *Props, str func(string) string, get func(string) any) error {
+	p.LinuxAMI = str(ContextLinuxAMI)
+	if p.LinuxAMI != "" && !amiID.MatchString(p.LinuxAMI) {
+		return fmt.Errorf("%s: want an AMI id (ami-0123456789abcdef0): %q", ContextLinuxAMI, p.LinuxAMI)
+	}
+	var versions []string
+	switch v := get(ContextLinuxEngineVersions).(type) {
+	case nil:
+	case string:
+		versions = strings.Split(v, ",")
+	case []any:
+		for _, version := range v {
+			s, ok := version.(string)
+			if !ok {
+				return fmt.Errorf("%s: want engine versions as strings (\"5.4\"): %v", ContextLinuxEngineVersions, version)
+			}
+			versions = append(versions, s)
+		}
+	default:
+		return fmt.Errorf("%s: want engine versions (5.4,5.5)", ContextLinuxEngineVersions)
+	}
+	for _, v := range versions {
+		if v = strings.TrimSpace(v); !kiln.ValidUEVersion(v) {
+			return fmt.Errorf("%s: %q is not an engine version (5.4, 5.4.1)", ContextLinuxEngineVersions, v)
+		}
+		p.LinuxEngineVersions = append(p.LinuxEngineVersions, v)
+	}
+	if (p.LinuxAMI == "") != (len(p.LinuxEngineVersions) == 0) {
+		return fmt.Errorf("%s and %s go together: the Linux hosts' AMI and the engine versions it holds", ContextLinuxAMI, ContextLinuxEngineVersions)
+	}
+	if p.LinuxAMI != "" && p.EC2IdentityCertificates == "" {
+		return fmt.Errorf("%s needs %s: the PEM file of AWS's RSA certificate for instance identity documents of the region (docs/deploy.md)",
+			ContextLinuxAMI, ContextEC2IdentityCertsFile)
+	}
+	p.LinuxInstanceType = str(ContextLinuxInstanceType)
+	if p.LinuxInstanceType != "" && !instanceType.MatchString(p.LinuxInstanceType) {
+		return fmt.Errorf("%s: want an EC2 instance type (c6i.8xlarge): %q", ContextLinuxInstanceType, p.LinuxInstanceType)
+	}
+	var err error
+	if p.LinuxWarmPoolSize, p.LinuxMaxHosts, err = poolSizes(str, ContextLinuxWarmPool, ContextLinuxMaxHosts,
+		DefaultLinuxWarmPoolSize, DefaultLinuxMaxHosts); err != nil {
+		return err
+	}
+	p.LinuxEgressPorts, err = egressPorts(get, ContextLinuxEgressPorts)
+	return err
+}
+
+// poolSizes reads a host group's warm pool size and most hosts (0: unset, the defaults apply);
+// a pool bigger than the hosts is refused.
+func poolSizes(str func(string) string, poolKey, mostKey string, defPool, defMost int) (pool, most int, err error) {
+	for key, dst := range map[string]*int{poolKey: &pool, mostKey: &most} {
 		if v := str(key); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return fmt.Errorf("%s: want a number, 1 or more: %q", key, v)
+				return 0, 0, fmt.Errorf("%s: want a number, 1 or more: %q", key, v)
 			}
 			*dst = n
 		}
 	}
-	pool, most := cmp.Or(p.WindowsWarmPoolSize, DefaultWindowsWarmPoolSize), cmp.Or(p.WindowsMaxHosts, DefaultWindowsMaxHosts)
-	if pool > most {
-		return fmt.Errorf("%s (%d) is more than %s (%d): a bigger pool than hosts is never used", ContextWindowsWarmPool, pool, ContextWindowsMaxHosts, most)
+	if p, m := cmp.Or(pool, defPool), cmp.Or(most, defMost); p > m {
+		return 0, 0, fmt.Errorf("%s (%d) is more than %s (%d): a bigger pool than hosts is never used", poolKey, p, mostKey, m)
 	}
+	return pool, most, nil
+}
+
+// egressPorts reads a host group's egress ports: "443,1666" or a JSON array of numbers.
+func egressPorts(get func(string) any, key string) ([]int, error) {
 	var ports []string
-	switch v := get(ContextWindowsEgressPorts).(type) {
+	switch v := get(key).(type) {
 	case nil:
 	case string:
 		ports = strings.Split(v, ",")
@@ -172,19 +247,20 @@ func windowsFromContext(p *Props, str func(string) string, get func(string) any)
 		for _, port := range v {
 			f, ok := port.(float64)
 			if !ok {
-				return fmt.Errorf("%s: want port numbers: %v", ContextWindowsEgressPorts, port)
+				return nil, fmt.Errorf("%s: want port numbers: %v", key, port)
 			}
 			ports = append(ports, strconv.FormatFloat(f, 'f', -1, 64))
 		}
 	default:
-		return fmt.Errorf("%s: want port numbers (443,1666)", ContextWindowsEgressPorts)
+		return nil, fmt.Errorf("%s: want port numbers (443,1666)", key)
 	}
+	var out []int
 	for _, port := range ports {
 		n, err := strconv.Atoi(strings.TrimSpace(port))
 		if err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%s: %q is not a TCP port", ContextWindowsEgressPorts, port)
+			return nil, fmt.Errorf("%s: %q is not a TCP port", key, port)
 		}
-		p.WindowsEgressPorts = append(p.WindowsEgressPorts, n)
+		out = append(out, n)
 	}
-	return nil
+	return out, nil
 }

@@ -99,6 +99,12 @@ func (s *KilnStack) environment() map[string]*string {
 	}
 	if s.winHosts != nil {
 		env["KILN_WINDOWS_HOST_GROUP"] = s.winHosts.group.AutoScalingGroupName()
+	}
+	if s.linuxHosts != nil {
+		env["KILN_LINUX_HOST_GROUP"] = s.linuxHosts.group.AutoScalingGroupName()
+		env["KILN_LINUX_HOST_ENGINES"] = jsii.String(strings.Join(s.props.LinuxEngineVersions, ","))
+	}
+	if len(s.hostGroups()) > 0 {
 		env["KILN_AWS_ACCOUNT_ID"] = awscdk.Aws_ACCOUNT_ID()
 	}
 	for name, v := range map[string]string{

@@ -10,7 +10,7 @@ import (
 // nagSuppressions are the cdk-nag AwsSolutions findings kiln keeps, each with why (TestCDKNag
 // runs the rules on the stack and fails on any error not listed here).
 var nagSuppressions = map[string]string{
-	"AwsSolutions-IAM4":  "AmazonSSMManagedInstanceCore on the Windows host role: AWS's policy for Session Manager, the operators' only access (docs/deploy.md section 8); Parameter Store reads it allows are denied",
+	"AwsSolutions-IAM4":  "AmazonSSMManagedInstanceCore on the Windows and Linux host roles: AWS's policy for Session Manager, the operators' only access (docs/deploy.md section 8); Parameter Store reads it allows are denied",
 	"AwsSolutions-IAM5":  "every Resource \"*\" is an action IAM gives no resource type (each listed with its reason in policy_test.go's wildcardAllowlist, TestNoWildcards); the other wildcards are prefixes of kiln's own resources: the table's indexes (index/*), the artifacts (artifacts/*), the state machine's executions (execution:<name>:*), and the CodeBuild project's own log streams and report groups (CDK's grants)",
 	"AwsSolutions-APIG4": "kiln authenticates every request in the API function (API tokens, host credentials, webhook signatures, instance identities): an API Gateway authorizer would see none of them",
 	"AwsSolutions-SMG4":  "the master key cannot rotate without making the sealed values in the table unreadable (kiln's own key rotation is the operator's), and the GitHub App's private key and webhook secret are rotated in GitHub, then stored here by the operator (docs/deploy.md section 2)",
@@ -18,8 +18,8 @@ var nagSuppressions = map[string]string{
 	"AwsSolutions-SQS3":  "the dead-letter queues are dead-letter queues: nothing redrives from them but the operator",
 	"AwsSolutions-S1":    "the artifacts bucket is written and read through presigned URLs the API signs and records; server access logs would need a second bucket and log nothing kiln does not already record (use CloudTrail data events for an audit)",
 	"AwsSolutions-CB4":   "the host project produces no CodeBuild artifacts or caches: its build writes only its logs; a customer managed key would have to be granted to the hosts' role, which reaches no key by design (TestHostRoleReachesNothing)",
-	"AwsSolutions-VPC7":  "the Windows hosts' VPC accepts no inbound connection (no inbound rule) and its hosts reach only the egress ports of kiln:windowsEgressPorts; flow logs would cost per GB for nothing to investigate",
-	"AwsSolutions-AS3":   "the Windows hosts' group scales on kiln's own metric and the schedule ends its hosts; the alarms of section 6 watch kiln, not the group's activity",
+	"AwsSolutions-VPC7":  "the Windows and Linux hosts' VPCs accept no inbound connection (no inbound rule) and their hosts reach only the egress ports of kiln:windowsEgressPorts, kiln:linuxEgressPorts; flow logs would cost per GB for nothing to investigate",
+	"AwsSolutions-AS3":   "the Windows and Linux hosts' groups scale on kiln's own metrics and the schedule ends their hosts; the alarms of section 6 watch kiln, not the group's activity",
 }
 
 // addNagSuppressions records nagSuppressions on the stack.

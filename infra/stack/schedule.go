@@ -27,7 +27,7 @@ func (s *KilnStack) createScheduleFunction() {
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	s.queue.GrantSendMessages(f.role)
-	s.allowWinHostsControl(f)
+	s.allowHostGroupsControl(f)
 	awsevents.NewRule(s.Stack, jsii.String("ScheduleRule"), &awsevents.RuleProps{
 		Description: jsii.String("kiln: the scheduler's tick"),
 		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),

@@ -6,6 +6,7 @@
 package stack
 
 import (
+	"cmp"
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscodebuild"
@@ -51,10 +52,10 @@ type Props struct {
 	// WindowsAMI is the AMI of the Windows build hosts (Windows Server, the engine, kiln and its
 	// agent service; docs/deploy.md). Empty: no Windows hosts (winhosts.go).
 	WindowsAMI string
-	// WindowsIdentityCertificates is the PEM of AWS's public "RSA" certificate for instance
+	// EC2IdentityCertificates is the PEM of AWS's public "RSA" certificate for instance
 	// identity signatures in the deployment's region (docs/deploy.md): the API verifies the
-	// hosts' identity documents with it. Required with WindowsAMI.
-	WindowsIdentityCertificates string
+	// hosts' identity documents with it. Required with WindowsAMI or LinuxAMI.
+	EC2IdentityCertificates string
 	// WindowsInstanceType is the hosts' instance type. Default DefaultWindowsInstanceType.
 	WindowsInstanceType string
 	// WindowsWarmPoolSize is how many stopped hosts wait in the warm pool. Default
@@ -65,6 +66,23 @@ type Props struct {
 	// WindowsEgressPorts are the TCP ports the hosts may connect out to. Default
 	// DefaultWindowsEgressPorts.
 	WindowsEgressPorts []int
+	// LinuxAMI is the AMI of the Linux build hosts (Linux, the engines of LinuxEngineVersions,
+	// kiln, a non-root user to run it; docs/deploy.md). Empty: no Linux hosts (linuxhosts.go),
+	// and Linux builds run on CodeBuild images.
+	LinuxAMI string
+	// LinuxEngineVersions are the engine versions the Linux AMI holds: a Linux build of one of
+	// them runs on the Linux hosts, not on CodeBuild. Required with LinuxAMI.
+	LinuxEngineVersions []string
+	// LinuxInstanceType is the Linux hosts' instance type. Default DefaultLinuxInstanceType.
+	LinuxInstanceType string
+	// LinuxWarmPoolSize is how many stopped Linux hosts wait in the warm pool. Default
+	// DefaultLinuxWarmPoolSize.
+	LinuxWarmPoolSize int
+	// LinuxMaxHosts is the most Linux hosts running at once. Default DefaultLinuxMaxHosts.
+	LinuxMaxHosts int
+	// LinuxEgressPorts are the TCP ports the Linux hosts may connect out to. Default
+	// DefaultLinuxEgressPorts.
+	LinuxEgressPorts []int
 	// P4File is a Linux arm64 `p4` client shipped to the functions that check Perforce
 	// (perforce.go). Empty: none, and Perforce checks answer 503.
 	P4File string
@@ -103,7 +121,9 @@ type KilnStack struct {
 	httpAPI     awsapigatewayv2.HttpApi
 	alarmTopic  awssns.Topic
 	functions   map[string]*function
-	winHosts    *winHosts // nil: no Windows hosts
+	winHosts    *hostGroup // nil: no Windows hosts (winhosts.go)
+	linuxHosts  *hostGroup // nil: no Linux hosts (linuxhosts.go)
+	hostsSLR    *string    // the host groups' service-linked role (hostsServiceRole)
 }
 
 // New defines kiln's stack in scope.
@@ -135,6 +155,16 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	if len(props.WindowsEgressPorts) == 0 {
 		props.WindowsEgressPorts = DefaultWindowsEgressPorts
 	}
+	props.LinuxInstanceType = cmp.Or(props.LinuxInstanceType, DefaultLinuxInstanceType)
+	if props.LinuxWarmPoolSize <= 0 {
+		props.LinuxWarmPoolSize = DefaultLinuxWarmPoolSize
+	}
+	if props.LinuxMaxHosts <= 0 {
+		props.LinuxMaxHosts = DefaultLinuxMaxHosts
+	}
+	if len(props.LinuxEgressPorts) == 0 {
+		props.LinuxEgressPorts = DefaultLinuxEgressPorts
+	}
 	s := &KilnStack{
 		Stack:     awscdk.NewStack(scope, jsii.String(id), &props.StackProps),
 		props:     props,
@@ -148,6 +178,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createQueues()
 	s.createHosts()
 	s.createWinHosts()
+	s.createLinuxHosts()
 	s.createWorkflow()
 	s.createAPIFunction()
 	s.createScheduleFunction()
@@ -175,6 +206,7 @@ func (s *KilnStack) createOutputs() {
 		"AlarmTopicArn":              {jsii.String("SNS topic the alarms notify: subscribe to it"), s.alarmTopic.TopicArn()},
 		"DeliveryDeadLetterQueueUrl": {jsii.String("deliveries that failed every attempt"), s.deliveryDLQ.QueueUrl()},
 		"WindowsHostGroup":           {jsii.String("Auto Scaling group of the Windows build hosts (none without " + ContextWindowsAMI + ")"), s.windowsHostsOutput()},
+		"LinuxHostGroup":             {jsii.String("Auto Scaling group of the Linux build hosts (none without " + ContextLinuxAMI + ")"), s.linuxHostsOutput()},
 	} {
 		awscdk.NewCfnOutput(s.Stack, jsii.String(name), &awscdk.CfnOutputProps{Description: o.desc, Value: o.value})
 	}

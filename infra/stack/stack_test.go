@@ -22,7 +22,10 @@ var template assertions.Template
 // other is the template of a stack with other settings (TestOtherSettings).
 var other assertions.Template
 
-const testWindowsAMI = "ami-0123456789abcdef0"
+const (
+	testWindowsAMI = "ami-0123456789abcdef0"
+	testLinuxAMI   = "ami-0fedcba9876543210"
+)
 
 // testIdentityCert stands for AWS's identity certificate: the stack passes it on, unread.
 const testIdentityCert = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
@@ -79,13 +82,13 @@ func run(m *testing.M) (int, error) {
 		GitHubAppID:     "12345",
 		GitHubAppSlug:   "kiln-test",
 		// Windows hosts on, with their settings; the other stack has none.
-		WindowsAMI:                  testWindowsAMI,
-		WindowsIdentityCertificates: testIdentityCert,
-		WindowsInstanceType:         "m6i.4xlarge",
-		WindowsWarmPoolSize:         3,
-		WindowsMaxHosts:             12,
-		WindowsEgressPorts:          []int{443, 1666},
-		P4File:                      p4,
+		WindowsAMI:              testWindowsAMI,
+		EC2IdentityCertificates: testIdentityCert,
+		WindowsInstanceType:     "m6i.4xlarge",
+		WindowsWarmPoolSize:     3,
+		WindowsMaxHosts:         12,
+		WindowsEgressPorts:      []int{443, 1666},
+		P4File:                  p4,
 	})
 	// The other settings: defaults, but tracing, a custom domain and a shorter retention. (Both
 	// stacks first: the first template synthesizes the app.)
@@ -95,13 +98,25 @@ func run(m *testing.M) (int, error) {
 		PublicURL:             "https://kiln.example.com/",
 		ArtifactRetentionDays: 14,
 	})
-	// cdk-nag's AWS Solutions rules on both stacks (TestCDKNag reads their errors).
-	for name, st := range map[string]awscdk.Stack{"Test": main, "Other": second} {
+	// Linux hosts beside the Windows hosts (linuxhosts_test.go).
+	third := stack.New(app, "Hosts", stack.Props{
+		LambdaAssetRoot:         assets,
+		HostImages:              map[string]string{"5.3": "ue-5.3"},
+		WindowsAMI:              testWindowsAMI,
+		EC2IdentityCertificates: testIdentityCert,
+		LinuxAMI:                testLinuxAMI,
+		LinuxEngineVersions:     []string{"5.4", "5.5"},
+		LinuxWarmPoolSize:       4,
+		LinuxMaxHosts:           8,
+	})
+	// cdk-nag's AWS Solutions rules on the stacks (TestCDKNag reads their errors).
+	for name, st := range map[string]awscdk.Stack{"Test": main, "Other": second, "Hosts": third} {
 		awscdk.Aspects_Of(st).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 		nagged[name] = st
 	}
 	template = assertions.Template_FromStack(main, nil)
 	other = assertions.Template_FromStack(second, nil)
+	hosts = assertions.Template_FromStack(third, nil)
 	if path := os.Getenv("KILN_INFRA_TEMPLATE_OUT"); path != "" { // to read the template while editing the stack
 		b, err := json.MarshalIndent(template.ToJSON(), "", "  ")
 		if err != nil {

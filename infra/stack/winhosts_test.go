@@ -290,13 +290,19 @@ func TestNoWindowsHosts(t *testing.T) {
 		other.HasOutput(jsii.String("WindowsHostGroup"), obj{"Value": "none: kiln:windowsAmiId is not set"})
 	})
 	check(t, func() {
+		other.HasOutput(jsii.String("LinuxHostGroup"), obj{"Value": "none: kiln:linuxAmiId is not set"})
+	})
+	check(t, func() {
+		template.HasOutput(jsii.String("LinuxHostGroup"), obj{"Value": "none: kiln:linuxAmiId is not set"})
+	})
+	check(t, func() {
 		template.HasOutput(jsii.String("WindowsHostGroup"), obj{"Value": ref(logicalID(t, "AWS::AutoScaling::AutoScalingGroup"))})
 	})
 	// No function is told of a group, nor allowed to end its hosts or publish its metric.
 	var fns map[string]*map[string]any
 	check(t, func() { fns = *other.FindResources(jsii.String("AWS::Lambda::Function"), nil) })
-	if len(fns) != len(stack.Functions) || strings.Contains(jsonString(fns), "KILN_WINDOWS_HOST_GROUP") {
-		t.Errorf("functions %s: want %d, without KILN_WINDOWS_HOST_GROUP", jsonString(fns), len(stack.Functions))
+	if len(fns) != len(stack.Functions) || strings.Contains(jsonString(fns), "KILN_WINDOWS_HOST_GROUP") || strings.Contains(jsonString(fns), "KILN_LINUX_HOST") {
+		t.Errorf("functions %s: want %d, without KILN_WINDOWS_HOST_GROUP or KILN_LINUX_HOST_*", jsonString(fns), len(stack.Functions))
 	}
 	var policies map[string]*map[string]any
 	check(t, func() { policies = *other.FindResources(jsii.String("AWS::IAM::Policy"), nil) })

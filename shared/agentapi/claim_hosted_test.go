@@ -59,8 +59,17 @@ func TestHostedHostClaims(t *testing.T) {
 
 	lc := &builds.Lifecycle{Builds: st, Projects: st, Logger: logger}
 	d := &agentpool.Dispatcher{Store: st, Lifecycle: lc, Hosted: st, Logger: logger}
-	auth := &hostedhosts.Authenticator{Certificates: certs, AccountID: account,
-		Instances: &hostedhosts.Group{Client: asg, Name: "kiln-win"}, Logger: logger}
+	// A Linux hosts' group beside: its instances claim the Linux pool's builds only.
+	linuxGroup := &autoscaling.Group{Name: "kiln-linux"}
+	linuxSrv := httptest.NewServer(linuxGroup)
+	defer linuxSrv.Close()
+	linuxGroup.Launch("i-000000000000000b1", hostedhosts.StateInService, nil)
+	linuxASG := sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(linuxSrv.URL), Region: region,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	auth := &hostedhosts.Authenticator{Certificates: certs, AccountID: account, Logger: logger, Groups: []hostedhosts.PoolGroup{
+		{Pool: kiln.HostedPoolWin64, Instances: &hostedhosts.Group{Client: asg, Name: "kiln-win"}},
+		{Pool: kiln.HostedPoolLinux, Instances: &hostedhosts.Group{Client: linuxASG, Name: "kiln-linux"}},
+	}}
 	api := httptest.NewServer((&agentapi.Claims{Dispatcher: d, Hosted: auth, HostURL: "https://kiln.example", Logger: logger}).Handler())
 	defer api.Close()
 	noHosted := httptest.NewServer((&agentapi.Claims{Dispatcher: d, HostURL: "https://kiln.example", Logger: logger}).Handler())
@@ -125,6 +134,15 @@ func TestHostedHostClaims(t *testing.T) {
 			unchanged(t)
 		})
 	}
+
+	// A Linux host, even offering Win64, does not get the Win64 build: it waits in the Windows
+	// hosts' pool.
+	linuxHost := &hostclient.AgentLoop{URL: api.URL, Identity: identity(signer, account, "i-000000000000000b1"),
+		Platforms: []string{"Linux", "Win64"}, EngineVersions: []string{"5.4"}, Wait: -1}
+	if c, err := linuxHost.Claim(ctx); c != nil || err != nil {
+		t.Fatalf("a Linux host's claim: %+v %v, want no build", c, err)
+	}
+	unchanged(t)
 
 	host := identity(signer, account, "i-000000000000000a1")
 	c, err := claim(api.URL, host)

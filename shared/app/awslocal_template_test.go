@@ -93,6 +93,7 @@ func templateInputsHash(root string) (string, error) {
 			return "", err
 		}
 	}
+	fmt.Fprintf(h, "context %s\n", testHostsContext) // what synthesizeTemplate adds to cdk.json's
 	for _, f := range []string{"cdk.json", "go.sum", "buildspec/buildspec.yml"} {
 		if err := add(filepath.Join(root, f)); err != nil && !os.IsNotExist(err) {
 			return "", err
@@ -101,8 +102,16 @@ func templateInputsHash(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
+// testLinuxEngine is the engine version the test template's Linux hosts' AMI holds: a version no
+// other test builds (their Linux builds of 5.3 and 5.4 stay on the CodeBuild stand-in), which
+// aws-local's engines directory provides with its 5.4 (as an image of 5.4 runs 5.4.9).
+const testLinuxEngine = "5.4.9"
+
+// testHostsContext are the hosted hosts' context values of the test template.
+const testHostsContext = `kiln:windowsAmiId=ami-0123456789abcdef0 kiln:linuxAmiId=ami-0fedcba9876543210 kiln:linuxEngineVersions=` + testLinuxEngine
+
 // synthesizeTemplate runs the CDK app as `cdk synth` would (CDK_OUTDIR, CDK_CONTEXT_JSON), with
-// stand-in Lambda binaries and Windows hosts on.
+// stand-in Lambda binaries and Windows and Linux hosts on (testHostsContext).
 func synthesizeTemplate(root string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "kiln-synth-")
 	if err != nil {
@@ -136,7 +145,10 @@ func synthesizeTemplate(root string) ([]byte, error) {
 	}
 	ctx := cdk.Context
 	ctx["kiln:lambdaAssetRoot"] = filepath.Join(dir, "lambda")
-	ctx["kiln:windowsAmiId"] = "ami-0123456789abcdef0"
+	for _, kv := range strings.Fields(testHostsContext) {
+		k, v, _ := strings.Cut(kv, "=")
+		ctx[k] = v
+	}
 	ctx["kiln:ec2IdentityCertsFile"] = filepath.Join(dir, "identity.pem")
 	ctx["kiln:hostImages"] = `{"5.4":"ue-5.4"}`
 	ctxJSON, _ := json.Marshal(ctx)

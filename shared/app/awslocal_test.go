@@ -38,6 +38,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
 		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
 		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
+		{"HostedLinuxBuildOnAnEC2Host", awsLocalHostedLinuxBuild},
 		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
 		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
 		{"TenantIsolation", TestTenantIsolation},
@@ -68,7 +69,7 @@ func startAWSLocal(t testing.TB, ts *testService, logger *slog.Logger) *testServ
 	if template == "" {
 		template = stackTemplateFile(t)
 	}
-	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.cfg), awslocalapp.Options{HostCommand: []string{kilnBinary(t), "agent", "run"}, WindowsHostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
+	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.cfg), awslocalapp.Options{HostCommand: []string{kilnBinary(t), "agent", "run"}, EC2HostCommand: []string{kilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: time.Second, Template: template}, ts.out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.logs.String())

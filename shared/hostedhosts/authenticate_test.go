@@ -26,7 +26,10 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Authenticator{Certificates: s.certs, AccountID: account, Instances: s.group}
+	linux := newGroup(t, "kiln-LinuxHosts")
+	linux.asg.Launch("i-0000000000000000d", StateInService, nil)
+	a := &Authenticator{Certificates: s.certs, AccountID: account, Groups: []PoolGroup{
+		{Pool: kiln.HostedPoolWin64, Instances: s.group}, {Pool: kiln.HostedPoolLinux, Instances: linux.group}}}
 	good := s.identity(t, account, "i-0000000000000000a")
 	tamper := func(edit func(id *Identity)) Identity {
 		id := good
@@ -53,6 +56,11 @@ func TestAuthenticate(t *testing.T) {
 		{"another account", s.identity(t, "999999999999", "i-0000000000000000a"), kiln.EInsufficientScope, "another AWS account"},
 		{"an instance not in the group", s.identity(t, account, "i-0000000000000000c"), kiln.EInsufficientScope, "not in service"},
 		{"an instance of the group not in service", s.identity(t, account, "i-0000000000000000b"), kiln.EInsufficientScope, "not in service"},
+	}
+	// An instance of the Linux hosts' group is an agent of the Linux pool: it never claims a
+	// Win64 build (the dispatcher hands a pool's builds to its agents only).
+	if got, err := a.Authenticate(context.Background(), s.identity(t, account, "i-0000000000000000d")); err != nil || got.Pool != kiln.HostedPoolLinux || !got.Hosted {
+		t.Fatalf("a Linux host: %+v %v", got, err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

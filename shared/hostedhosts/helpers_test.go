@@ -38,12 +38,24 @@ func newStandIns(t *testing.T) *standIns {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asg := &autoscaling.Group{Name: groupName}
+	g := newGroup(t, groupName)
+	return &standIns{signer: signer, certs: certs, asg: g.asg, group: g.group}
+}
+
+// groupStandIn is an Auto Scaling group stand-in behind the real client.
+type groupStandIn struct {
+	asg   *autoscaling.Group
+	group *Group
+}
+
+func newGroup(t *testing.T, name string) groupStandIn {
+	t.Helper()
+	asg := &autoscaling.Group{Name: name}
 	srv := httptest.NewServer(asg)
 	t.Cleanup(srv.Close)
 	client := sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(srv.URL), Region: region,
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
-	return &standIns{signer: signer, certs: certs, asg: asg, group: &Group{Client: client, Name: groupName}}
+	return groupStandIn{asg: asg, group: &Group{Client: client, Name: name}}
 }
 
 // identity is the identity an instance's metadata service serves, read through IMDSv2.

@@ -1,6 +1,6 @@
-// Package hostedhosts is kiln's own pool of EC2 Windows build hosts, apart from the Step
+// Package hostedhosts is kiln's own pools of EC2 build hosts (Windows and Linux), apart from the Step
 // Functions wait every agent pool shares: how a host proves it is one (its instance identity
-// document, signed by AWS, checked against the deployment's account and Auto Scaling group), and
+// document, signed by AWS, checked against the deployment's account and Auto Scaling groups), and
 // the schedule's tick that publishes the waiting builds and terminates hosts done with.
 package hostedhosts
 

@@ -39,9 +39,12 @@ type Records interface {
 	ClaimHostedHost(ctx context.Context, h *kiln.HostedHost) error
 }
 
-// Reaper is the schedule's care of the hosted pool, one Tick a minute.
+// Reaper is the schedule's care of one hosted pool, one Tick a minute.
 type Reaper struct {
-	Store   Records
+	Store Records
+	// Pool is the hosted pool (kiln.HostedPoolWin64, kiln.HostedPoolLinux) whose waiting builds
+	// it counts; Hosts is that pool's group.
+	Pool    string
 	Hosts   Hosts
 	Metrics Metrics
 	// IdleLimit: DefaultIdleLimit when 0.
@@ -56,6 +59,9 @@ type Reaper struct {
 // host is first retired in the store (its claim recorded as none), so that it cannot claim a
 // build between the decision and its end. Each part runs whatever the others did.
 func (r *Reaper) Tick(ctx context.Context) error {
+	if r.Pool == "" {
+		return errors.New("hosted hosts: the reaper names no pool")
+	}
 	now := kiln.Now(r.Now)
 	waiting, err := r.waiting(ctx)
 	if err != nil {
@@ -63,7 +69,7 @@ func (r *Reaper) Tick(ctx context.Context) error {
 	}
 	var errs []error
 	if err := r.Metrics.PublishWaiting(ctx, waiting); err != nil {
-		errs = append(errs, fmt.Errorf("publish the waiting Win64 builds: %w", err))
+		errs = append(errs, fmt.Errorf("publish the waiting builds of pool %s: %w", r.Pool, err))
 	}
 	instances, err := r.Hosts.Instances(ctx)
 	if err != nil {
@@ -85,7 +91,7 @@ func (r *Reaper) Tick(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		r.log().InfoContext(ctx, "terminated a hosted host", slog.String("instance_id", in.ID), slog.String("reason", why))
+		r.log().InfoContext(ctx, "terminated a hosted host", slog.String("pool", r.Pool), slog.String("instance_id", in.ID), slog.String("reason", why))
 	}
 	return errors.Join(errs...)
 }
@@ -98,7 +104,7 @@ func (r *Reaper) waiting(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, b := range pending {
-		if b.AgentPool == kiln.HostedPoolWin64 {
+		if b.AgentPool == r.Pool {
 			n++
 		}
 	}

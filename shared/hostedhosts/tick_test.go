@@ -73,6 +73,7 @@ func TestReaperTick(t *testing.T) {
 	running := build(orgB, kiln.HostedPoolWin64, kiln.StatusRunning, "ec2:i-busy")
 	stolen := build(orgA, kiln.HostedPoolWin64, kiln.StatusRunning, "ec2:i-other")
 	build(orgA, "win-big", kiln.StatusPending, "")
+	linuxWaiting := build(orgA, kiln.HostedPoolLinux, kiln.StatusPending, "") // the Linux hosts' pool: not counted
 	launch("i-ended", StateInService)
 	claim("i-ended", ended, now.Add(-time.Hour))
 	launch("i-busy", StateInService)
@@ -87,7 +88,7 @@ func TestReaperTick(t *testing.T) {
 
 	metrics := &fakeMetrics{}
 	clock := now
-	r := &Reaper{Store: st, Hosts: s.group, Metrics: metrics, Now: func() time.Time { return clock },
+	r := &Reaper{Store: st, Pool: kiln.HostedPoolWin64, Hosts: s.group, Metrics: metrics, Now: func() time.Time { return clock },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 
 	// A build waits: the idle host stays for it.
@@ -147,4 +148,38 @@ func TestReaperTick(t *testing.T) {
 	if err := r.Tick(ctx); err == nil || !slices.Equal(terminated, []string{"i-busy"}) {
 		t.Fatalf("tick with the metric failing: %v, terminated %v", err, terminated)
 	}
+
+	// The Linux hosts' reaper counts the Linux pool's build only, and idles out its own hosts
+	// only while none of them waits.
+	linuxMetrics := &fakeMetrics{}
+	linuxHosts := &fakeHosts{instances: []Instance{{ID: "i-linux-idle", State: StateInService}}}
+	see("i-linux-idle", now.Add(-2*DefaultIdleLimit))
+	lr := &Reaper{Store: st, Pool: kiln.HostedPoolLinux, Hosts: linuxHosts, Metrics: linuxMetrics, Now: func() time.Time { return clock },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := lr.Tick(ctx); err != nil || !slices.Equal(linuxMetrics.values, []int{1}) || len(linuxHosts.terminated) != 0 {
+		t.Fatalf("Linux tick with its build waiting: %v, published %v, terminated %v", err, linuxMetrics.values, linuxHosts.terminated)
+	}
+	linuxWaiting.Status, linuxWaiting.FinishedAt = kiln.StatusSuperseded, &now
+	if err := st.UpdateBuild(ctx, linuxWaiting, kiln.StatusPending, kiln.AllBuildFields); err != nil {
+		t.Fatal(err)
+	}
+	if err := lr.Tick(ctx); err != nil || linuxMetrics.values[1] != 0 || !slices.Equal(linuxHosts.terminated, []string{"i-linux-idle"}) {
+		t.Fatalf("Linux tick with nothing waiting: %v, published %v, terminated %v", err, linuxMetrics.values, linuxHosts.terminated)
+	}
+	if err := (&Reaper{Store: st, Hosts: linuxHosts, Metrics: linuxMetrics}).Tick(ctx); err == nil {
+		t.Fatal("a reaper without a pool ticked")
+	}
+}
+
+// fakeHosts is a group whose terminations are recorded.
+type fakeHosts struct {
+	instances  []Instance
+	terminated []string
+}
+
+func (h *fakeHosts) Instances(context.Context) ([]Instance, error) { return h.instances, nil }
+
+func (h *fakeHosts) Terminate(_ context.Context, id string) error {
+	h.terminated = append(h.terminated, id)
+	return nil
 }

@@ -43,6 +43,22 @@ func (a *Agent) BuildHost() string {
 // a Win64 build without an agentPool waits in it when the deployment runs them.
 const HostedPoolWin64 = "kiln-hosted-win64"
 
+// HostedPoolLinux is kiln's own pool of Linux hosts (the AWS deployment's EC2 Linux hosts, whose
+// AMI holds some engine versions): a Linux build of one of those versions without an agentPool
+// waits in it when the deployment runs them.
+const HostedPoolLinux = "kiln-hosted-linux"
+
+// HostedPool is kiln's own pool of hosts of a platform ("": kiln hosts none of that platform).
+func HostedPool(p Platform) string {
+	switch p {
+	case PlatformWin64:
+		return HostedPoolWin64
+	case PlatformLinux:
+		return HostedPoolLinux
+	}
+	return ""
+}
+
 // reservedPoolPrefix starts the pools that are kiln's own: no organization's agent or build
 // setting may name one.
 const reservedPoolPrefix = "kiln-"

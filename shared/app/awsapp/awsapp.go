@@ -24,7 +24,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/engines"
-	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -59,8 +58,8 @@ type AWSConfig struct {
 	DeliveryQueueURL string
 	// Workflow is where builds run: the state machine and its build hosts (see workflow.go).
 	Workflow WorkflowConfig
-	// WindowsHosts is kiln's own pool of Windows hosts (see winhosts.go).
-	WindowsHosts WindowsHostsConfig
+	// HostedHosts are kiln's own pools of Windows and Linux EC2 hosts (see hostedhosts.go).
+	HostedHosts HostedHostsConfig
 	// GitHub is the GitHub App (KILN_GITHUB_*; see GitHubConfig).
 	GitHub GitHubConfig
 	// Plans is the plans' limits (KILN_PLANS: a JSON file in the function's package, as on one
@@ -135,7 +134,7 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if err := c.Workflow.load(getenv); err != nil {
 		return c, err
 	}
-	if err := c.WindowsHosts.load(getenv); err != nil {
+	if err := c.HostedHosts.load(getenv); err != nil {
 		return c, err
 	}
 	if c.SMTPURL != "" && c.PublicURL == "" {
@@ -167,7 +166,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
 	return newAPI(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), arts, keys, gh, nil, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
-		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newWindowsHostsClients(awsCfg, cfg.WindowsHosts).AutoScaling, logger)
+		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newHostedHostsClients(awsCfg, cfg.HostedHosts), logger)
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -210,8 +209,8 @@ type buildLogs = core.Logs
 // A host's heartbeat carrying a task token is passed on to beats (nil: none); when beats also
 // hears of ended builds (SFNHeartbeats), a build with a task token that ends answers it.
 func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, p4 httpapi.PerforceVerifier, workflow builds.Workflow, queue DeliveryQueue,
-	beats agentapi.TaskHeartbeats, asg hostedhosts.AutoScaling, logger *slog.Logger) (http.Handler, error) {
-	hosted, err := cfg.WindowsHosts.authenticator(asg, logger)
+	beats agentapi.TaskHeartbeats, hostClients HostedHostsClients, logger *slog.Logger) (http.Handler, error) {
+	hosted, err := cfg.HostedHosts.authenticator(hostClients, logger)
 	if err != nil {
 		return nil, err
 	}

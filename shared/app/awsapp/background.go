@@ -77,9 +77,9 @@ type Parts struct {
 	// TaskHeartbeats passes the hosts' heartbeats on to Step Functions (nil: none); only the API
 	// uses it.
 	TaskHeartbeats agentapi.TaskHeartbeats
-	// WindowsHosts are the hosted Windows pool's clients (zero without one): the API checks
-	// hosts in the group, the schedule publishes the metric and terminates hosts.
-	WindowsHosts WindowsHostsClients
+	// HostedHosts are the hosted pools' clients (zero without them): the API checks hosts in
+	// the groups, the schedule publishes the metrics and terminates hosts.
+	HostedHosts HostedHostsClients
 	// HostCredentials keeps CodeBuild hosts' credentials (Parameter Store): the task function
 	// puts them, the task and ended functions delete them (nil: a CodeBuild claim fails).
 	HostCredentials sfn.HostCredentials
@@ -114,7 +114,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, secrets Secrets, logge
 	return Parts{
 		Store: dynamostore.New(db, cfg.Table), Logs: newLogs(db, cfg.AWSConfig), Artifacts: arts, Keys: keys, GitHub: gh,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
-		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), WindowsHosts: newWindowsHostsClients(awsCfg, cfg.WindowsHosts), Logger: logger,
+		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), HostedHosts: newHostedHostsClients(awsCfg, cfg.HostedHosts), Logger: logger,
 	}, nil
 }
 

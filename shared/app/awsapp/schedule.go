@@ -29,10 +29,10 @@ type Schedule struct {
 	once      store.OnceKeys
 	bg        *background
 	queue     DeliveryQueue
-	// reaper looks after kiln's hosted Windows hosts (nil: the deployment has none).
-	reaper *hostedhosts.Reaper
-	logger *slog.Logger
-	now    func() time.Time
+	// reapers look after kiln's hosted hosts, one per hosted pool (none: the deployment has none).
+	reapers []*hostedhosts.Reaper
+	logger  *slog.Logger
+	now     func() time.Time
 }
 
 // RetentionHour is the hour (UTC) from which the day's artifact retention runs: on the first
@@ -52,20 +52,16 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 		return nil, err
 	}
 	svc := bg.core.Builds
-	var reaper *hostedhosts.Reaper
-	if w := cfg.WindowsHosts; w.Group != "" {
-		if p.WindowsHosts.AutoScaling == nil || p.WindowsHosts.CloudWatch == nil {
-			return nil, errors.New("schedule: KILN_WINDOWS_HOST_GROUP is set but the Auto Scaling and CloudWatch clients are missing")
-		}
-		reaper = &hostedhosts.Reaper{Store: p.Store, Hosts: &hostedhosts.Group{Client: p.WindowsHosts.AutoScaling, Name: w.Group},
-			Metrics: &hostedhosts.CloudWatchMetrics{Client: p.WindowsHosts.CloudWatch}, IdleLimit: w.IdleLimit, Logger: p.Logger, Now: p.Now}
+	reapers, err := cfg.HostedHosts.reapers(p)
+	if err != nil {
+		return nil, err
 	}
 	janitor := &builds.Janitor{Store: p.Store, Artifacts: p.Artifacts, Retention: cfg.ArtifactRetention, Logger: p.Logger, Now: p.Now}
 	if bg.core.Caches != nil { // never a nil *Cache in the interface
 		janitor.Caches, janitor.Projects = bg.core.Caches, p.Store
 	}
 	return &Schedule{
-		reaper:    reaper,
+		reapers:   reapers,
 		scheduler: &builds.Scheduler{Store: p.Store, Service: svc, Logger: p.Logger, Now: p.Now},
 		lifecycle: bg.lifecycle, workflow: p.Workflow, once: p.Store, bg: bg, queue: p.Queue, logger: p.Logger,
 		janitor: janitor,
@@ -93,9 +89,9 @@ func (s *Schedule) Tick(ctx context.Context, at time.Time) error {
 	if err := s.retention(ctx, at.UTC()); err != nil {
 		errs = append(errs, err)
 	}
-	if s.reaper != nil {
-		if err := s.reaper.Tick(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("hosted Windows hosts: %w", err))
+	for _, r := range s.reapers {
+		if err := r.Tick(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("hosted hosts of pool %s: %w", r.Pool, err))
 		}
 	}
 	n, err := s.bg.queueDue(ctx, s.queue, s.now())

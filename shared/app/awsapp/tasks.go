@@ -59,7 +59,8 @@ func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.K
 	creds := sfn.HostCredentialStore{Params: params, Path: cfg.Workflow.HostCredentialPath}
 	return &Functions{
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
-			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.WindowsHosts.Group != "", Logger: logger, Slots: c.Plans,
+			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.HostedHosts.Windows.Group != "",
+			HostedLinuxVersions: cfg.HostedHosts.linuxVersions(), Logger: logger, Slots: c.Plans,
 			Credentials: creds},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger, Credentials: creds},
 	}, nil

@@ -66,17 +66,18 @@ const (
 // deliveries go through an SQS stand-in to the deliver Lambda's handler, and a ticker invokes the
 // schedule Lambda's handler every minute.
 type AWSLocal struct {
-	url     string
-	logger  *slog.Logger
-	lock    *onemachine.DataLock
-	backend *awsBackends
-	iam     *awsIAM
-	servers []*http.Server
-	hosts   *codebuild.Server
-	params  *ssm.Server    // the hosts' credentials (Parameter Store)
-	winHost *ec2hosts.Pool // nil without Options.WindowsHostCommand
-	machine *stepfunctions.Server
-	queue   *sqs.Queue
+	url       string
+	logger    *slog.Logger
+	lock      *onemachine.DataLock
+	backend   *awsBackends
+	iam       *awsIAM
+	servers   []*http.Server
+	hosts     *codebuild.Server
+	params    *ssm.Server    // the hosts' credentials (Parameter Store)
+	winHost   *ec2hosts.Pool // nil without Options.EC2HostCommand or Windows hosts in the template
+	linuxHost *ec2hosts.Pool // nil without Options.EC2HostCommand or Linux hosts in the template
+	machine   *stepfunctions.Server
+	queue     *sqs.Queue
 	// functions answer the Lambda Invoke API for every function, on Options.LambdaAddr.
 	functions *lambdas.Server
 	lambdaURL string
@@ -96,10 +97,10 @@ type Options struct {
 	HostCommand []string
 	// TickEvery is how often the schedule function is invoked (default: a minute, as the rule).
 	TickEvery time.Duration
-	// WindowsHostCommand is the agent of the hosted Windows hosts (the kiln binary's `agent
-	// --ec2-host`), as the AMI's service runs it; empty: no hosted Windows hosts, and a Win64
-	// build needs an organization's agent pool.
-	WindowsHostCommand []string
+	// EC2HostCommand is the agent of the hosted EC2 hosts, Windows and Linux (the kiln binary's
+	// `agent --ec2-host`), as the AMIs run it; empty: no hosted hosts, and a Win64 build needs an
+	// organization's agent pool, a Linux build the CodeBuild stand-in.
+	EC2HostCommand []string
 	// LambdaAddr is where the Lambda Invoke API of every function listens (KILN_LAMBDA_ADDR,
 	// DefaultLambdaAddr in kiln aws-local); empty: a free loopback port.
 	LambdaAddr string
@@ -194,7 +195,11 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},
 		Plans: cfg.Plans, CacheMaxPerOrg: cfg.CacheMaxPerOrg,
 	}
-	winClients, err := l.startWindowsHosts(cfg, o, &apiCfg)
+	templatePath, err := awsLocalTemplatePath(o)
+	if err != nil {
+		return nil, err
+	}
+	hostClients, err := l.startHostedHosts(cfg, o, templatePath, &apiCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +238,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		p := awsapp.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: l.backend.keys,
 			Workflow: &sfn.Workflow{StateMachineARN: StateMachineARN, Logger: logger, Executions: stepFunctions,
 				Hosts: awscodebuild.NewFromConfig(awsCfg, func(o *awscodebuild.Options) { o.BaseEndpoint = aws.String(codebuildURL) })},
-			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, WindowsHosts: winClients(principal), Logger: logger,
+			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, HostedHosts: hostClients(principal), Logger: logger,
 			HostCredentials: hostCredentialsOf(principal, ssmURL),
 			Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
 				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
@@ -301,10 +306,6 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image, as the
 	// buildspec's run-as user.
-	templatePath, err := awsLocalTemplatePath(o)
-	if err != nil {
-		return nil, err
-	}
 	runAs, err := hostRunAs(templatePath, cfg.BuildUIDs, hostReadable(cfg, o.HostCommand[0])...)
 	if err != nil {
 		return nil, err
@@ -374,6 +375,9 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	}
 	if l.winHost != nil {
 		errs = append(errs, l.winHost.Close())
+	}
+	if l.linuxHost != nil {
+		errs = append(errs, l.linuxHost.Close())
 	}
 	for _, s := range l.servers {
 		errs = append(errs, s.Shutdown(ctx))

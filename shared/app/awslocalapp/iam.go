@@ -42,7 +42,7 @@ func awsLocalSession(principal string) string {
 		return "kiln-builds-execution"
 	case iam.CodeBuildPrincipal:
 		return "AWSCodeBuild-local"
-	case iam.EC2HostPrincipal:
+	case iam.EC2HostPrincipal, iam.EC2LinuxHostPrincipal:
 		return "i-local"
 	}
 	return principal // Lambda names the session after the function
@@ -82,7 +82,8 @@ func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 		return nil, err
 	}
 	t, err := iam.LoadTemplate(path, iam.Names{Region: Region, Account: awsLocalAccount, Table: awsLocalTable, Bucket: Bucket,
-		Queue: "kiln-deliveries", StateMachine: "kiln-builds", HostProject: awsLocalHostProject, WindowsGroup: awsLocalWindowsGroup})
+		Queue: "kiln-deliveries", StateMachine: "kiln-builds", HostProject: awsLocalHostProject, WindowsGroup: awsLocalWindowsGroup,
+		LinuxGroup: awsLocalLinuxGroup})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package awslocalapp
 
 import (
+	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
@@ -23,12 +24,34 @@ func (l *AWSLocal) StepFunctionsEndpoint() string { return l.machine.Endpoint() 
 func (l *AWSLocal) HostCredentialParameters() []string { return l.params.Names() }
 
 // WindowsHostInstances is how many hosted Windows host instances run now (0 without
-// Options.WindowsHostCommand).
+// Options.EC2HostCommand).
 func (l *AWSLocal) WindowsHostInstances() int {
 	if l.winHost == nil {
 		return 0
 	}
 	return l.winHost.Instances()
+}
+
+// LinuxHostInstances is how many hosted Linux host instances run now (0 without
+// Options.EC2HostCommand or Linux hosts in the template).
+func (l *AWSLocal) LinuxHostInstances() int {
+	if l.linuxHost == nil {
+		return 0
+	}
+	return l.linuxHost.Instances()
+}
+
+// EC2HostUID is the uid the agent of a hosted host instance (Windows or Linux) ran as.
+func (l *AWSLocal) EC2HostUID(instanceID string) (int, bool) {
+	for _, p := range []*ec2hosts.Pool{l.winHost, l.linuxHost} {
+		if p == nil {
+			continue
+		}
+		if uid, ok := p.UID(instanceID); ok {
+			return uid, true
+		}
+	}
+	return 0, false
 }
 
 // MeterReading is everything the meter counted since aws-local started, by principal.

@@ -1,4 +1,4 @@
-// Package autoscaling stands in for the Auto Scaling group of kiln's hosted Windows hosts, for
+// Package autoscaling stands in for an Auto Scaling group of kiln's hosted EC2 hosts, for
 // kiln aws-local and tests: it answers DescribeAutoScalingInstances and
 // TerminateInstanceInAutoScalingGroup in Auto Scaling's query protocol (form-encoded POST, XML
 // answers), so kiln's code uses the real AWS SDK client. Instances are what the caller adds

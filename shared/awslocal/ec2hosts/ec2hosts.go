@@ -1,5 +1,6 @@
-// Package ec2hosts stands in for kiln's hosted Windows hosts on this machine (kiln aws-local):
-// the scaling policy on kiln/WaitingWin64Builds (it takes the schedule's PutMetricData in
+// Package ec2hosts stands in for one of kiln's hosted host groups (Windows or Linux) on this
+// machine (kiln aws-local): the scaling policy on the group's waiting-builds metric
+// (kiln/WaitingWin64Builds, kiln/WaitingLinuxBuilds: it takes the schedule's PutMetricData in
 // process and launches instances while builds wait), and each instance: its metadata service
 // (an imds.Instance on 127.0.0.1, whose identity the Signer signs) and its agent, `kiln agent
 // --ec2-host`, a child process in its own process group. Instances join the Auto Scaling group
@@ -34,8 +35,11 @@ import (
 
 // Config is the hosts' launch template and scaling policy.
 type Config struct {
-	Group  *autoscaling.Group
-	Signer *imds.Signer
+	// What names the hosts in logs ("Windows", "Linux"); Metric is the waiting-builds metric
+	// (hostedhosts.WaitingMetric) the scaling policy reads.
+	What, Metric string
+	Group        *autoscaling.Group
+	Signer       *imds.Signer
 	// Account and Region are what the identity documents name.
 	Account, Region string
 	// Command is the agent the instances run (kiln agent --ec2-host); Env its environment, to
@@ -49,6 +53,10 @@ type Config struct {
 	// Claimed tells whether an instance claimed its build (the service's record): an instance
 	// that did not is still available to a waiting build.
 	Claimed func(ctx context.Context, instanceID string) (bool, error)
+	// RunAs, when set and the stand-in runs as root, runs each instance's agent as a uid of its
+	// own (as the Linux AMI's agent runs as a user that is not root), in a work directory that
+	// uid owns; nil: as the stand-in's user.
+	RunAs *RunAs
 	// Lifeline ends the agents when the stand-in's process ends, however it ends (nil: none).
 	Lifeline *lifeline.Lifeline
 	Logger   *slog.Logger
@@ -60,13 +68,15 @@ type Pool struct {
 
 	mu     sync.Mutex
 	alive  map[string]*instance
+	uids   map[string]int // the uid each instance's agent ran as, kept after its end
 	closed bool
 	wg     sync.WaitGroup
 }
 
 type instance struct {
-	tree   *proctree.Tree // the agent and what it starts
-	server *http.Server
+	tree    *proctree.Tree // the agent and what it starts
+	server  *http.Server
+	release func() // gives back the instance's uid and work directory (RunAs)
 }
 
 // New makes the pool; it launches nothing until builds wait.
@@ -77,12 +87,12 @@ func New(cfg Config) *Pool {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Pool{cfg: cfg, alive: map[string]*instance{}}
+	return &Pool{cfg: cfg, alive: map[string]*instance{}, uids: map[string]int{}}
 }
 
 var _ hostedhosts.CloudWatch = (*Pool)(nil)
 
-// PutMetricData is the scaling policy: for kiln/WaitingWin64Builds of n, it launches instances
+// PutMetricData is the scaling policy: for the group's metric of n, it launches instances
 // until n wait for no more than the instances that have not claimed yet, up to Max.
 func (p *Pool) PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataInput, _ ...func(*cloudwatch.Options)) (*cloudwatch.PutMetricDataOutput, error) {
 	if aws.ToString(in.Namespace) != hostedhosts.MetricNamespace {
@@ -90,7 +100,7 @@ func (p *Pool) PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataIn
 	}
 	waiting := 0
 	for _, d := range in.MetricData {
-		if aws.ToString(d.MetricName) == hostedhosts.MetricWaiting && d.Value != nil {
+		if aws.ToString(d.MetricName) == p.cfg.Metric && d.Value != nil {
 			waiting = int(*d.Value)
 		}
 	}
@@ -142,25 +152,34 @@ func (p *Pool) launch() error {
 	}
 	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = work, logFile, logFile
-	tree := proctree.New(cmd, proctree.Options{})
 	cmd.Env = append(append([]string{}, p.cfg.Env...), "KILN_AGENT_IMDS=http://"+ln.Addr().String(), "KILN_AGENT_WORKDIR="+filepath.Join(work, "work"))
+	release, uid, err := p.cfg.RunAs.apply(cmd)
+	if err != nil {
+		logFile.Close()
+		server.Close()
+		return err
+	}
+	tree := proctree.New(cmd, proctree.Options{})
 	p.cfg.Lifeline.Mark(cmd)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		logFile.Close()
 		server.Close()
+		release()
 		return errors.New("ec2hosts: closed")
 	}
 	if err := tree.Start(); err != nil {
 		logFile.Close()
 		server.Close()
+		release()
 		return fmt.Errorf("ec2hosts: start the agent: %w", err)
 	}
 	if err := p.cfg.Lifeline.Hold(cmd.Process.Pid); err != nil {
 		p.cfg.Logger.Warn("ec2hosts: the agent outlives a crash", slog.String("instance_id", id), slog.String("error", err.Error()))
 	}
-	p.alive[id] = &instance{tree: tree, server: server}
+	p.alive[id] = &instance{tree: tree, server: server, release: release}
+	p.uids[id] = uid
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -169,10 +188,11 @@ func (p *Pool) launch() error {
 		_ = tree.Kill() // what the agent left behind goes with it
 		_ = tree.Close()
 		_ = p.cfg.Lifeline.Release(cmd.Process.Pid)
-		p.cfg.Logger.Info("aws-local: a Windows host's agent ended", slog.String("instance_id", id), slog.Any("error", err))
+		release()
+		p.cfg.Logger.Info("aws-local: a "+p.cfg.What+" host's agent ended", slog.String("instance_id", id), slog.Any("error", err))
 	}()
 	p.cfg.Group.Launch(id, hostedhosts.StateInService, func() { p.terminated(id) })
-	p.cfg.Logger.Info("aws-local: launched a Windows host", slog.String("instance_id", id), slog.String("log", logFile.Name()))
+	p.cfg.Logger.Info("aws-local: launched a "+p.cfg.What+" host", slog.String("instance_id", id), slog.String("log", logFile.Name()))
 	return nil
 }
 
@@ -187,7 +207,15 @@ func (p *Pool) terminated(id string) {
 	}
 	_ = in.tree.Kill()
 	in.server.Close()
-	p.cfg.Logger.Info("aws-local: a Windows host was terminated", slog.String("instance_id", id))
+	p.cfg.Logger.Info("aws-local: a "+p.cfg.What+" host was terminated", slog.String("instance_id", id))
+}
+
+// UID is the uid the instance's agent ran as (false: no such instance was launched).
+func (p *Pool) UID(instanceID string) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	uid, ok := p.uids[instanceID]
+	return uid, ok
 }
 
 // Instances counts the instances alive.

@@ -16,7 +16,9 @@ type Role struct {
 }
 
 // Roles returns the role of each principal the template has: every function of the stack by
-// its name (api, task, ...), StateMachinePrincipal, CodeBuildPrincipal and EC2HostPrincipal.
+// its name (api, task, ...), StateMachinePrincipal, CodeBuildPrincipal, EC2HostPrincipal (the
+// Windows hosts) and EC2LinuxHostPrincipal (the Linux hosts, whose role the stack names
+// LinuxHostRole).
 func (t *Template) Roles() (map[string]*Role, error) {
 	roleIDs := map[string]string{}
 	for name, id := range t.Functions {
@@ -38,7 +40,11 @@ func (t *Template) Roles() (map[string]*Role, error) {
 			setOnce(roleIDs, CodeBuildPrincipal, getAttID(r.Properties["ServiceRole"]))
 		case "AWS::IAM::InstanceProfile":
 			if roles := asList(r.Properties["Roles"]); len(roles) == 1 {
-				setOnce(roleIDs, EC2HostPrincipal, firstRef(roles[0]))
+				role, principal := firstRef(roles[0]), EC2HostPrincipal
+				if strings.HasPrefix(role, "LinuxHostRole") {
+					principal = EC2LinuxHostPrincipal
+				}
+				setOnce(roleIDs, principal, role)
 			}
 		}
 	}

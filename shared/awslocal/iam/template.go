@@ -14,11 +14,11 @@ import (
 // to them, so that a policy's Fn::GetAtt [Table, Arn] is the ARN aws-local's table has.
 type Names struct {
 	Region, Account string
-	// Table, Bucket, Queue (the delivery queue), StateMachine, HostProject and WindowsGroup name
-	// the resources the functions' environment (KILN_DYNAMODB_TABLE, KILN_ARTIFACTS,
-	// KILN_DELIVERY_QUEUE_URL, KILN_STATE_MACHINE_ARN, KILN_HOST_PROJECT, KILN_WINDOWS_HOST_GROUP)
-	// refers to.
-	Table, Bucket, Queue, StateMachine, HostProject, WindowsGroup string
+	// Table, Bucket, Queue (the delivery queue), StateMachine, HostProject, WindowsGroup and
+	// LinuxGroup name the resources the functions' environment (KILN_DYNAMODB_TABLE,
+	// KILN_ARTIFACTS, KILN_DELIVERY_QUEUE_URL, KILN_STATE_MACHINE_ARN, KILN_HOST_PROJECT,
+	// KILN_WINDOWS_HOST_GROUP, KILN_LINUX_HOST_GROUP) refers to.
+	Table, Bucket, Queue, StateMachine, HostProject, WindowsGroup, LinuxGroup string
 }
 
 // envResources says which resource each function environment variable names.
@@ -29,6 +29,7 @@ var envResources = map[string]func(Names) string{
 	"KILN_STATE_MACHINE_ARN":  func(n Names) string { return n.StateMachine },
 	"KILN_HOST_PROJECT":       func(n Names) string { return n.HostProject },
 	"KILN_WINDOWS_HOST_GROUP": func(n Names) string { return n.WindowsGroup },
+	"KILN_LINUX_HOST_GROUP":   func(n Names) string { return n.LinuxGroup },
 }
 
 // Principals that are not functions.
@@ -36,6 +37,7 @@ const (
 	StateMachinePrincipal = "states"    // the state machine's role
 	CodeBuildPrincipal    = "codebuild" // the Linux build hosts' service role
 	EC2HostPrincipal      = "ec2"       // the Windows hosts' instance role
+	EC2LinuxHostPrincipal = "ec2linux"  // the Linux hosts' instance role
 )
 
 // Template is a synthesized CloudFormation template, its resources named as in aws-local.

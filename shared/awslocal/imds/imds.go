@@ -1,4 +1,4 @@
-// Package imds stands in for the EC2 instance metadata service of kiln's hosted Windows hosts,
+// Package imds stands in for the EC2 instance metadata service of kiln's hosted EC2 hosts (Windows and Linux),
 // for kiln aws-local and tests: IMDSv2 only (a session token from PUT /latest/api/token, then
 // GETs carrying it), serving an instance identity document and its RSA-SHA256 signature made
 // with a key generated at start. The service trusts the Signer's certificate in place of AWS's.

@@ -118,6 +118,46 @@ func TestHostedWindowsPath(t *testing.T) {
 	}
 }
 
+// TestHostedLinuxPath: on a deployment whose hosted Linux hosts provide 5.4 (and a CodeBuild
+// image 5.3), a Linux 5.4.1 build without a pool waits in kiln's hosted Linux pool, where a
+// Windows host does not get it and a Linux host does and completes it, with no CodeBuild build;
+// a Linux 5.3 build still runs on CodeBuild; a Linux 5.5 build has neither and is unsupported.
+func TestHostedLinuxPath(t *testing.T) {
+	w := newWorld(t, worldOptions{hosted: true, linux: []string{"5.4"}})
+	b := w.trigger(t, w.setting(t, kiln.PlatformLinux, "5.4.1", 0), hostComplete)
+	stored := w.waitFor(t, b.ID, "its task token", func(b *kiln.Build) bool { return b.TaskToken != "" || b.Status.Terminal() })
+	if stored.TaskToken == "" || stored.AgentPool != kiln.HostedPoolLinux {
+		t.Fatalf("build %s (%q) in pool %q, token stored %v", stored.Status, stored.FailureReason, stored.AgentPool, stored.TaskToken != "")
+	}
+	d := &agentpool.Dispatcher{Store: w.st, Lifecycle: w.lifecycle, Hosted: w.st}
+	offer := agentpool.Offer{Platforms: []kiln.Platform{kiln.PlatformLinux, kiln.PlatformWin64}, EngineVersions: []string{"5.4"}}
+	windows := &kiln.Agent{Credential: kiln.Credential{ID: "i-0000000000000000a"}, Pool: kiln.HostedPoolWin64, Hosted: true}
+	if c, err := d.Claim(context.Background(), windows, offer, 0); err != nil || c != nil {
+		t.Fatalf("a Windows host claimed the Linux build: %+v %v", c, err)
+	}
+	linux := &kiln.Agent{Credential: kiln.Credential{ID: "i-0000000000000000b"}, Pool: kiln.HostedPoolLinux, Hosted: true}
+	c, err := d.Claim(context.Background(), linux, offer, 0)
+	if err != nil || c == nil || c.Build.ID != b.ID || c.Build.Host != "ec2:"+linux.ID {
+		t.Fatalf("hosted Linux claim: %+v %v", c, err)
+	}
+	w.completeAsAgent(t, c.Build)
+	if exec := w.execution(t, b.ID); exec != "SUCCEEDED" {
+		t.Errorf("execution ended %s, want SUCCEEDED", exec)
+	}
+	if started, _ := filepath.Glob(filepath.Join(w.hostDir, "*")); len(started) != 0 {
+		t.Errorf("CodeBuild builds started for a hosted Linux build: %v", started)
+	}
+
+	onImage := w.trigger(t, w.setting(t, kiln.PlatformLinux, "5.3", 0), hostComplete)
+	if got := w.waitFor(t, onImage.ID, "its end", func(b *kiln.Build) bool { return b.Status.Terminal() }); got.Status != kiln.StatusComplete || got.AgentPool != "" {
+		t.Errorf("Linux 5.3 build ended %s (%q) in pool %q, want complete on CodeBuild", got.Status, got.FailureReason, got.AgentPool)
+	}
+	neither := w.trigger(t, w.setting(t, kiln.PlatformLinux, "5.5", 0), hostComplete)
+	if got := w.waitFor(t, neither.ID, "its end", func(b *kiln.Build) bool { return b.Status.Terminal() }); got.Status != kiln.StatusFailed || !strings.Contains(got.FailureReason, "no build host image") {
+		t.Errorf("Linux 5.5 build ended %s (%q), want failed: unsupported", got.Status, got.FailureReason)
+	}
+}
+
 // completeAsAgent completes the claimed build as its agent's upload does.
 func (w *world) completeAsAgent(t *testing.T, claimed *kiln.Build) {
 	t.Helper()

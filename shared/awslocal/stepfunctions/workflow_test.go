@@ -71,6 +71,7 @@ type worldOptions struct {
 	heartbeat time.Duration // replaces the host task's HeartbeatSeconds (0: the definition's)
 	slots     sfn.Slots     // the claim's concurrency check (nil: none)
 	hosted    bool          // the deployment runs kiln's hosted Windows hosts
+	linux     []string      // the engine versions kiln's hosted Linux hosts provide
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -116,7 +117,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	w.params = paramsClient
 	hostCreds := sfn.HostCredentialStore{Params: ssmparam.Store{Client: paramsClient}, Path: "/kiln/hosts"}
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, Logger: logger, Slots: o.slots, Credentials: hostCreds}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, HostedLinuxVersions: o.linux, Logger: logger, Slots: o.slots, Credentials: hostCreds}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -62,7 +63,12 @@ type Tasks struct {
 	// HostedWindows: the deployment runs kiln's own Windows hosts (KILN_WINDOWS_HOST_GROUP is
 	// set), so a Win64 build without an agent pool waits in kiln.HostedPoolWin64 for one of them.
 	HostedWindows bool
-	Logger        *slog.Logger
+	// HostedLinuxVersions are the engine versions kiln's own Linux hosts provide (their AMI's
+	// engines; KILN_LINUX_HOST_ENGINES, set with KILN_LINUX_HOST_GROUP): a Linux build of one
+	// of them without an agent pool waits in kiln.HostedPoolLinux for one of those hosts rather
+	// than running on a CodeBuild image. Empty: Linux builds run on CodeBuild.
+	HostedLinuxVersions []string
+	Logger              *slog.Logger
 	// Slots says whether the build may take one of its organization's slots of running builds
 	// (plans.Plans); nil: always. A build without one waits (HostWait) and claims again.
 	Slots Slots
@@ -117,7 +123,13 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 		if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
 			return wait, err
 		}
-		return t.toHostedPool(ctx, b)
+		return t.toHostedPool(ctx, b, kiln.HostedPoolWin64)
+	}
+	if b.Platform == kiln.PlatformLinux && t.hostedLinux(b.UEVersion) {
+		if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
+			return wait, err
+		}
+		return t.toHostedPool(ctx, b, kiln.HostedPoolLinux)
 	}
 	var image string
 	for _, v := range engines.Candidates(b.UEVersion) { // "5.3.2" runs on the 5.3 image
@@ -171,7 +183,7 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 }
 
 // waitForSlot answers HostWait while the build's organization has no free slot of running builds
-// on the service's own hosts (CodeBuild and kiln's hosted Windows hosts), nil when it may take one.
+// on the service's own hosts (CodeBuild and kiln's hosted Windows and Linux hosts), nil when it may take one.
 func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
 	if t.Slots == nil {
 		return nil, nil
@@ -186,17 +198,29 @@ func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, e
 	return nil, nil
 }
 
-// toHostedPool puts a Win64 build without a pool into kiln's hosted Windows pool: it then waits
-// for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
-func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
-	now, err := t.Lifecycle.AssignPool(ctx, b.OrganizationID, b.ID, kiln.HostedPoolWin64)
+// hostedLinux reports whether kiln's own Linux hosts provide the engine version ("5.4.2" runs
+// on hosts of 5.4, as on the 5.4 image).
+func (t *Tasks) hostedLinux(version string) bool {
+	for _, v := range engines.Candidates(version) {
+		if slices.Contains(t.HostedLinuxVersions, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// toHostedPool puts a build without a pool into one of kiln's hosted pools (its platform's): it
+// then waits for one of kiln's hosts as a pool's build waits for an agent (WaitForAgent).
+func (t *Tasks) toHostedPool(ctx context.Context, b *kiln.Build, pool string) (*ClaimOutput, error) {
+	now, err := t.Lifecycle.AssignPool(ctx, b.OrganizationID, b.ID, pool)
 	if kiln.IsCode(err, kiln.EInvalidState) && now != nil && now.Status.Terminal() {
 		return &ClaimOutput{Kind: HostBuildEnded}, nil // it ended (cancelled, superseded) meanwhile
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: put it in the hosted pool: %w", b.ID, err)
 	}
-	t.log().InfoContext(ctx, "build waits for a hosted Windows host", slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
+	t.log().InfoContext(ctx, "build waits for one of kiln's hosted hosts", slog.String("pool", pool),
+		slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
 	return &ClaimOutput{Kind: HostAgent}, nil
 }
 

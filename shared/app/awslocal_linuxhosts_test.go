@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// awsLocalHostedLinuxBuild (under TestOnAWSLocal): the stack's template has Linux hosts whose AMI
+// holds testLinuxEngine. A Linux build of that engine without an agent pool waits in kiln's
+// hosted Linux pool (not on the CodeBuild stand-in); the schedule's kiln/WaitingLinuxBuilds
+// makes the Linux scaling stand-in launch an "instance" (`kiln agent --ec2-host` for Linux, as
+// a uid of KILN_BUILD_UIDS when aws-local runs as root, with its own metadata service), whose
+// agent claims the build with its signed identity document, runs it through the host API to a
+// downloadable artifact, and is terminated by the schedule once the build ended. No Windows
+// host is launched for it, and the instance's one claim is recorded.
+func awsLocalHostedLinuxBuild(t *testing.T) {
+	w := newWorld(t)
+	if w.aws == nil {
+		t.Skip("runs under TestOnAWSLocal only")
+	}
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, map[string]any{"platform": "Linux", "ueVersion": testLinuxEngine})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	b := w.waitEnded(t, id)
+	if b["status"] != "complete" {
+		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
+	}
+	if b["agentPool"] != kiln.HostedPoolLinux {
+		t.Errorf("the build's pool: %v, want %s", b["agentPool"], kiln.HostedPoolLinux)
+	}
+	d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)
+	if d.Status != 200 {
+		t.Fatalf("download descriptor: %d %s", d.Status, d.Raw)
+	}
+	data := fetchArtifact(t, field(t, d.Body, "url"))
+	if int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {
+		t.Fatalf("artifact of %d bytes, md5 %s; descriptor %s", len(data), md5hex(data), d.Raw)
+	}
+	if names := tarEntries(t, data); !strings.Contains(names[0], "Linux") {
+		t.Errorf("the Linux artifact's top directory: %s", names[0])
+	}
+
+	ctx := context.Background()
+	st := w.aws.Store()
+	stored, err := st.GetBuild(ctx, w.orgID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance, ok := strings.CutPrefix(stored.Host, kiln.HostedHostPrefix)
+	if !ok {
+		t.Fatalf("the build's host is %q, want one of kiln's EC2 hosts", stored.Host)
+	}
+	if h, err := st.GetHostedHost(ctx, instance); err != nil || h.BuildID != id || h.OrganizationID != w.orgID {
+		t.Fatalf("the instance's claim record: %+v %v", h, err)
+	}
+	// Never root: Unreal refuses to run as root, and the AMI's unit runs the agent as its user.
+	if uid, ok := w.aws.EC2HostUID(instance); !ok || uid == 0 {
+		t.Errorf("the instance's agent ran as uid %d (known %v), want a user that is not root (aws-local's euid %d)", uid, ok, os.Geteuid())
+	}
+	for deadline := time.Now().Add(60 * time.Second); w.aws.LinuxHostInstances() > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the instance was not terminated after its build: %d alive", w.aws.LinuxHostInstances())
+		}
+	}
+	if n := w.aws.WindowsHostInstances(); n != 0 {
+		t.Errorf("%d Windows hosts run for a Linux build", n)
+	}
+	if got := w.execution(t, id, true); got != "SUCCEEDED" {
+		t.Errorf("the execution of the hosted build ended %s, want SUCCEEDED", got)
+	}
+}
