@@ -298,3 +298,18 @@ func (c *Cache) DeleteProject(ctx context.Context, org, project string) (int, er
 	}
 	return len(infos), nil
 }
+
+// DeleteKey removes every cache of key (when no build setting builds it any more) and returns
+// how many objects it removed.
+func (c *Cache) DeleteKey(ctx context.Context, key Key) (int, error) {
+	es, err := c.entries(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range es {
+		if err := c.store.Delete(ctx, e.ObjectKey); err != nil {
+			return i, fmt.Errorf("build cache: delete %s: %w", e.ObjectKey, err)
+		}
+	}
+	return len(es), nil
+}

@@ -396,3 +396,24 @@ func TestSaveSkipsASymlinkedDir(t *testing.T) {
 		t.Errorf("Save stats %+v, want only Intermediate's file and the symlinked dir skipped", st)
 	}
 }
+
+func TestDeleteKey(t *testing.T) {
+	c := newTestCache(t)
+	a := validKey()
+	other := a
+	other.Ref = "release"
+	for _, k := range []Key{a, other} {
+		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), projectWith(t, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := c.DeleteKey(t.Context(), a); err != nil || n != 1 {
+		t.Fatalf("DeleteKey = %d, %v; want 1", n, err)
+	}
+	if _, ok, _ := c.Latest(t.Context(), a); ok {
+		t.Error("the key's cache is left")
+	}
+	if _, ok, _ := c.Latest(t.Context(), other); !ok {
+		t.Error("another ref's cache was deleted")
+	}
+}

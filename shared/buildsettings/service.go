@@ -6,6 +6,7 @@ package buildsettings
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -59,6 +60,12 @@ type Service struct {
 	// TimeLimit is the longest a build may run on this service (0: none of its own); a setting's
 	// timeoutMinutes may only lower it.
 	TimeLimit time.Duration
+	// Caches, with Settings, removes the build caches of a key no setting of the project builds
+	// any more, once a setting is deleted or moves to another branch, platform or engine
+	// version (nil: none kept).
+	Caches   Caches
+	Settings SettingLister
+	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -137,12 +144,19 @@ func (s *Service) Update(ctx context.Context, pr *kiln.Project, st *kiln.BuildSe
 	if err := s.Store.UpdateBuildSetting(ctx, &updated); err != nil {
 		return nil, err
 	}
+	if cacheKey(&updated) != cacheKey(st) {
+		s.dropUnusedCache(ctx, st)
+	}
 	return &updated, nil
 }
 
 // Delete removes a setting; its builds stay.
 func (s *Service) Delete(ctx context.Context, st *kiln.BuildSetting) error {
-	return s.Store.DeleteBuildSetting(ctx, st.OrganizationID, st.ProjectID, st.ID)
+	if err := s.Store.DeleteBuildSetting(ctx, st.OrganizationID, st.ProjectID, st.ID); err != nil {
+		return err
+	}
+	s.dropUnusedCache(ctx, st)
+	return nil
 }
 
 // merge applies f to st and checks the fields' own rules: nulls of required fields, required

@@ -44,6 +44,7 @@ func (c *Core) API() httpapi.Config {
 	}
 	if c.Caches != nil { // never a nil *Cache in the interface
 		cfg.BuildCaches = c.Caches
+		cfg.BuildSettings.Caches, cfg.BuildSettings.Settings, cfg.BuildSettings.Logger = c.Caches, c.parts.Store, c.parts.Logger
 	}
 	return cfg
 }
