@@ -16,8 +16,7 @@ import (
 func artifacts(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "download" {
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprint(stdout, usage)
-			return nil
+			return groupHelp(stdout, "artifacts")
 		}
 		return errNoSuchCommand("artifacts", args, "download")
 	}
@@ -46,12 +45,13 @@ func artifacts(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	var progress func(done, total int64)
+	bar := &progressBar{}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		bar := &progressBar{w: f}
+		bar.w = f
 		progress = bar.update
-		defer bar.finish()
 	}
 	err = c.Fetch(ctx, link, dst, progress)
+	bar.finish() // before anything else is printed, success or not
 	var mismatch *client.MismatchError
 	if errors.As(err, &mismatch) {
 		return &failure{err.Error()}
@@ -87,9 +87,11 @@ func (p *progressBar) update(done, total int64) {
 	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %s / %s", strings.Repeat("#", fill), strings.Repeat(" ", width-fill), pct, bytesText(done), bytesText(total))
 }
 
+// finish ends the bar's line, once.
 func (p *progressBar) finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
+		p.drawn = false
 	}
 }
 

@@ -115,8 +115,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		return printBuilds(stdout, []client.Build{*b})
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return groupHelp(stdout, "builds")
 	}
 	return errNoSuchCommand("builds", args, commands)
 }

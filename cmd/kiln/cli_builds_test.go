@@ -120,7 +120,7 @@ func TestCLIErrors(t *testing.T) {
 		{"bad commit", w.env, []string{"builds", "trigger", w.project, w.settings["main"], "--commit", "nothex"}, []string{"commit", "request id req_"}},
 		{"unknown project", w.env, []string{"builds", "trigger", "Racer", w.settings["main"]}, []string{`no project has the id or name "Racer"`}},
 		{"no service", noEnv, []string{"builds", "list"}, []string{"KILN_URL", "kiln login"}},
-		{"missing argument", w.env, []string{"builds", "trigger", w.project}, []string{"takes 2 argument"}},
+		{"missing argument", w.env, []string{"builds", "trigger", w.project}, []string{"missing SETTING_ID (usage: kiln builds trigger PROJECT SETTING_ID"}},
 		{"unknown command", w.env, []string{"builds", "bake"}, []string{"unknown command"}},
 		{"unknown flag", w.env, []string{"artifacts", "download", "x", "--resume"}, []string{"not defined"}},
 	}

@@ -40,8 +40,12 @@ func login(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	me, err := c.Me(ctx)
-	if err != nil {
+	var refused *client.APIError
+	if errors.As(err, &refused) && (refused.Status == 401 || refused.Status == 403) {
 		return fmt.Errorf("the service did not accept the token: %w", err)
+	}
+	if err != nil {
+		return err
 	}
 	path, err := saveCLIConfig(cliConfig{URL: c.BaseURL(), Token: token})
 	if err != nil {

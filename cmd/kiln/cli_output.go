@@ -21,8 +21,10 @@ func (f *failure) Is(target error) bool { return target == errBuildFailed }
 func usageErr(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 // parseArgs parses flags given before, between or after the positional arguments, and wants
-// exactly n of those.
+// exactly n of those: a missing one is named from the command's usage line. The command's help
+// (-h) is its usage line and its flags.
 func parseArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
+	commandHelp(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -35,8 +37,7 @@ func parseArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
 		args = fs.Args()[1:]
 	}
 	if len(pos) != n {
-		fs.Usage()
-		return nil, usageErr("%s takes %d argument(s), got %d", fs.Name(), n, len(pos))
+		return nil, argCountErr(fs.Name(), pos, n)
 	}
 	for i, p := range pos {
 		if strings.TrimSpace(p) == "" {

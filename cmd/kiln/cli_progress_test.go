@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 )
 
-// TestCLIDownloadProgress: a progress bar on a terminal, none when standard error is a pipe.
+// TestCLIDownloadProgress: a progress bar on a terminal, none when standard error is a pipe; the
+// bar's line ends before the command prints the file it wrote on the same terminal.
 func TestCLIDownloadProgress(t *testing.T) {
 	w := newCLIWorld(t)
 	if _, _, code, err := runKiln(t, w.env, "builds", "trigger", w.project, w.settings["main"], "--follow"); code != 0 {
@@ -22,14 +24,18 @@ func TestCLIDownloadProgress(t *testing.T) {
 	id := page.Items[0].ID
 	dir := t.TempDir()
 
-	download := func(t *testing.T, stderr *os.File, name string) {
+	downloadTo := func(t *testing.T, stdout io.Writer, stderr *os.File, name string) {
 		t.Helper()
-		var out bytes.Buffer
-		err := run(context.Background(), []string{"artifacts", "download", id, "-o", filepath.Join(dir, name)}, w.env, &out, stderr)
+		err := run(context.Background(), []string{"artifacts", "download", id, "-o", filepath.Join(dir, name)}, w.env, stdout, stderr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stderr.Close()
+	}
+	download := func(t *testing.T, stderr *os.File, name string) {
+		t.Helper()
+		var out bytes.Buffer
+		downloadTo(t, &out, stderr, name)
 	}
 
 	t.Run("pipe", func(t *testing.T) {
@@ -62,6 +68,29 @@ func TestCLIDownloadProgress(t *testing.T) {
 		download(t, pts, "tty.tar.gz")
 		if s := <-read; !strings.Contains(s, "] 100% ") || !strings.Contains(s, "[#") {
 			t.Errorf("no progress bar on the terminal: %q", s)
+		}
+	})
+
+	t.Run("terminal for both outputs", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("the pty is opened the Linux way")
+		}
+		ptm, pts, err := openPTY()
+		if err != nil {
+			t.Skipf("no pseudo-terminal here: %v", err)
+		}
+		defer ptm.Close()
+		read := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(ptm)
+			read <- string(b)
+		}()
+		dst := filepath.Join(dir, "both.tar.gz")
+		downloadTo(t, pts, pts, "both.tar.gz")
+		s := <-read
+		bar := regexp.MustCompile(`\] 100% [0-9.]+ [KMG]?i?B / [0-9.]+ [KMG]?i?B\r?\n` + regexp.QuoteMeta(dst) + ` \(`)
+		if !bar.MatchString(s) {
+			t.Errorf("the bar's line does not end before the file is named: %q", s)
 		}
 	})
 }

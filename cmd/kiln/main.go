@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/kilnbuild/kiln/shared/app"
@@ -71,7 +72,7 @@ func main() {
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "kiln:", describe(err))
+		fmt.Fprintln(os.Stderr, errorLine(err))
 	}
 	os.Exit(exitCode(err))
 }
@@ -121,8 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, version())
 		return nil
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", args[0])
+		return unknownCommand(args[0])
 	}
 }
 
@@ -145,7 +145,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 }
 
-// describe shows a validation error with its fields.
+// errorLine is how kiln reports err: "kiln: " and its description, unless that names the
+// command already ("kiln builds trigger: missing ...").
+func errorLine(err error) string {
+	s := describe(err)
+	if strings.HasPrefix(s, "kiln ") {
+		return s
+	}
+	return "kiln: " + s
+}
+
+// describe shows a validation error with its fields, and what to check when the service could
+// not be reached or is not kiln.
 func describe(err error) string {
 	var ke *kiln.Error
 	if errors.As(err, &ke) && len(ke.Fields) > 0 {
@@ -155,5 +166,5 @@ func describe(err error) string {
 		}
 		return s
 	}
-	return err.Error()
+	return err.Error() + serviceHint(err)
 }

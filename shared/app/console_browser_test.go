@@ -85,6 +85,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	if !strings.Contains(shown, "validation_failed") || !strings.Contains(shown, "commit") {
 		t.Fatalf("error shown: %q", shown)
 	}
+	// The alert banner keeps its look: dark red on pale red.
+	if c := value(t, ctx, "read the error's colours", coloursOf(`document.querySelector('#errors .error')`)); c.Color != "rgb(92, 11, 13)" || c.Background != "rgb(253, 238, 238)" {
+		t.Errorf("the alert banner is drawn %s on %s, want rgb(92, 11, 13) on rgb(253, 238, 238)", c.Color, c.Background)
+	}
 	screenshot(t, ctx, shots, "error")
 
 	// Trigger; the log grows while the build runs; it completes.
@@ -148,6 +152,13 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	run(t, ctx, "cancel it", chromedp.Click(chromedp.ID(`#cancel`)), chromedp.WaitVisible(chromedp.ID(`#cancel-yes`)), chromedp.Click(chromedp.ID(`#cancel-yes`)),
 		waitJS(`document.getElementById('failure')?.textContent === 'cancelled'`))
+	// The log ends with the error line saying why; it is readable on the log (WCAG AA, at least
+	// 4.5:1), not drawn as the alert banner.
+	const endLine = `[...document.querySelectorAll('#log span')].find(s => s.textContent.startsWith('kiln: build failed: cancelled'))`
+	run(t, ctx, "see the log's end line", waitJS(endLine+` !== undefined`))
+	if c := value(t, ctx, "read the end line's colours", coloursOf(endLine)); c.Ratio < 4.5 {
+		t.Errorf("the log's error line is drawn %s on %s: contrast %.2f:1, want at least 4.5:1", c.Color, c.Background, c.Ratio)
+	}
 	screenshot(t, ctx, shots, "build-cancelled")
 
 	// The month's usage: the builds that ran counted their minutes, on Linux, against the plan.

@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -102,18 +103,23 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return c.unreachable(ctx, method, path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return decodeError(resp)
+		return c.answerError(method, path, resp)
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: the answer is not the JSON expected: %w", method, path, err)
+	answer := bufio.NewReader(resp.Body)
+	head, _ := answer.Peek(512)
+	if webPage(resp.Header, head) {
+		return &NotAPIError{BaseURL: c.baseURL, Method: method, Path: path, Status: resp.StatusCode, WebPage: true}
+	}
+	if err := json.NewDecoder(answer).Decode(out); err != nil {
+		return fmt.Errorf("%s %s%s: the answer is not the JSON expected: %w", method, c.baseURL, path, err)
 	}
 	return nil
 }
@@ -121,9 +127,18 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // decodeError reads the API's error envelope; an answer without one (a proxy's page) still gives
 // the status and the X-Request-Id header when there is one.
 func decodeError(resp *http.Response) error {
-	e := &APIError{Status: resp.StatusCode}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if err := json.Unmarshal(raw, e); err != nil || e.Message == "" {
+	e, _ := apiError(resp, raw)
+	return e
+}
+
+// apiError is the error answer resp with body raw, and whether raw was kiln's envelope (an error
+// code and a message).
+func apiError(resp *http.Response, raw []byte) (*APIError, bool) {
+	e := &APIError{Status: resp.StatusCode}
+	envelope := json.Unmarshal(raw, e) == nil && e.Code != "" && e.Message != ""
+	if !envelope {
+		*e = APIError{Status: resp.StatusCode}
 		e.Code = "http_" + fmt.Sprint(resp.StatusCode)
 		e.Message = strings.TrimSpace(http.StatusText(resp.StatusCode))
 	}
@@ -134,5 +149,5 @@ func decodeError(resp *http.Response) error {
 		e.RequestID = "none"
 	}
 	e.RetryAfter, _ = strconv.Atoi(resp.Header.Get("Retry-After"))
-	return e
+	return e, envelope
 }

@@ -92,9 +92,11 @@ func (c *Client) Logs(ctx context.Context, buildID string, follow bool, visit fu
 // the pauses below).
 const followRetries = 10
 
-// passing reports whether err may go away by itself: no answer at all, 429, or a 5xx.
+// passing reports whether err may go away by itself: no answer at all, 429, or a 5xx. An answer
+// that is not kiln's API will not.
 func passing(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
+	var na *NotAPIError
+	if ctx.Err() != nil || errors.As(err, &na) {
 		return false
 	}
 	var ae *APIError

@@ -94,7 +94,7 @@ export async function render(main, params, ctx) {
       }
       if (stopped) return;
       const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-      log.append(...page.items.map(l => h('span', {class: l.level}, l.message + '\n')));
+      log.append(...page.items.map(l => h('span', {class: 'log-line level-' + l.level}, l.message + '\n')));
       lines += page.items.length;
       if (atEnd) log.scrollTop = log.scrollHeight;
       logState.textContent = lines + ' lines' + (page.nextCursor ? '; following the build…' : '; the build has ended.');
