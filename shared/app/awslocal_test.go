@@ -49,6 +49,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
 		{"CLITriggerFollowAndDownload", awsLocalCLI},
 		{"BuildCacheAcrossCodeBuildHosts", awsLocalBuildCache},
+		{"BuildCacheWarmsTheNextBuildOfABranch", TestBuildCacheWarmsTheNextBuildOfABranch},
 	} {
 		t.Run(tt.name, tt.test)
 	}
