@@ -49,19 +49,31 @@ func TestArtifactsInS3(t *testing.T) {
 	if b := w.waitEnded(t, id); b["status"] != "complete" {
 		t.Fatalf("build ended %v: %v\nlog:\n%s\nservice log:\n%s", b["status"], b["failureReason"], w.logText(t, id), w.logs.String())
 	}
+	// listed lists the artifacts' objects; caches, the build caches'.
+	var caches []string
 	listed := func() []string {
 		out, err := minio.Client().ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("studio-artifacts")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var keys []string
+		caches = nil
 		for _, o := range out.Contents {
-			keys = append(keys, aws.ToString(o.Key))
+			if key := aws.ToString(o.Key); strings.HasPrefix(key, "kiln/caches/") {
+				caches = append(caches, key)
+			} else {
+				keys = append(keys, key)
+			}
 		}
 		return keys
 	}
-	// The artifact and its size manifest (listed in key order).
-	if keys := listed(); len(keys) != 2 || keys[0] != "kiln/"+w.orgID+"/"+id+".manifest.json.gz" || keys[1] != "kiln/"+w.orgID+"/"+id+".tar.gz" {
+	// The artifact and its size manifest (listed in key order), and the build cache the build
+	// saved, in the same bucket under caches/.
+	keys := listed()
+	if len(caches) != 1 || !strings.HasPrefix(caches[0], "kiln/caches/"+w.orgID+"/") || !strings.HasSuffix(caches[0], "/"+id+".tar.zst") {
+		t.Errorf("build caches in the bucket: %v, want the one build %s saved", caches, id)
+	}
+	if len(keys) != 2 || keys[0] != "kiln/"+w.orgID+"/"+id+".manifest.json.gz" || keys[1] != "kiln/"+w.orgID+"/"+id+".tar.gz" {
 		t.Fatalf("objects in the bucket: %v, want kiln/%s/%s.tar.gz and its .manifest.json.gz", keys, w.orgID, id)
 	}
 	if files, _ := os.ReadDir(filepath.Join(w.cfg.Data, "artifacts")); len(files) != 0 {
@@ -108,6 +120,9 @@ func TestArtifactsInS3(t *testing.T) {
 	}
 	if keys := listed(); len(keys) != 0 {
 		t.Errorf("objects after retention: %v", keys)
+	}
+	if len(caches) != 1 { // a live project's cache goes by the cap, a newer save or its project's deletion
+		t.Errorf("build caches after retention: %v", caches)
 	}
 	if b := w.do(t, "GET", "/builds/"+id, w.token, nil); b.Status != 200 || b.Body["status"] != "complete" {
 		t.Errorf("build after retention: %d %s", b.Status, b.Raw)
