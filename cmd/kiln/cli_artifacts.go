@@ -22,19 +22,15 @@ func artifacts(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fs := flag.NewFlagSet("kiln artifacts download", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "the file to write (default: <build>.tar.gz in the current directory)")
+	out := fs.String("o", "", "the file to write (default: <Project>-<Platform>-<BuildType>-<number>.tar.gz in the current directory; <build>.tar.gz for a build without a number)")
 	asJSON := fs.Bool("json", false, "print the downloaded file's path, size and MD5 as JSON")
 	pos, err := parseArgs(fs, args[1:], 1)
 	if err != nil {
 		return err
 	}
 	id := pos[0]
-	dst := *out
-	if dst == "" {
-		if strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-			return usageErr("%q is not a build id", id)
-		}
-		dst = id + ".tar.gz"
+	if *out == "" && !plainFileName(id) {
+		return usageErr("%q is not a build id", id)
 	}
 	c, err := apiClient(getenv)
 	if err != nil {
@@ -43,6 +39,13 @@ func artifacts(ctx context.Context, args []string, getenv func(string) string, s
 	link, err := c.DownloadLink(ctx, id)
 	if err != nil {
 		return err
+	}
+	dst := *out
+	if dst == "" {
+		dst = id + ".tar.gz"
+		if plainFileName(link.FileName) { // the server's name, unless it could leave this directory
+			dst = link.FileName
+		}
 	}
 	var progress func(done, total int64)
 	bar := &progressBar{}
@@ -107,4 +110,10 @@ func bytesText(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB"}[i])
+}
+
+// plainFileName reports whether name is a file name of the current directory: not empty, no
+// directory part, not hidden.
+func plainFileName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, `/\:`) && !strings.HasPrefix(name, ".")
 }

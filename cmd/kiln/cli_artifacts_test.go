@@ -107,6 +107,20 @@ func TestCLIDownload(t *testing.T) {
 		})
 	}
 
+	// Without -o the file is named after the project, platform, build type and build number.
+	t.Run("default file name", func(t *testing.T) {
+		var b struct{ Platform, BuildType string }
+		w.api(t, "GET", "/builds/"+id, nil, 200, &b)
+		want := "Shooter-" + b.Platform + "-" + b.BuildType + "-1.tar.gz"
+		here := t.TempDir()
+		t.Chdir(here)
+		out, _, code, err := runKiln(t, w.env, "artifacts", "download", id)
+		if code != 0 || !strings.HasPrefix(out, want+" (") {
+			t.Fatalf("exit %d (%v), printed %q; want the file %s", code, err, out, want)
+		}
+		wantFile(t, filepath.Join(here, want), link.ChecksumMd5, link.SizeBytes)
+	})
+
 	t.Run("no artifact", func(t *testing.T) {
 		_, _, code, err := runKiln(t, w.env, "artifacts", "download", "AAAAAAAAAAAAAAAAAAAAAAAA", "-o", filepath.Join(dir, "none"))
 		if code != 2 || !strings.Contains(err.Error(), "request id req_") {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 				return err
 			}
 		} else if *follow {
-			fmt.Fprintf(stderr, "build %s queued\n", t.BuildID)
+			fmt.Fprintf(stderr, "build %s queued\n", buildName(t.BuildID, t.Number))
 		} else {
 			fmt.Fprintln(stdout, t.BuildID)
 		}
@@ -139,13 +140,21 @@ func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, 
 	switch b.Status {
 	case "complete":
 		if !asJSON {
-			fmt.Fprintf(stderr, "build %s complete%s, started %s\n", id, took(b), b.Cache)
+			fmt.Fprintf(stderr, "build %s complete%s, started %s\n", buildName(id, b.Number), took(b), b.Cache)
 		}
 		return nil
 	case "superseded":
-		return &failure{fmt.Sprintf("build %s was superseded by a newer build of the same branch, platform and build type", id)}
+		return &failure{fmt.Sprintf("build %s was superseded by a newer build of the same branch, platform and build type", buildName(id, b.Number))}
 	}
-	return &failure{fmt.Sprintf("build %s %s: %s", id, b.Status, orDash(b.FailureReason))}
+	return &failure{fmt.Sprintf("build %s %s: %s", buildName(id, b.Number), b.Status, orDash(b.FailureReason))}
+}
+
+// buildName names a build in messages: "#<number> (<id>)", or its id when it has no number.
+func buildName(id string, number *int64) string {
+	if number == nil {
+		return id
+	}
+	return fmt.Sprintf("#%d (%s)", *number, id)
 }
 
 // logPrinter prints log lines: their messages, or one JSON object per line.
@@ -169,9 +178,13 @@ func printBuilds(w io.Writer, bs []client.Build) error {
 		} else if len(commit) > 12 {
 			commit = commit[:12]
 		}
-		rows = append(rows, []string{b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), reason(b)})
+		num := "-"
+		if b.Number != nil {
+			num = strconv.FormatInt(*b.Number, 10)
+		}
+		rows = append(rows, []string{num, b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), reason(b)})
 	}
-	return printTable(w, []string{"ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "REASON"}, rows)
+	return printTable(w, []string{"#", "ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "REASON"}, rows)
 }
 
 func duration(b client.Build) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,16 +21,20 @@ func TestCLIBuilds(t *testing.T) {
 	if !strings.Contains(out, "BUILD COMMAND STARTED") || !strings.Contains(out, "==> kiln: stage package") {
 		t.Errorf("the log was not streamed:\n%s", out)
 	}
-	good := strings.Fields(strings.TrimPrefix(errOut, "build "))[0]
+	// The messages name the build by its number in the project, with its id.
+	good, _, _ := strings.Cut(strings.TrimPrefix(errOut, "build #1 ("), ")")
+	if !strings.HasPrefix(errOut, "build #1 ("+good+") queued\n") || !strings.Contains(errOut, "build #1 ("+good+") complete") {
+		t.Errorf("trigger --follow messages do not name build #1 (<id>):\n%s", errOut)
+	}
 
 	_, _, code, err = runKiln(t, w.env, "builds", "trigger", "--follow", w.project, w.settings["broken"])
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "engine step failed") {
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "engine step failed") || !strings.HasPrefix(err.Error(), "build #2 (") {
 		t.Fatalf("trigger --follow of a failing build: exit %d, error %v; want 1 with the failure reason", code, err)
 	}
 
 	// The list, as a table and as JSON, and filtered by status.
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--project", "Shooter")
-	if code != 0 || !strings.HasPrefix(out, "ID ") || !strings.Contains(out, good) || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
+	if code != 0 || !strings.HasPrefix(out, "#  ") || !hasRow(out, "1", good) || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
 		t.Fatalf("builds list: exit %d (%v)\n%s", code, err, out)
 	}
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--status", "failed", "--json")
@@ -158,4 +163,14 @@ func TestCLIHelp(t *testing.T) {
 			t.Errorf("kiln %s: exit %d (%v)", strings.Join(args, " "), code, err)
 		}
 	}
+}
+
+// hasRow reports whether a table printed by the CLI has a row that starts with the given cells.
+func hasRow(table string, cells ...string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) >= len(cells) && slices.Equal(f[:len(cells)], cells) {
+			return true
+		}
+	}
+	return false
 }

@@ -102,7 +102,12 @@ func TestArtifactsInS3(t *testing.T) {
 	}
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Disposition") != `attachment; filename="`+id+`.tar.gz"` {
+	// The presigned GET names the file after the project, platform, build type and number.
+	name := field(t, d.Body, "fileName")
+	if !strings.HasPrefix(name, "Shooter-") || !strings.HasSuffix(name, "-1.tar.gz") {
+		t.Fatalf("download descriptor's fileName %q, want Shooter-<platform>-<type>-1.tar.gz", name)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Disposition") != `attachment; filename="`+name+`"` {
 		t.Fatalf("presigned GET: %d, Content-Disposition %q", resp.StatusCode, resp.Header.Get("Content-Disposition"))
 	}
 	if int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {

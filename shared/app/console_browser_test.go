@@ -104,6 +104,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	at = value(t, ctx, "read the build's location", chromedp.Location())
 	buildID := at[strings.LastIndex(at, "/")+1:]
+	// The page names the build by its number in the project (the rejected trigger took none).
+	run(t, ctx, "see its number", waitJS(`document.querySelector('h1').textContent.startsWith('Build #1 `+buildID+`')`))
 	// The first build of its key starts cold, and says why.
 	run(t, ctx, "see it started cold", waitJS(`document.getElementById('cache')?.textContent === 'Cold build — no build of this branch, platform and engine version has saved a cache yet'
 		&& !document.getElementById('clean')`))
@@ -121,7 +123,8 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// The builds list shows it.
 	run(t, ctx, "list the builds", chromedp.Click(chromedp.CSS(`nav a[href="/console/"]`)),
-		waitJS(`document.querySelector('tr[data-build="`+buildID+`"] .status')?.textContent === 'complete'`))
+		waitJS(`document.querySelector('tr[data-build="`+buildID+`"] .status')?.textContent === 'complete'`),
+		waitJS(`document.querySelector('tr[data-build="`+buildID+`"] a')?.textContent === '#1'`))
 	screenshot(t, ctx, shots, "builds")
 
 	// A larger build of main: the size report compares it with the previous one.

@@ -51,6 +51,10 @@ func TestBuildRunsToADownloadableArtifact(t *testing.T) {
 	}
 	names := tarEntries(t, data)
 	top := strings.SplitN(names[0], "/", 2)[0]
+	// The project's first build is #1, and its file is named like its top directory, numbered.
+	if b["number"] != float64(1) || field(t, d.Body, "fileName") != top+"-1.tar.gz" {
+		t.Errorf("build number %v, file name %q; want 1, %s-1.tar.gz", b["number"], d.Body["fileName"], top)
+	}
 	want := map[string]bool{"/Shooter/Content/Paks/": false, "/Engine/": false, "/Shooter/Binaries/": false, "/Shooter/Plugins/": false}
 	for _, n := range names {
 		if !strings.HasPrefix(n, top+"/") && n != top+"/" && n != top {

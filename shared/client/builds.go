@@ -8,7 +8,10 @@ import (
 
 // Build is a build as the API answers it (GET /builds, GET /builds/:id).
 type Build struct {
-	ID               string    `json:"id"`
+	ID string `json:"id"`
+	// Number is the build's number in its project; nil for a build from before builds were
+	// numbered.
+	Number           *int64    `json:"number"`
 	ProjectID        string    `json:"projectId"`
 	BuildSettingID   string    `json:"buildSettingId"`
 	Status           string    `json:"status"`
@@ -114,6 +117,7 @@ type TriggerOptions struct {
 // Triggered is the answer to a trigger.
 type Triggered struct {
 	BuildID        string `json:"buildId"`
+	Number         *int64 `json:"number"`
 	ProjectID      string `json:"projectId"`
 	BuildSettingID string `json:"buildSettingId"`
 	Status         string `json:"status"`

@@ -12,6 +12,8 @@ type DownloadLink struct {
 	ExpiresAt   string `json:"expiresAt"`
 	SizeBytes   int64  `json:"sizeBytes"`
 	ChecksumMD5 string `json:"checksumMd5"`
+	// FileName is the name to save the artifact under (a plain file name, no directory).
+	FileName string `json:"fileName"`
 }
 
 // DownloadLink answers the signed download URL of a build's artifact.

@@ -75,19 +75,23 @@ func (p *StatusPoster) StatusOf(b *kiln.Build) CommitStatus {
 	if p.PublicURL != "" {
 		st.TargetURL = p.PublicURL + "/console/builds/" + b.ID
 	}
+	build := "The build"
+	if b.Number > 0 {
+		build = "Build " + b.Label()
+	}
 	switch {
 	case b.Status == kiln.StatusComplete:
-		st.State, st.Description = StateSuccess, "The build completed"
+		st.State, st.Description = StateSuccess, build+" completed"
 	case b.Status == kiln.StatusSuperseded:
-		st.State, st.Description = StateError, "The build was superseded by a newer one"
+		st.State, st.Description = StateError, build+" was superseded by a newer one"
 	case b.Status == kiln.StatusFailed && b.FailureReason == "cancelled":
-		st.State, st.Description = StateError, "The build was cancelled"
+		st.State, st.Description = StateError, build+" was cancelled"
 	case b.Status == kiln.StatusFailed:
-		st.State, st.Description = StateFailure, "The build failed: "+b.FailureReason
+		st.State, st.Description = StateFailure, build+" failed: "+b.FailureReason
 	case b.Status == kiln.StatusRunning:
-		st.State, st.Description = StatePending, "The build is running"
+		st.State, st.Description = StatePending, build+" is running"
 	default:
-		st.State, st.Description = StatePending, "The build is queued"
+		st.State, st.Description = StatePending, build+" is queued"
 	}
 	return st
 }

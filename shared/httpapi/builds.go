@@ -137,8 +137,8 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{
-		"buildId": b.ID, "projectId": b.ProjectID, "buildSettingId": b.BuildSettingID, "status": string(b.Status),
+	writeJSON(w, http.StatusAccepted, map[string]any{
+		"buildId": b.ID, "number": nullable(b.Number), "projectId": b.ProjectID, "buildSettingId": b.BuildSettingID, "status": string(b.Status),
 	})
 	return nil
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ type downloadBody struct {
 	ExpiresAt   string `json:"expiresAt"`
 	SizeBytes   int64  `json:"sizeBytes"`
 	ChecksumMD5 string `json:"checksumMd5"`
+	FileName    string `json:"fileName"`
 }
 
 // getDownload answers GET /builds/:id/download: a signed URL of the build's artifact, valid 24 h.
@@ -26,7 +28,8 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if !kiln.ValidID(id) {
 		return kiln.NotFound("build")
 	}
-	if _, err := s.history.GetBuild(r.Context(), p.Organization.ID, id); err != nil {
+	b, err := s.history.GetBuild(r.Context(), p.Organization.ID, id)
+	if err != nil {
 		return err
 	}
 	a, err := s.history.GetArtifact(r.Context(), p.Organization.ID, id)
@@ -38,7 +41,11 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	expires := s.now().Add(downloads.Lifetime).Truncate(time.Second)
 	url := s.downloads.URL(p.Organization.ID, id, expires)
-	writeJSON(w, http.StatusOK, downloadBody{URL: url, ExpiresAt: timestamp(expires), SizeBytes: a.SizeBytes, ChecksumMD5: a.ChecksumMD5})
+	name, err := s.artifactFileName(r.Context(), b)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, downloadBody{URL: url, ExpiresAt: timestamp(expires), SizeBytes: a.SizeBytes, ChecksumMD5: a.ChecksumMD5, FileName: name})
 	return nil
 }
 
@@ -69,8 +76,16 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	b, err := s.history.GetBuild(r.Context(), orgID, buildID)
+	if err != nil {
+		return err
+	}
+	name, err := s.artifactFileName(r.Context(), b)
+	if err != nil {
+		return err
+	}
 	if p, ok := s.artifacts.(artifacts.Presigner); ok {
-		return s.redirectDownload(w, r, p, a.Key, buildID, q.Get("expires"))
+		return s.redirectDownload(w, r, p, a.Key, name, q.Get("expires"))
 	}
 	obj, err := s.artifacts.Open(r.Context(), a.Key)
 	if err != nil {
@@ -78,7 +93,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer obj.Close()
 	w.Header().Set("Content-Type", "application/gzip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+buildID+`.tar.gz"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("ETag", `"`+a.ChecksumMD5+`"`)
 	w.Header().Set("Cache-Control", "private, max-age=0")
 	var content io.ReadSeeker = obj
@@ -92,15 +107,15 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 // redirectDownload answers a valid signed URL of an artifact kept where clients can fetch it
 // themselves (S3) with 302 to a presigned GET of it: no artifact byte passes through kiln. The
 // presigned URL works for up to artifacts.MaxPresignLifetime, and never past the signed URL's own
-// expiry; it names the file <build>.tar.gz. Clients that follow redirects resend Range and the
+// expiry; it names the file name (see artifactFileName). Clients that follow redirects resend Range and the
 // conditional headers, which the storage answers.
-func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, p artifacts.Presigner, key, buildID, expires string) error {
+func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, p artifacts.Presigner, key, name, expires string) error {
 	exp, err := strconv.ParseInt(expires, 10, 64) // checked by Valid
 	if err != nil {
 		return err
 	}
 	lifetime := min(artifacts.MaxPresignLifetime, time.Unix(exp, 0).Sub(s.now()))
-	url, err := p.PresignGet(r.Context(), key, buildID+".tar.gz", max(lifetime, time.Second))
+	url, err := p.PresignGet(r.Context(), key, name, max(lifetime, time.Second))
 	if kiln.IsCode(err, kiln.ENotFound) {
 		return kiln.Errorf(kiln.ENotFound, "the artifact was deleted")
 	}
@@ -112,6 +127,22 @@ func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, p arti
 	w.Header().Set("Location", url)
 	w.WriteHeader(http.StatusFound)
 	return nil
+}
+
+// artifactFileName is the name b's artifact is saved under (kiln.Build.ArtifactFileName), with
+// the name of its project; a deleted project's builds fall back to the build id.
+func (s *Server) artifactFileName(ctx context.Context, b *kiln.Build) (string, error) {
+	if b.Number <= 0 {
+		return b.ArtifactFileName(""), nil
+	}
+	p, err := s.projects.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return b.ArtifactFileName(""), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return b.ArtifactFileName(p.Name), nil
 }
 
 func cutSuffix(s, suffix string) (string, bool) {

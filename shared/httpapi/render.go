@@ -120,7 +120,10 @@ func renderBuildSetting(s *kiln.BuildSetting) buildSettingBody {
 }
 
 type buildBody struct {
-	ID               string  `json:"id"`
+	ID string `json:"id"`
+	// Number is the build's number in its project; null for a build from before builds were
+	// numbered.
+	Number           *int64  `json:"number"`
 	ProjectID        string  `json:"projectId"`
 	BuildSettingID   string  `json:"buildSettingId"`
 	Status           string  `json:"status"`
@@ -163,7 +166,7 @@ func renderCacheUse(b *kiln.Build) *cacheUseBody {
 
 func renderBuild(b *kiln.Build) buildBody {
 	return buildBody{
-		ID: b.ID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Status: string(b.Status),
+		ID: b.ID, Number: nullable(b.Number), ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Status: string(b.Status),
 		Platform: string(b.Platform), BuildType: string(b.BuildType), Branch: b.Branch,
 		Commit: nullable(b.Commit), CommitMessage: nullable(b.CommitMessage), Changelist: nullable(b.Changelist),
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),

@@ -38,7 +38,13 @@ func CanTransition(from, to BuildStatus) bool { return slices.Contains(transitio
 
 // Build is one run of a build setting. Builds outlive their setting and project.
 type Build struct {
-	ID               string
+	ID string
+	// Number counts the builds of its project from 1, in the order they were triggered: the
+	// store assigns it when it creates the build (whatever the caller set is replaced). Numbers
+	// are unique and increasing per project, not always consecutive (a trigger that failed after
+	// taking a number leaves a gap). 0 for a build created before builds were numbered, or whose
+	// project was no longer stored.
+	Number           int64
 	OrganizationID   string
 	ProjectID        string
 	BuildSettingID   string

@@ -32,9 +32,13 @@ func BuildEnded(b *kiln.Build, p *kiln.Project, s *kiln.BuildSetting, to kiln.Us
 	}
 	target := strings.TrimSpace(oneLine(string(b.Platform)) + " " + oneLine(string(b.BuildType)))
 	status := oneLine(string(b.Status))
+	build := project // the project and the build's number in it: "Shooter #12"
+	if b.Number > 0 {
+		build += " " + b.Label()
+	}
 
 	var t strings.Builder
-	fmt.Fprintf(&t, "Build %s: %s · %s\n\n", status, project, target)
+	fmt.Fprintf(&t, "Build %s: %s · %s\n\n", status, build, target)
 	line := func(label, value string) {
 		if value != "" {
 			fmt.Fprintf(&t, "%-13s%s\n", label+":", value)
@@ -75,12 +79,15 @@ func BuildEnded(b *kiln.Build, p *kiln.Project, s *kiln.BuildSetting, to kiln.Us
 	if b.Status == kiln.StatusComplete {
 		line("Download", oneLine(downloadURL))
 	}
+	if b.Number > 0 {
+		line("Build", b.Label())
+	}
 	line("Build ID", oneLine(b.ID))
 	t.WriteString("\n-- \nYou receive this email because notifications are on for this build setting in kiln.\n")
 
 	return Message{
 		To:      strings.TrimSpace(to.Email),
-		Subject: fmt.Sprintf("[kiln] %s · %s · %s", project, target, status),
+		Subject: fmt.Sprintf("[kiln] %s · %s · %s", build, target, status),
 		Text:    t.String(),
 	}
 }

@@ -48,6 +48,26 @@ func TestBuildEnded(t *testing.T) {
 			notContains: []string{"Reason:", "Longer body", "a1b2c3d4"},
 		},
 		{
+			name: "numbered", project: shooter, setting: linux,
+			build: func() *kiln.Build {
+				b := complete()
+				b.Number = 12
+				return b
+			},
+			subject:  "[kiln] Shooter #12 · Linux Shipping · complete",
+			contains: []string{"Build complete: Shooter #12 · Linux Shipping\n", "Build:       #12\n", "Build ID:    bld_42\n"},
+		},
+		{
+			name: "numbered, project deleted", setting: linux,
+			build: func() *kiln.Build {
+				b := complete()
+				b.Number = 3
+				return b
+			},
+			subject:  "[kiln] deleted project #3 · Linux Shipping · complete",
+			contains: []string{"Build:       #3\n"},
+		},
+		{
 			name: "complete without a link", build: complete, project: shooter, setting: linux,
 			subject:     "[kiln] Shooter · Linux Shipping · complete",
 			contains:    []string{"Status:      complete\n", "Build ID:    bld_42\n"},

@@ -209,6 +209,10 @@ type Artifacts interface {
 
 // Builds keeps builds.
 type Builds interface {
+	// CreateBuild stores b and sets b.Number to its project's next build number, taken
+	// atomically with the write (whatever b.Number held is replaced), so concurrent creations
+	// never share a number; a creation that fails may skip one. A build whose project is not
+	// stored gets no number (0). CreateBuildOnce numbers the build it creates the same way.
 	CreateBuild(ctx context.Context, b *kiln.Build) error
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
 	ListBuilds(ctx context.Context, orgID string, f BuildFilter, p Page) ([]*kiln.Build, string, error)

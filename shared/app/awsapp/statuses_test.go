@@ -29,15 +29,15 @@ func TestFunctionsThatEndBuildsPostTheFinalCommitStatus(t *testing.T) {
 	}{
 		"task: the host was lost": {func(t *testing.T, fns *Functions, _ *Schedule, raw func(string) []byte) {
 			invoke(t, lambda.NewHandler(fns.Task.Handle), raw("task-finish-host-lost.json"))
-		}, "The build failed: host lost: its CodeBuild build ended FAILED"},
+		}, "Build #1 failed: host lost: its CodeBuild build ended FAILED"},
 		"ended: the execution was aborted": {func(t *testing.T, fns *Functions, _ *Schedule, raw func(string) []byte) {
 			invoke(t, lambda.NewHandler(fns.Ended.Handle), raw("ended-aborted.json"))
-		}, "The build failed: the build's workflow ended ABORTED before the build did"},
+		}, "Build #1 failed: the build's workflow ended ABORTED before the build did"},
 		"schedule: the host went silent": {func(t *testing.T, _ *Functions, sched *Schedule, _ func(string) []byte) {
 			if err := sched.Tick(context.Background(), time.Now().UTC().Truncate(24*time.Hour)); err != nil {
 				t.Fatal(err)
 			}
-		}, "The build failed: the build host stopped reporting"},
+		}, "Build #1 failed: the build host stopped reporting"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -16,7 +16,10 @@ import (
 // no GSI4 attributes).
 type buildItem struct {
 	itemKeys
-	ID               string `dynamo:"id"`
+	ID string `dynamo:"id"`
+	// Number is left out while 0 (a build stored before builds were numbered, or of a project
+	// that was not stored).
+	Number           int64  `dynamo:"number,omitempty"`
 	OrganizationID   string `dynamo:"organizationId"`
 	ProjectID        string `dynamo:"projectId,omitempty"`
 	BuildSettingID   string `dynamo:"buildSettingId,omitempty"`
@@ -78,7 +81,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 	}
 	return &buildItem{
 		itemKeys: keys,
-		ID:       b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
+		ID:       b.ID, Number: b.Number, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
 		Status: string(b.Status), Platform: string(b.Platform), BuildType: string(b.BuildType),
 		Branch: b.Branch, Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
 		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
@@ -93,7 +96,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 
 func (it *buildItem) build() *kiln.Build {
 	return &kiln.Build{
-		ID: it.ID, OrganizationID: it.OrganizationID, ProjectID: it.ProjectID, BuildSettingID: it.BuildSettingID,
+		ID: it.ID, Number: it.Number, OrganizationID: it.OrganizationID, ProjectID: it.ProjectID, BuildSettingID: it.BuildSettingID,
 		Status: kiln.BuildStatus(it.Status), Platform: kiln.Platform(it.Platform), BuildType: kiln.BuildType(it.BuildType),
 		Branch: it.Branch, Commit: it.Commit, CommitMessage: it.CommitMessage, Changelist: it.Changelist,
 		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
@@ -106,8 +109,12 @@ func (it *buildItem) build() *kiln.Build {
 	}
 }
 
-// CreateBuild puts the build only if its key is free.
+// CreateBuild takes the build's number (see takeBuildNumber), then puts the build only if its key
+// is free.
 func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
+	if err := s.takeBuildNumber(ctx, b); err != nil {
+		return err
+	}
 	err := s.table.Put(newBuildItem(b)).If(notExists, attrPK).Run(ctx)
 	if isCondFailed(err) {
 		return kiln.Errorf(kiln.EConflict, "build %s already exists", b.ID)

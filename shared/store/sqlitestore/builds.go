@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
 	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
 	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes,
-	clean, cache_state, cache_from, cache_reason`
+	clean, cache_state, cache_from, cache_reason, number`
 
 func scanBuild(r scanner) (*kiln.Build, error) {
 	var b kiln.Build
@@ -23,7 +24,7 @@ func scanBuild(r scanner) (*kiln.Build, error) {
 		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
 		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &b.AutoDeployAttempts, &created, &started,
 		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes,
-		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason); err != nil {
+		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason, &b.Number); err != nil {
 		return nil, err
 	}
 	b.CreatedAt, b.StartedAt, b.FinishedAt = fromMS(created), fromOptMS(started), fromOptMS(finished)
@@ -31,19 +32,30 @@ func scanBuild(r scanner) (*kiln.Build, error) {
 	return &b, nil
 }
 
+// CreateBuild numbers the build and inserts it in one transaction.
 func (s *Store) CreateBuild(ctx context.Context, b *kiln.Build) error {
-	return insertBuild(ctx, s.db, b)
+	return s.tx(ctx, func(tx *sql.Tx) error { return insertBuild(ctx, tx, b) })
 }
 
+// insertBuild takes the next number of the build's project and inserts the build; db must be a
+// transaction, so a failed insert gives the number back. A build whose project is not stored
+// gets no number (0).
 func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
-	_, err := db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	b.Number = 0
+	err := db.QueryRowContext(ctx, `UPDATE projects SET build_count = build_count + 1
+		WHERE org_id = ? AND id = ? RETURNING build_count`, b.OrganizationID, b.ProjectID).Scan(&b.Number)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlitestore: create build: number: %w", err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
 		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, ms(b.CreatedAt), optMS(b.StartedAt),
 		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes,
-		b.Clean, b.Cache, b.CacheFrom, b.CacheReason)
+		b.Clean, b.Cache, b.CacheFrom, b.CacheReason, b.Number)
 	if err != nil {
+		b.Number = 0
 		return writeErr("create build", err, "the build already exists")
 	}
 	return nil

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Builds", func(t *testing.T) { testBuilds(t, open) })
 	t.Run("PartialUpdates", func(t *testing.T) { testPartialUpdates(t, open) })
 	t.Run("CreateBuildOnce", func(t *testing.T) { testCreateBuildOnce(t, open) })
+	t.Run("BuildNumbers", func(t *testing.T) { testBuildNumbers(t, open) })
 	t.Run("QueuedBuilds", func(t *testing.T) { testQueuedBuilds(t, open) })
 	t.Run("BuildsAwaitingDelivery", func(t *testing.T) { testBuildsAwaitingDelivery(t, open) })
 	t.Run("DeliverySchedule", func(t *testing.T) { testDeliverySchedule(t, open) })

@@ -1,7 +1,7 @@
 // A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, redeploy
 // and size report.
 import {api, can} from './api.js';
-import {h, put, time, duration, status, bytes, busy} from './dom.js';
+import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js';
 import {sizeReport} from './sizes.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
@@ -21,7 +21,7 @@ export async function render(main, params, ctx) {
 
   let stopped = false, timer = null, shownArtifact = false;
   function show() {
-    put(heading, 'Build ', h('code', {}, b.id), ' ', status(b.status));
+    put(heading, 'Build ', b.number ? [buildLabel(b), ' ', h('code', {class: 'muted'}, b.id)] : h('code', {}, b.id), ' ', status(b.status));
     const source = b.changelist ? ['Changelist', b.changelist] : ['Commit', b.commit ? h('code', {}, b.commit) : '—'];
     put(facts,
       ...pair('Project', project ? h('a', {href: '/console/projects/' + project.id}, project.name) : 'deleted project'),

@@ -1,7 +1,7 @@
 // Builds: the organization's builds, newest first, filtered by project, platform and status,
 // refreshed every few seconds.
 import {api, PLATFORMS, STATUSES} from './api.js';
-import {h, put, select, time, duration, status} from './dom.js';
+import {h, put, select, time, duration, status, buildLabel} from './dom.js';
 
 const EVERY_MS = 3000;
 
@@ -28,7 +28,7 @@ export async function render(main, params, ctx) {
 
   let cursor = null, timer = null, stopped = false, older = [];
   const row = (b) => h('tr', {'data-build': b.id},
-    h('td', {}, h('a', {href: '/console/builds/' + b.id}, h('code', {}, b.id.slice(-8)))),
+    h('td', {}, h('a', {href: '/console/builds/' + b.id, title: b.id}, b.number ? buildLabel(b) : h('code', {}, buildLabel(b)))),
     h('td', {}, status(b.status)), h('td', {}, names[b.projectId] || h('span', {class: 'muted'}, 'deleted project')),
     h('td', {}, b.platform), h('td', {}, b.buildType), h('td', {}, b.ueVersion), h('td', {}, b.branch || '—'),
     h('td', {}, h('code', {}, (b.changelist || b.commit || '—').slice(0, 10))), h('td', {}, time(b.createdAt)), h('td', {}, duration(b.durationMs)));

@@ -47,6 +47,11 @@ export function duration(ms) {
   return s < 60 ? s + ' s' : Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
 }
 
+// buildLabel names a build: "#<number>" in its project, or the end of its id when it has none.
+export function buildLabel(b) {
+  return b.number ? '#' + b.number : b.id.slice(-8);
+}
+
 export function status(s) {
   return s ? h('span', {class: 'status status-' + s}, s) : '—';
 }

@@ -1,7 +1,7 @@
 // A project: its details (name and description editable), its build settings (add, edit,
 // trigger) and its recent builds.
 import {api, can, PLATFORMS, BUILD_TYPES, TRIGGERS} from './api.js';
-import {h, put, time, status, select, input, check, formValues, busy} from './dom.js';
+import {h, put, time, status, select, input, check, formValues, busy, buildLabel} from './dom.js';
 
 export async function render(main, params, ctx) {
   const p = await api('GET', '/projects/' + params.id);
@@ -41,7 +41,7 @@ export async function render(main, params, ctx) {
   }
 
   main.append(h('h2', {}, 'Recent builds'), h('p', {}, h('a', {href: '/console/?projectId=' + p.id}, 'All builds of ' + p.name)),
-    h('ul', {}, recent.map(b => h('li', {}, h('a', {href: '/console/builds/' + b.id}, b.platform + ' ' + b.buildType + ' ' + (b.branch || b.changelist || '')), ' ', status(b.status), ' ', time(b.createdAt)))));
+    h('ul', {}, recent.map(b => h('li', {}, h('a', {href: '/console/builds/' + b.id}, (b.number ? buildLabel(b) + ' ' : '') + b.platform + ' ' + b.buildType + ' ' + (b.branch || b.changelist || '')), ' ', status(b.status), ' ', time(b.createdAt)))));
 }
 
 function settingCard(p, s, write, ctx) {
