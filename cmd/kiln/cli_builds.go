@@ -12,9 +12,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/client"
 )
 
-// builds runs kiln builds list|trigger|logs|cancel.
+// builds runs kiln builds list|trigger|rerun|logs|cancel.
 func builds(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const commands = "list, trigger, logs or cancel"
+	const commands = "list, trigger, rerun, logs or cancel"
 	if len(args) == 0 {
 		return errNoSuchCommand("builds", args, commands)
 	}
@@ -83,6 +83,8 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 			return nil
 		}
 		return followBuild(ctx, c, t.BuildID, *asJSON, stdout, stderr)
+	case "rerun":
+		return rerunBuild(ctx, fs, args[1:], asJSON, getenv, stdout, stderr)
 	case "logs":
 		follow := fs.Bool("follow", false, "keep streaming until the build ends, then exit 0 complete, 1 failed")
 		pos, err := parseArgs(fs, args[1:], 1)
@@ -182,9 +184,9 @@ func printBuilds(w io.Writer, bs []client.Build) error {
 		if b.Number != nil {
 			num = strconv.FormatInt(*b.Number, 10)
 		}
-		rows = append(rows, []string{num, b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), reason(b)})
+		rows = append(rows, []string{num, b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), b.Trigger.String(), reason(b)})
 	}
-	return printTable(w, []string{"#", "ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "REASON"}, rows)
+	return printTable(w, []string{"#", "ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "BY", "REASON"}, rows)
 }
 
 func duration(b client.Build) string {

@@ -153,12 +153,12 @@ func TestCLIErrors(t *testing.T) {
 // TestCLIHelp: the usage lists the customer commands, and their help exits 0.
 func TestCLIHelp(t *testing.T) {
 	out, _, code, _ := runKiln(t, noEnv, "help")
-	for _, c := range []string{"kiln login", "kiln builds list", "kiln builds trigger", "kiln builds logs", "kiln builds cancel", "kiln artifacts download"} {
+	for _, c := range []string{"kiln login", "kiln builds list", "kiln builds trigger", "kiln builds rerun", "kiln builds logs", "kiln builds cancel", "kiln artifacts download"} {
 		if code != 0 || !strings.Contains(out, c) {
 			t.Errorf("kiln help (exit %d) does not list %q", code, c)
 		}
 	}
-	for _, args := range [][]string{{"builds", "--help"}, {"builds", "list", "-h"}, {"builds", "trigger", "--help"}, {"artifacts", "download", "--help"}, {"login", "-h"}} {
+	for _, args := range [][]string{{"builds", "--help"}, {"builds", "list", "-h"}, {"builds", "trigger", "--help"}, {"builds", "rerun", "--help"}, {"artifacts", "download", "--help"}, {"login", "-h"}} {
 		if _, _, code, err := runKiln(t, noEnv, args...); code != 0 {
 			t.Errorf("kiln %s: exit %d (%v)", strings.Join(args, " "), code, err)
 		}

@@ -53,6 +53,8 @@ errors; --json prints JSON; docs/cli.md):
   kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
   kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
                           PROJECT is a project's id or name
+  kiln builds rerun BUILD_ID [--follow]
+                          a new build of the same setting, branch and commit (or changelist)
   kiln builds logs BUILD_ID [--follow]
   kiln builds cancel BUILD_ID
   kiln artifacts download BUILD_ID [-o FILE]

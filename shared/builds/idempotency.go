@@ -27,6 +27,9 @@ func clientIdempotency(req TriggerRequest) (key, fingerprint string) {
 	if req.Clean {
 		asked += "\x00clean" // absent otherwise, so the fingerprints of earlier requests stay the same
 	}
+	if req.RerunOf != "" {
+		asked += "\x00rerun:" + req.RerunOf // likewise
+	}
 	sum := sha256.Sum256([]byte(asked))
 	return "trigger:" + c.UserID + ":" + c.Key, hex.EncodeToString(sum[:])
 }

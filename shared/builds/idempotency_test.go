@@ -37,6 +37,7 @@ func TestClientIdempotency(t *testing.T) {
 		{"no branch", func(r *TriggerRequest) { r.Branch = "" }, false, true},
 		{"another commit", func(r *TriggerRequest) { r.Commit = "abc1235" }, false, true},
 		{"a changelist", func(r *TriggerRequest) { r.Changelist = "42" }, false, true},
+		{"a re-run", func(r *TriggerRequest) { r.RerunOf = "b1" }, false, true},
 		// The fields are separated, so moving text from one to the next is another request.
 		{"text moved between fields", func(r *TriggerRequest) { r.Branch, r.Commit = "mainabc", "1234" }, false, true},
 	}

@@ -39,6 +39,10 @@ type ServiceStore interface {
 	CreateBuild(ctx context.Context, b *kiln.Build) error
 	CreateBuildOnce(ctx context.Context, b *kiln.Build, key, fingerprint string) (*kiln.Build, string, bool, error)
 	ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error)
+	// What a re-run reads: the build it re-runs, and that build's project and setting.
+	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
+	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -58,6 +62,8 @@ type TriggerRequest struct {
 	// ClientKey, when its Key is set, is a caller's Idempotency-Key: Trigger then derives
 	// IdempotencyKey and Fingerprint from it and the request itself.
 	ClientKey ClientKey
+	// RerunOf is the id of the build this trigger re-runs (see Rerun), "" otherwise.
+	RerunOf string
 }
 
 // ref is the branch (a Perforce project's stream) and the commit (its changelist) a build of
@@ -97,6 +103,7 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
 		Changelist: req.Changelist, AgentPool: st.AgentPool, Clean: req.Clean,
 	}
+	b.RerunOf = req.RerunOf
 	b.Branch, b.Commit = req.ref()
 	if st.AutoDeploy && st.UploadBuildURL != "" {
 		b.AutoDeployStatus = kiln.AutoDeployPending

@@ -32,7 +32,10 @@ type Build struct {
 	AutoDeployError  *string   `json:"autoDeployError"`
 	Clean            bool      `json:"clean"`
 	Cache            *CacheUse `json:"cache"`
-	LogLines         []LogLine `json:"logLines,omitempty"`
+	// RerunOf is the build this one re-runs; Trigger who or what triggered it.
+	RerunOf  *string       `json:"rerunOf"`
+	Trigger  *BuildTrigger `json:"trigger"`
+	LogLines []LogLine     `json:"logLines,omitempty"`
 }
 
 // CacheUse is how a build started: warm from the cache a build saved, or cold and why.

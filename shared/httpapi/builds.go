@@ -66,7 +66,11 @@ func (s *Server) listBuilds(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, renderList(builds, s.cursors.encode(p.Organization.ID, query, next), renderBuild))
+	body := renderList(builds, s.cursors.encode(p.Organization.ID, query, next), renderBuild)
+	if err := s.nameTriggers(r.Context(), p.Organization.ID, itemRefs(body.Items)...); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, body)
 	return nil
 }
 

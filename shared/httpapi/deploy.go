@@ -44,6 +44,10 @@ func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
+	body := buildDetailBody{buildBody: renderBuild(b), LogLines: lines}
+	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.buildBody); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, body)
 	return nil
 }

@@ -205,7 +205,11 @@ func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kil
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, buildDetailBody{buildBody: renderBuild(b), LogLines: lines})
+	body := buildDetailBody{buildBody: renderBuild(b), LogLines: lines}
+	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.buildBody); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, body)
 	return nil
 }
 

@@ -149,6 +149,9 @@ type buildBody struct {
 	Clean              bool    `json:"clean"`
 	// Cache is null until the host looked for a build cache.
 	Cache *cacheUseBody `json:"cache"`
+	// RerunOf is the build this one re-runs; Trigger says readably who or what triggered it.
+	RerunOf *string     `json:"rerunOf"`
+	Trigger triggerBody `json:"trigger"`
 }
 
 type cacheUseBody struct {
@@ -175,6 +178,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),
 		AutoDeployAttempts: b.AutoDeployAttempts, AgentPool: nullable(b.AgentPool), WaitingFor: nullable(b.WaitingFor()),
 		Clean: b.Clean, Cache: renderCacheUse(b),
+		RerunOf: nullable(b.RerunOf), Trigger: renderTrigger(b),
 	}
 }
 

@@ -126,6 +126,9 @@ func (s *Server) routes() {
 	s.handle("/builds/{id}/cancel", methods{
 		http.MethodPost: s.authed(kiln.ActWrite, s.cancelBuild),
 	})
+	s.handle("/builds/{id}/rerun", methods{
+		http.MethodPost: s.authed(kiln.ActWrite, s.rerunBuild),
+	})
 	s.handle("/builds/{id}/deploy", methods{
 		http.MethodPost: s.authed(kiln.ActWrite, s.deployBuild),
 	})

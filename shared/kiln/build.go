@@ -99,6 +99,9 @@ type Build struct {
 	Cache       CacheState
 	CacheFrom   string
 	CacheReason string
+	// RerunOf is the id of the build this one re-runs (same setting, branch and commit or
+	// changelist), "" for a build triggered otherwise. Fixed at trigger.
+	RerunOf string
 }
 
 // WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".

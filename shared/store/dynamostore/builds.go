@@ -60,6 +60,8 @@ type buildItem struct {
 	Cache       string `dynamo:"cacheState,omitempty"`
 	CacheFrom   string `dynamo:"cacheFrom,omitempty"`
 	CacheReason string `dynamo:"cacheReason,omitempty"`
+	// RerunOf is left out while "" (a build that re-runs no other).
+	RerunOf string `dynamo:"rerunOf,omitempty"`
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -91,6 +93,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
 		TaskToken: b.TaskToken, BuildMinutes: b.BuildMinutes,
 		Clean: b.Clean, Cache: string(b.Cache), CacheFrom: b.CacheFrom, CacheReason: b.CacheReason,
+		RerunOf: b.RerunOf,
 	}
 }
 
@@ -106,6 +109,7 @@ func (it *buildItem) build() *kiln.Build {
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
 		TaskToken: it.TaskToken, BuildMinutes: it.BuildMinutes,
 		Clean: it.Clean, Cache: kiln.CacheState(it.Cache), CacheFrom: it.CacheFrom, CacheReason: it.CacheReason,
+		RerunOf: it.RerunOf,
 	}
 }
 

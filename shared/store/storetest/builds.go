@@ -58,6 +58,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		full.HostCredentialHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 		full.AgentPool = "win64-ue5.4"
 		full.TaskToken = "AQCEAAAAKgAAAAMAAAAAAAAAAT4pYqf0example"
+		full.RerunOf = kiln.NewID()
 		for _, b := range []*kiln.Build{newBuild(set, kiln.StatusPending), full} {
 			wantOK(t, s.CreateBuild(ctx, b), "CreateBuild")
 			got, err := s.GetBuild(ctx, f.org.ID, b.ID)

@@ -1,8 +1,9 @@
-// A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, redeploy
-// and size report.
+// A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, re-run,
+// redeploy and size report.
 import {api, can} from './api.js';
 import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js';
 import {sizeReport} from './sizes.js';
+import {triggerView} from './trigger.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
 
@@ -27,7 +28,7 @@ export async function render(main, params, ctx) {
       ...pair('Project', project ? h('a', {href: '/console/projects/' + project.id}, project.name) : 'deleted project'),
       ...pair('Platform · type · engine', b.platform + ' · ' + b.buildType + ' · UE ' + b.ueVersion),
       ...pair('Branch', b.branch || '—'), ...pair(...source),
-      ...pair('Message', b.commitMessage || '—'), ...pair('Triggered by', b.triggeredBy),
+      ...pair('Message', b.commitMessage || '—'), ...pair('Triggered by', triggerView(b)),
       ...pair('Created', time(b.createdAt)), ...pair('Started', time(b.startedAt)), ...pair('Finished', time(b.finishedAt)),
       ...pair('Duration', duration(b.durationMs)),
       cacheFact(b),
@@ -46,6 +47,7 @@ export async function render(main, params, ctx) {
       }}, 'Cancel build');
       actions.append(ask, sure);
     }
+    if (can.write(ctx.role) && ENDED.includes(b.status)) actions.append(rerunButton(b, ctx));
     if (can.write(ctx.role) && b.status === 'complete' && b.autoDeployStatus) {
       actions.append(h('button', {type: 'button', class: 'secondary', id: 'redeploy', onclick: (ev) => busy(ev.target, async () => {
         try { b = await api('POST', '/builds/' + id + '/deploy', {}); show(); } catch (e) { ctx.showError(e); }
@@ -111,6 +113,16 @@ export async function render(main, params, ctx) {
 }
 
 function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }
+
+// rerunButton queues a new build of the same setting, branch and commit, then opens it.
+function rerunButton(b, ctx) {
+  return h('button', {type: 'button', class: 'secondary', id: 'rerun', onclick: (ev) => busy(ev.target, async () => {
+    try {
+      const again = await api('POST', '/builds/' + b.id + '/rerun', {});
+      ctx.navigate('/console/builds/' + again.id);
+    } catch (e) { ctx.showError(e); }
+  })}, 'Re-run');
+}
 
 // cacheFact says how the build started: a clean build, warm from the build whose cache it
 // restored, or cold and why; nothing until the host looked for a cache (and the build is not clean).

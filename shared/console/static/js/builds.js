@@ -2,6 +2,7 @@
 // refreshed every few seconds.
 import {api, PLATFORMS, STATUSES} from './api.js';
 import {h, put, select, time, duration, status, buildLabel} from './dom.js';
+import {triggerText} from './trigger.js';
 
 const EVERY_MS = 3000;
 
@@ -23,7 +24,7 @@ export async function render(main, params, ctx) {
   select('Status', 'status', [['', 'All statuses'], ...STATUSES], filters.status));
   put(main, h('h1', {}, 'Builds'), form,
     h('table', {id: 'builds'}, h('caption', {class: 'muted'}, live),
-      h('thead', {}, h('tr', {}, ['Build', 'Status', 'Project', 'Platform', 'Type', 'Engine', 'Branch', 'Commit', 'Created', 'Duration'].map(t => h('th', {scope: 'col'}, t)))),
+      h('thead', {}, h('tr', {}, ['Build', 'Status', 'Project', 'Platform', 'Type', 'Engine', 'Branch', 'Commit', 'Created', 'Duration', 'Triggered by', 'Failure'].map(t => h('th', {scope: 'col'}, t)))),
       body), more);
 
   let cursor = null, timer = null, stopped = false, older = [];
@@ -31,7 +32,8 @@ export async function render(main, params, ctx) {
     h('td', {}, h('a', {href: '/console/builds/' + b.id, title: b.id}, b.number ? buildLabel(b) : h('code', {}, buildLabel(b)))),
     h('td', {}, status(b.status)), h('td', {}, names[b.projectId] || h('span', {class: 'muted'}, 'deleted project')),
     h('td', {}, b.platform), h('td', {}, b.buildType), h('td', {}, b.ueVersion), h('td', {}, b.branch || '—'),
-    h('td', {}, h('code', {}, (b.changelist || b.commit || '—').slice(0, 10))), h('td', {}, time(b.createdAt)), h('td', {}, duration(b.durationMs)));
+    h('td', {}, h('code', {}, (b.changelist || b.commit || '—').slice(0, 10))), h('td', {}, time(b.createdAt)), h('td', {}, duration(b.durationMs)),
+    h('td', {class: 'trigger'}, triggerText(b)), h('td', {class: 'failure', title: b.failureReason || ''}, b.failureReason || ''));
 
   async function refresh(reset) {
     clearTimeout(timer);
@@ -40,7 +42,7 @@ export async function render(main, params, ctx) {
       const page = await api('GET', '/builds', null, {...filters, limit: 25});
       if (stopped) return;
       put(body, page.items.map(row), older.map(row));
-      if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 10, class: 'muted'}, 'No builds yet' + (filters.projectId || filters.platform || filters.status ? ' match these filters.' : '.'))));
+      if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No builds yet' + (filters.projectId || filters.platform || filters.status ? ' match these filters.' : '.'))));
       if (!older.length) { cursor = page.nextCursor; more.hidden = !cursor; }
       live.textContent = 'Updated ' + new Date().toLocaleTimeString() + '; refreshes every ' + EVERY_MS / 1000 + ' s.';
     } catch (e) {

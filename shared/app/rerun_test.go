@@ -1,0 +1,63 @@
+package app
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestRerunBuild: POST /builds/:id/rerun queues a new build of the same setting, branch and
+// commit, triggered by the caller and linked to the original; builds say readably who triggered
+// them, by the member's name; a viewer may not re-run, another organization sees no such build,
+// and a build of a deleted setting is refused.
+func TestRerunBuild(t *testing.T) {
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
+	r := w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
+	}
+	orig := w.waitEnded(t, field(t, r.Body, "buildId"))
+	var owner string
+	for _, m := range items(t, w.do(t, "GET", "/organizations/"+w.orgID+"/members", w.token, nil)) {
+		if m["role"] == "owner" {
+			owner = m["user"].(map[string]any)["name"].(string)
+		}
+	}
+	if trig, _ := orig["trigger"].(map[string]any); trig["kind"] != "user" || trig["name"] != owner || owner == "" || orig["rerunOf"] != nil {
+		t.Fatalf("the triggered build's trigger: %v, rerunOf %v; want kind user, name %q", orig["trigger"], orig["rerunOf"], owner)
+	}
+	commit, _ := orig["commit"].(string)
+	if commit == "" {
+		t.Fatalf("the original build resolved no commit: %v", orig)
+	}
+
+	viewer := addUser(t, w.testService, w.orgID, "viewer")
+	wantError(t, w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", viewer, nil), 403, "insufficient_scope")
+	other := bootstrapOrg(t, w.testService, "Other Studio")
+	wantError(t, w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", other.token, nil), 404, "not_found")
+	wantError(t, w.do(t, "POST", "/builds/nope/rerun", w.token, nil), 404, "not_found")
+
+	r = w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", w.token, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("rerun: %d %s", r.Status, r.Raw)
+	}
+	again := r.Body
+	trig, _ := again["trigger"].(map[string]any)
+	if again["id"] == orig["id"] || again["rerunOf"] != orig["id"] || again["buildSettingId"] != sid || again["branch"] != "dev" ||
+		again["commit"] != commit || again["status"] != "pending" || trig["kind"] != "rerun" || trig["name"] != owner || trig["rerunOf"] != orig["id"] {
+		t.Fatalf("re-run: %s; want a pending build of setting %s at dev %s, rerunOf %s, by %q", r.Raw, sid, commit, orig["id"], owner)
+	}
+	if got := w.waitEnded(t, again["id"].(string)); got["status"] != "complete" || got["commit"] != commit {
+		t.Fatalf("the re-run ended %v at %v, want complete at %s", got["status"], got["commit"], commit)
+	}
+	list := items(t, w.do(t, "GET", "/builds?buildSettingId="+sid, w.token, nil))
+	if len(list) != 2 || list[0]["rerunOf"] != orig["id"] || list[0]["trigger"].(map[string]any)["name"] != owner {
+		t.Fatalf("builds list: %v", list)
+	}
+
+	if r := w.do(t, "DELETE", "/projects/"+pid+"/build-settings/"+sid, w.token, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete setting: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", w.token, nil), 409, "invalid_state")
+}
