@@ -154,13 +154,6 @@ func ec2Identity(ctx context.Context, imds string, logger *slog.Logger) (hostedh
 	return id, nil
 }
 
-// flagSet reports whether the flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 // defaultPlatform is the platform of this machine's own operating system.
 func defaultPlatform() string {
 	switch runtime.GOOS {

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // recorder is Events that remembers every change it is told of.
@@ -43,17 +43,12 @@ type lifecycleWorld struct {
 	lc     *Lifecycle
 	events *recorder
 	org    string
-	p      *kiln.Project
 	now    time.Time
 }
 
 func newLifecycleWorld(t *testing.T) *lifecycleWorld {
 	t.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storefixture.SQLite(t)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	w := &lifecycleWorld{st: st, events: &recorder{}, org: kiln.NewID(), now: now}
 	w.lc = &Lifecycle{Builds: st, Projects: st, Artifacts: st, Events: w.events, Now: func() time.Time { return w.now },
@@ -68,17 +63,11 @@ const holder = "host-a"
 // at w.now).
 func (w *lifecycleWorld) build(t *testing.T, status kiln.BuildStatus) *kiln.Build {
 	t.Helper()
-	b := &kiln.Build{ID: kiln.NewID(), OrganizationID: w.org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
-		Status: status, Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3",
-		TriggeredBy: "cron", CreatedAt: w.now}
-	if status == kiln.StatusRunning {
-		at := w.now
-		b.StartedAt, b.HeartbeatAt, b.Host = &at, &at, holder
-	}
-	if err := w.st.CreateBuild(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return storefixture.Build(t, w.st, w.org, status, w.now, func(b *kiln.Build) {
+		if b.Status == kiln.StatusRunning {
+			b.Host = holder
+		}
+	})
 }
 
 func (w *lifecycleWorld) artifact(b *kiln.Build) *kiln.Artifact {

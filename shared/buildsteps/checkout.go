@@ -50,10 +50,7 @@ type CheckoutOutput struct {
 // removed before each build, so that no output of an earlier build leaks into the next.
 var keepUntracked = []string{"Intermediate/", "DerivedDataCache/"}
 
-var (
-	shaPattern     = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-	fullSHAPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
-)
+var shaPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 // Checkout brings the workspace to the commit or changelist to build (stage "sync"). A Perforce
 // source is synced (checkoutPerforce). For git, it fetches the branch from the clone URL into

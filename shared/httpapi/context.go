@@ -27,5 +27,3 @@ func stateOf(ctx context.Context) *requestState {
 func requestIDOf(ctx context.Context) string { return stateOf(ctx).id }
 
 func loggerOf(ctx context.Context) *slog.Logger { return stateOf(ctx).logger }
-
-func principalOf(ctx context.Context) *auth.Principal { return stateOf(ctx).principal }

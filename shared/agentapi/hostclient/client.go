@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -145,6 +144,3 @@ func (c *Client) Heartbeats(ctx context.Context, every time.Duration, stop func(
 		}
 	}
 }
-
-// errEndedElsewhere is why a host's run stops when the service says its build ended.
-var errEndedElsewhere = errors.New("the service ended the build")

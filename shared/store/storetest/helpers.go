@@ -235,8 +235,7 @@ func wantIDs(t *testing.T, what string, got, want []string) {
 	}
 }
 
-func memberID(m *kiln.Member) string        { return m.User.ID }
-func tokenID(tk *kiln.Token) string         { return tk.ID }
-func projectID(p *kiln.Project) string      { return p.ID }
-func buildID(b *kiln.Build) string          { return b.ID }
-func settingID(s *kiln.BuildSetting) string { return s.ID }
+func memberID(m *kiln.Member) string   { return m.User.ID }
+func tokenID(tk *kiln.Token) string    { return tk.ID }
+func projectID(p *kiln.Project) string { return p.ID }
+func buildID(b *kiln.Build) string     { return b.ID }

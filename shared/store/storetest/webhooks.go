@@ -144,7 +144,6 @@ func wantNotPending(t *testing.T, s store.Store, d *kiln.WebhookDelivery) {
 	}
 }
 
-func webhookID(w *kiln.Webhook) string          { return w.ID }
 func deliveryID(d *kiln.WebhookDelivery) string { return d.ID }
 
 // webhookDeliveryList is the paged list of one webhook's deliveries; each added delivery comes
