@@ -31,7 +31,7 @@ func rerunBuild(ctx context.Context, fs *flag.FlagSet, args []string, asJSON *bo
 			return err
 		}
 	case *follow:
-		fmt.Fprintf(stderr, "build %s queued, a re-run of %s\n", b.ID, pos[0])
+		fmt.Fprintf(stderr, "build %s queued, a re-run of %s\n", buildName(b.ID, b.Number), pos[0])
 	default:
 		fmt.Fprintln(stdout, b.ID)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,13 +16,13 @@ func TestCLIRerun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("trigger --follow: exit %d (%v)\n%s", code, err, errOut)
 	}
-	orig := strings.Fields(strings.TrimPrefix(errOut, "build "))[0]
+	orig := queuedID(t, errOut)
 
 	out, errOut, code, err := runKiln(t, w.env, "builds", "rerun", orig, "--follow")
 	if code != 0 || !strings.Contains(errOut, "a re-run of "+orig) || !strings.Contains(out, "BUILD COMMAND STARTED") {
 		t.Fatalf("rerun --follow: exit %d (%v)\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
 	}
-	again := strings.Fields(strings.TrimPrefix(errOut, "build "))[0]
+	again := queuedID(t, errOut)
 
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--json")
 	if code != 0 {
@@ -50,4 +51,16 @@ func TestCLIRerun(t *testing.T) {
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "not_found") || out != "" {
 		t.Errorf("rerun of an unknown build: exit %d, error %v, stdout %q", code, err, out)
 	}
+}
+
+var queuedLine = regexp.MustCompile(`build (?:#\d+ \()?([A-Za-z0-9_-]+)\)? queued`)
+
+// queuedID is the id of the build a "build #N (<id>) queued" line names.
+func queuedID(t *testing.T, errOut string) string {
+	t.Helper()
+	m := queuedLine.FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("no queued line in:\n%s", errOut)
+	}
+	return m[1]
 }
