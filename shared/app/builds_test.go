@@ -17,7 +17,7 @@ func TestTriggerAndListBuilds(t *testing.T) {
 		return w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, body)
 	}
 	r := trigger(linux, "")
-	if r.Status != 202 || field(t, r.Body, "status") != "pending" || field(t, r.Body, "projectId") != pid || field(t, r.Body, "buildSettingId") != linux || len(r.Body) != 4 {
+	if r.Status != 202 || field(t, r.Body, "status") != "pending" || field(t, r.Body, "projectId") != pid || field(t, r.Body, "buildSettingId") != linux || r.Body["number"] != float64(1) || len(r.Body) != 5 {
 		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
 	}
 	first := field(t, r.Body, "buildId")

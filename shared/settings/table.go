@@ -78,6 +78,9 @@ var Table = []Row{
 	{"KILN_AWS_ACCOUNT_ID", "", "the deployment's AWS account (12 digits)", KindOwn, Lambdas},
 	{"KILN_EC2_IDENTITY_CERTS", "", "PEM certificates of the region's EC2 instance identity documents", KindOwn, Lambdas},
 	{"KILN_WINDOWS_HOST_IDLE", "15m", "how long a hosted Windows host may stay in service without a build while none waits (a minute or more)", KindOwn, Lambdas},
+	{"KILN_LINUX_HOST_GROUP", "", "the hosted Linux hosts' Auto Scaling group; unset: Linux builds run on CodeBuild images", KindOwn, Lambdas},
+	{"KILN_LINUX_HOST_ENGINES", "", "the engine versions the hosted Linux hosts' AMI holds, e.g. 5.4 (required with KILN_LINUX_HOST_GROUP)", KindOwn, Lambdas},
+	{"KILN_LINUX_HOST_IDLE", "15m", "how long a hosted Linux host may stay in service without a build while none waits (a minute or more)", KindOwn, Lambdas},
 }
 
 func text(v string) (string, error) { return v, nil }
