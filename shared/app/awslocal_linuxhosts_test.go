@@ -1,9 +1,7 @@
 package app
 
 import (
-	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,41 +21,7 @@ func awsLocalHostedLinuxBuild(t *testing.T) {
 	if w.aws == nil {
 		t.Skip("runs under TestOnAWSLocal only")
 	}
-	pid := w.addShooter(t)
-	sid := w.addSetting(t, pid, map[string]any{"platform": "Linux", "ueVersion": testLinuxEngine})["id"].(string)
-	id := w.trigger(t, pid, sid, "")
-	b := w.waitEnded(t, id)
-	if b["status"] != "complete" {
-		t.Fatalf("build ended %v: %v\nlog:\n%s", b["status"], b["failureReason"], w.logText(t, id))
-	}
-	if b["agentPool"] != kiln.HostedPoolLinux {
-		t.Errorf("the build's pool: %v, want %s", b["agentPool"], kiln.HostedPoolLinux)
-	}
-	d := w.do(t, "GET", "/builds/"+id+"/download", w.token, nil)
-	if d.Status != 200 {
-		t.Fatalf("download descriptor: %d %s", d.Status, d.Raw)
-	}
-	data := fetchArtifact(t, field(t, d.Body, "url"))
-	if int64(len(data)) != int64(d.Body["sizeBytes"].(float64)) || md5hex(data) != field(t, d.Body, "checksumMd5") {
-		t.Fatalf("artifact of %d bytes, md5 %s; descriptor %s", len(data), md5hex(data), d.Raw)
-	}
-	if names := tarEntries(t, data); !strings.Contains(names[0], "Linux") {
-		t.Errorf("the Linux artifact's top directory: %s", names[0])
-	}
-
-	ctx := context.Background()
-	st := w.aws.Store()
-	stored, err := st.GetBuild(ctx, w.orgID, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	instance, ok := strings.CutPrefix(stored.Host, kiln.HostedHostPrefix)
-	if !ok {
-		t.Fatalf("the build's host is %q, want one of kiln's EC2 hosts", stored.Host)
-	}
-	if h, err := st.GetHostedHost(ctx, instance); err != nil || h.BuildID != id || h.OrganizationID != w.orgID {
-		t.Fatalf("the instance's claim record: %+v %v", h, err)
-	}
+	id, instance := w.hostedBuild(t, map[string]any{"platform": "Linux", "ueVersion": testLinuxEngine}, "Linux", kiln.HostedPoolLinux)
 	// Never root: Unreal refuses to run as root, and the AMI's unit runs the agent as its user.
 	if uid, ok := w.aws.EC2HostUID(instance); !ok || uid == 0 {
 		t.Errorf("the instance's agent ran as uid %d (known %v), want a user that is not root (aws-local's euid %d)", uid, ok, os.Geteuid())

@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -17,11 +16,7 @@ func TestConsoleReruns(t *testing.T) {
 	w := newWorld(t)
 	pid := w.addShooter(t)
 	sid := w.addSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
-	r := w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, nil)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
-	}
-	orig := w.waitEnded(t, field(t, r.Body, "buildId"))
+	orig := w.waitEnded(t, w.trigger(t, pid, sid, ""))
 	id := orig["id"].(string)
 	owner := field(t, w.do(t, "GET", "/auth/me", w.token, nil).Body, "user", "name")
 
@@ -42,11 +37,7 @@ func TestConsoleReruns(t *testing.T) {
 	// A failing build, to see its reason in the list.
 	w.shooter.Commit("broken", "Break the cook", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_FAIL=cook\n"})
 	broken := w.addSetting(t, pid, map[string]any{"branch": "broken"})["id"].(string)
-	r = w.do(t, "POST", "/projects/"+pid+"/build-settings/"+broken+"/trigger", w.token, nil)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
-	}
-	failed := w.waitEnded(t, field(t, r.Body, "buildId"))
+	failed := w.waitEnded(t, w.trigger(t, pid, broken, ""))
 	reason, _ := failed["failureReason"].(string)
 	if failed["status"] != "failed" || reason == "" {
 		t.Fatalf("the build whose cook fails: %v", failed)

@@ -13,11 +13,7 @@ func TestRerunBuild(t *testing.T) {
 	w := newWorld(t)
 	pid := w.addShooter(t)
 	sid := w.addSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
-	r := w.do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.token, nil)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("trigger: %d %s", r.Status, r.Raw)
-	}
-	orig := w.waitEnded(t, field(t, r.Body, "buildId"))
+	orig := w.waitEnded(t, w.trigger(t, pid, sid, ""))
 	var owner string
 	for _, m := range items(t, w.do(t, "GET", "/organizations/"+w.orgID+"/members", w.token, nil)) {
 		if m["role"] == "owner" {
@@ -38,7 +34,7 @@ func TestRerunBuild(t *testing.T) {
 	wantError(t, w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", other.token, nil), 404, "not_found")
 	wantError(t, w.do(t, "POST", "/builds/nope/rerun", w.token, nil), 404, "not_found")
 
-	r = w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", w.token, nil)
+	r := w.do(t, "POST", "/builds/"+orig["id"].(string)+"/rerun", w.token, nil)
 	if r.Status != http.StatusAccepted {
 		t.Fatalf("rerun: %d %s", r.Status, r.Raw)
 	}

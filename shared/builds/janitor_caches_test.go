@@ -3,15 +3,13 @@ package builds
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // TestJanitorSweepsCachesOfDeletedProjects: a sweep removes the build caches of projects that no
@@ -19,11 +17,7 @@ import (
 // removes nothing.
 func TestJanitorSweepsCachesOfDeletedProjects(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storefixture.SQLite(t)
 	arts, err := fsartifacts.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -33,16 +27,9 @@ func TestJanitorSweepsCachesOfDeletedProjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "S", OwnerEmail: "o@s.example", OwnerName: "O"}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := created.Organization.ID
-	live := &kiln.Project{ID: kiln.NewID(), OrganizationID: org, Name: "Shooter", SourceControl: kiln.SourceGitHub, RepoLink: "studio/shooter",
-		InstallationID: "42", DefaultBranch: "main", UprojectPath: "Shooter.uproject", CreatedAt: now, UpdatedAt: now}
-	if err := st.CreateProject(ctx, live, 0); err != nil {
-		t.Fatal(err)
-	}
+	o, _ := storefixture.Org(t, st, "", now)
+	org := o.ID
+	live := storefixture.Project(t, st, org, now)
 	gone := kiln.NewID() // a project deleted while its caches could not be removed
 	dir := t.TempDir()
 	keys := map[string]buildcache.Key{}
