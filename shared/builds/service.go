@@ -69,12 +69,9 @@ type TriggerRequest struct {
 // ref is the branch (a Perforce project's stream) and the commit (its changelist) a build of
 // req builds: the request's overrides, or the setting's branch and no commit yet.
 func (req TriggerRequest) ref() (branch, commit string) {
-	branch, commit = req.Setting.Branch, req.Commit
-	if req.Project.SourceControl == kiln.SourcePerforce {
-		branch = req.Setting.StreamPath
-		if req.Changelist != "" {
-			commit = req.Changelist
-		}
+	branch, commit = req.Setting.Ref(), req.Commit
+	if req.Project.SourceControl == kiln.SourcePerforce && req.Changelist != "" {
+		commit = req.Changelist
 	}
 	if req.Branch != "" {
 		branch = req.Branch

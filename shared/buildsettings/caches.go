@@ -21,11 +21,7 @@ type SettingLister interface {
 // cacheKey is the build cache key the builds of a setting use (a trigger's branch override
 // aside): its branch or stream, platform and engine version.
 func cacheKey(st *kiln.BuildSetting) buildcache.Key {
-	ref := st.Branch
-	if st.StreamPath != "" {
-		ref = st.StreamPath
-	}
-	return buildcache.Key{Org: st.OrganizationID, Project: st.ProjectID, Ref: ref, Platform: string(st.Platform), Engine: st.UEVersion}
+	return buildcache.Key{Org: st.OrganizationID, Project: st.ProjectID, Ref: st.Ref(), Platform: string(st.Platform), Engine: st.UEVersion}
 }
 
 // dropUnusedCache removes the build caches of gone's key when no setting of its project builds

@@ -141,6 +141,15 @@ func (s *BuildSetting) Validate(source SourceControl) error {
 	return errs.Err()
 }
 
+// Ref is what the setting builds: its stream (Perforce) or its branch (GitHub); Validate lets a
+// setting have only the one its project's source control uses.
+func (s *BuildSetting) Ref() string {
+	if s.StreamPath != "" {
+		return s.StreamPath
+	}
+	return s.Branch
+}
+
 // CheckTimeLimit checks timeoutMinutes against the longest a build may run on this service
 // (0: the service sets no limit of its own, and a day is the most a setting may ask).
 func (s *BuildSetting) CheckTimeLimit(serviceLimit time.Duration) error {
