@@ -1,7 +1,5 @@
 package kiln
 
-import "slices"
-
 // CacheState says whether a build started from a build cache: the compiled objects
 // (Intermediate/) and derived data (DerivedDataCache/) a previous build of the same project,
 // branch or stream, platform and engine version left.
@@ -15,11 +13,6 @@ const (
 	// CacheCold: the build started without a cache, for the reason the build records.
 	CacheCold CacheState = "cold"
 )
-
-// CacheStates lists the states a build reports ("" is shown as no state at all).
-var CacheStates = []CacheState{CacheWarm, CacheCold}
-
-func (s CacheState) Valid() bool { return s == CacheNone || slices.Contains(CacheStates, s) }
 
 // Why a build started cold, as the build records it (CacheReason).
 const (
