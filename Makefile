@@ -71,13 +71,14 @@ synth: lambdas
 fake-github:
 	$(GO) run ./cmd/fakegithub
 
-## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO and aws-local-stepfunctions, cached in .cache/; bubblewrap; chromium)
+## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO, aws-local-stepfunctions and axe-core, cached in .cache/; bubblewrap; chromium)
 deps:
 	@scripts/install-bubblewrap.sh
 	@scripts/install-chromium.sh
 	@scripts/install-dynamodb-local.sh >/dev/null
 	@scripts/install-minio.sh >/dev/null
 	@scripts/install-stepfunctions-local.sh >/dev/null
+	@scripts/install-axe-core.sh >/dev/null
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

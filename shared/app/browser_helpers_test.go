@@ -100,11 +100,19 @@ const unlabelled = `[...document.querySelectorAll('input, select, textarea, butt
 ).map(e => e.outerHTML.slice(0, 120))`
 
 // screenshot saves the whole page as <dir>/<name>.png, after checking that every visible field,
-// button and link on it has a name a screen reader can say and that it fits the window's width.
+// button and link on it has a name a screen reader can say, that axe-core finds no WCAG 2.1 AA
+// violation, that the page has its own title and that it fits the window's width.
 func screenshot(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()
 	if bad := value(t, ctx, "check labels on "+name, chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
 		t.Errorf("page %s has elements without an accessible name: %q", name, bad)
+	}
+	for _, v := range axeViolations(t, ctx, name) {
+		t.Errorf("page %s: axe-core: %s", name, v)
+	}
+	// Each page says what it is in its title (a browser tab, a screen reader's first words).
+	if title := value(t, ctx, "read the title of "+name, chromedp.Evaluate[string](`document.title`)); !strings.HasSuffix(title, " · kiln") {
+		t.Errorf("page %s has the title %q, not its own (\"<what> · kiln\")", name, title)
 	}
 	// Usable on a laptop screen: nothing wider than the 1366-pixel window.
 	if wide := value(t, ctx, "measure "+name, chromedp.Evaluate[int](`document.documentElement.scrollWidth - innerWidth`)); wide > 0 {

@@ -8,14 +8,18 @@ const errors = document.getElementById('errors');
 const nav = document.getElementById('nav');
 const who = document.getElementById('who');
 
-// Routes: path below /console/ → page module (loaded on first use) and its parameters.
+// Routes: path below /console/ → page module (loaded on first use), its parameter and the page's
+// title (a page may name itself more precisely with ctx.title, e.g. the build's number).
 const routes = [
-  [/^$/, () => Promise.resolve(builds)],
-  [/^builds\/([\w-]+)$/, () => import('./build.js'), 'id'],
-  [/^projects$/, () => import('./projects.js')],
-  [/^projects\/([\w-]+)$/, () => import('./project.js'), 'id'],
-  [/^organization$/, () => import('./org.js')],
+  [/^$/, () => Promise.resolve(builds), '', 'Builds'],
+  [/^builds\/([\w-]+)$/, () => import('./build.js'), 'id', 'Build'],
+  [/^projects$/, () => import('./projects.js'), '', 'Projects'],
+  [/^projects\/([\w-]+)$/, () => import('./project.js'), 'id', 'Project'],
+  [/^organization$/, () => import('./org.js'), '', 'Organization'],
 ];
+
+// title names the page in the browser's tab and for screen readers: "<what> · kiln".
+export function title(what) { document.title = what + ' · kiln'; }
 
 // showError puts an API error (message and request id) or any other error in the alert area.
 export function showError(err) {
@@ -60,15 +64,16 @@ async function render() {
     a.toggleAttribute('aria-current', target === '' ? rest === '' || rest.startsWith('builds') : rest.startsWith(target));
     if (a.hasAttribute('aria-current')) a.setAttribute('aria-current', 'page');
   }
-  for (const [re, load, param] of routes) {
+  for (const [re, load, param, name] of routes) {
     const m = rest.match(re);
     if (!m) continue;
+    title(name);
     const page = await load();
     const params = Object.fromEntries(new URLSearchParams(location.search));
     if (param) params[param] = m[1];
     put(main, h('p', {class: 'muted'}, 'Loading…'));
     try {
-      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate}) || null;
+      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate, title}) || null;
       if (mine === shown) stop = cleanup; else if (cleanup) cleanup();
     } catch (e) {
       if (mine !== shown) return;
@@ -77,10 +82,12 @@ async function render() {
     }
     return;
   }
+  title('Not found');
   put(main, h('h1', {}, 'Not found'), h('p', {}, h('a', {href: '/console/'}, 'Back to the builds')));
 }
 
 function signIn() {
+  title('Sign in');
   nav.hidden = true;
   put(who);
   // No name: a form submitted without this script can never put the token in a URL.

@@ -13,8 +13,8 @@ export async function render(main, params, ctx) {
   const project = await api('GET', '/projects/' + b.projectId).catch(() => null);
   const facts = h('dl', {class: 'facts', id: 'facts'});
   const actions = h('div', {class: 'row', id: 'actions'});
-  const artifact = h('section', {id: 'artifact', 'aria-labelledby': 'artifact-h'});
-  const sizes = h('section', {id: 'sizes', 'aria-labelledby': 'sizes-h'});
+  const artifact = h('section', {id: 'artifact'});
+  const sizes = h('section', {id: 'sizes'});
   const log = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Build log', 'aria-live': 'off'});
   const logState = h('p', {class: 'muted', id: 'log-state'});
   const heading = h('h1', {});

@@ -85,7 +85,7 @@ function usageSection(u) {
   const row = (what, used, limit) => h('tr', {}, h('th', {scope: 'row'}, what), h('td', {class: 'num'}, used), h('td', {class: 'num'}, limit));
   const platforms = Object.keys(u.buildMinutes.byPlatform).sort();
   return h('section', {'aria-labelledby': 'usage-h'}, h('h2', {id: 'usage-h'}, 'Usage in ' + u.month + ' (UTC)'),
-    h('table', {id: 'usage'}, h('thead', {}, h('tr', {}, ['', 'Used', 'Allowed by the ' + u.plan + ' plan'].map(t => h('th', {scope: 'col'}, t)))),
+    h('table', {id: 'usage'}, h('thead', {}, h('tr', {}, ['Resource', 'Used', 'Allowed by the ' + u.plan + ' plan'].map(t => h('th', {scope: 'col'}, t)))),
       h('tbody', {},
         row('Build minutes', u.buildMinutes.used, allowed(u.buildMinutes.allowed)),
         platforms.map(p => row('· on ' + p, u.buildMinutes.byPlatform[p], '')),
@@ -137,7 +137,7 @@ async function tokensSection(ctx, again) {
   }}, input('Name', 'name', ''), input('Expires in days (optional)', 'expiresInDays', '', {type: 'number', min: 1, max: 3650}),
   h('button', {type: 'submit'}, 'Create token'));
   return h('section', {'aria-labelledby': 'tokens-h'}, h('h2', {id: 'tokens-h'}, 'Your API tokens'), form, shown,
-    h('table', {id: 'tokens'}, h('thead', {}, h('tr', {}, ['Name', 'Starts with', 'Created', 'Expires', ''].map(t => h('th', {scope: 'col'}, t)))),
+    h('table', {id: 'tokens'}, h('thead', {}, h('tr', {}, ['Name', 'Starts with', 'Created', 'Expires', 'Actions'].map(t => h('th', {scope: 'col'}, t)))),
       h('tbody', {}, list.items.map(t => h('tr', {}, h('td', {}, t.name), h('td', {}, h('code', {}, t.hint + '…')), h('td', {}, time(t.createdAt)),
         h('td', {}, t.expiresAt ? time(t.expiresAt) : 'never'),
         h('td', {}, h('button', {type: 'button', class: 'danger', 'aria-label': 'Revoke token ' + t.name, onclick: (ev) => busy(ev.target, async () => {
@@ -177,7 +177,7 @@ function hookCard(orgPath, w, ctx, again) {
         try { await api('DELETE', path); again(); } catch (e) { ctx.showError(e); }
       })}, 'Delete')),
     h('details', {ontoggle: (ev) => { if (ev.target.open) deliveries(); }}, h('summary', {}, 'Delivery log'),
-      h('table', {}, h('thead', {}, h('tr', {}, ['Event', 'Status', 'Attempts', 'Response', 'Error', 'Created', ''].map(t => h('th', {scope: 'col'}, t)))), log)));
+      h('table', {}, h('thead', {}, h('tr', {}, ['Event', 'Status', 'Attempts', 'Response', 'Error', 'Created', 'Actions'].map(t => h('th', {scope: 'col'}, t)))), log)));
   async function deliveries() {
     try {
       const list = await api('GET', path + '/deliveries', null, {limit: 50});
