@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/kilnbuild/kiln/shared/client"
 )
 
@@ -46,7 +48,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *asJSON {
 			return printJSON(stdout, page)
 		}
-		return printBuilds(stdout, page.Items)
+		return printBuilds(stdout, page.Items, projectNames(ctx, c), time.Now())
 	case "trigger":
 		var o client.TriggerOptions
 		fs.StringVar(&o.Branch, "branch", "", "build this branch instead of the setting's (GitHub projects)")
@@ -116,7 +118,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *asJSON {
 			return printJSON(stdout, b)
 		}
-		return printBuilds(stdout, []client.Build{*b})
+		return printBuilds(stdout, []client.Build{*b}, projectNames(ctx, c), time.Now())
 	case "help", "-h", "--help":
 		return groupHelp(stdout, "builds")
 	}
@@ -170,8 +172,9 @@ func logPrinter(w io.Writer, asJSON bool) func(client.LogLine) error {
 	}
 }
 
-// printBuilds writes builds as a table.
-func printBuilds(w io.Writer, bs []client.Build) error {
+// printBuilds writes builds as a table: the newest first, each with its number in its project,
+// the project's name (its id when names is missing it) and how long ago it was created.
+func printBuilds(w io.Writer, bs []client.Build, names map[string]string, now time.Time) error {
 	rows := make([][]string, 0, len(bs))
 	for _, b := range bs {
 		commit := orDash(b.Commit)
@@ -184,9 +187,23 @@ func printBuilds(w io.Writer, bs []client.Build) error {
 		if b.Number != nil {
 			num = strconv.FormatInt(*b.Number, 10)
 		}
-		rows = append(rows, []string{num, b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, b.CreatedAt, duration(b), b.Trigger.String(), reason(b)})
+		project := names[b.ProjectID]
+		if project == "" {
+			project = b.ProjectID
+		}
+		rows = append(rows, []string{num, project, b.ID, b.Status, b.Platform, b.BuildType, b.Branch, commit, ago(b.CreatedAt, now), duration(b), b.Trigger.String(), reason(b)})
 	}
-	return printTable(w, []string{"#", "ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "BY", "REASON"}, rows)
+	return printTable(w, []string{"#", "PROJECT", "ID", "STATUS", "PLATFORM", "TYPE", "BRANCH", "COMMIT", "CREATED", "DURATION", "BY", "REASON"}, rows)
+}
+
+// ago says how long before now an API time was ("3 minutes ago"); a time it cannot read is shown
+// as it is.
+func ago(at string, now time.Time) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return orDash(&at)
+	}
+	return humanize.RelTime(t, now, "ago", "from now")
 }
 
 func duration(b client.Build) string {

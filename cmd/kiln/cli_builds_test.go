@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCLIBuilds drives kiln builds against a real kiln serve: trigger --follow streams the log
@@ -34,7 +35,7 @@ func TestCLIBuilds(t *testing.T) {
 
 	// The list, as a table and as JSON, and filtered by status.
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--project", "Shooter")
-	if code != 0 || !strings.HasPrefix(out, "#  ") || !hasRow(out, "1", good) || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
+	if code != 0 || !strings.HasPrefix(out, "#  PROJECT  ") || !hasRow(out, "1", "Shooter", good) || !strings.Contains(out, " seconds ago") || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
 		t.Fatalf("builds list: exit %d (%v)\n%s", code, err, out)
 	}
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--status", "failed", "--json")
@@ -173,4 +174,20 @@ func hasRow(table string, cells ...string) bool {
 		}
 	}
 	return false
+}
+
+func TestAgoSaysHowLongBefore(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ at, want string }{
+		{"2026-11-26T11:59:30Z", "30 seconds ago"},
+		{"2026-11-26T11:57:00.5Z", "2 minutes ago"},
+		{"2026-11-26T09:00:00Z", "3 hours ago"},
+		{"2026-11-19T12:00:00Z", "1 week ago"},
+		{"yesterday", "yesterday"},
+		{"", "-"},
+	} {
+		if got := ago(tc.at, now); got != tc.want {
+			t.Errorf("ago(%q) = %q, want %q", tc.at, got, tc.want)
+		}
+	}
 }

@@ -38,3 +38,24 @@ func resolveProject(ctx context.Context, c *client.Client, arg string) (string, 
 	}
 	return "", usageErr("%d projects are named %q; give one of their ids: %s", len(named), arg, strings.Join(named, ", "))
 }
+
+// projectNames maps the organization's project ids to their names, for tables. It is best
+// effort: a page that cannot be read leaves the ids to be shown instead of names.
+func projectNames(ctx context.Context, c *client.Client) map[string]string {
+	names := map[string]string{}
+	cursor := ""
+	for range 100 { // at most 100 pages
+		p, err := c.ListProjects(ctx, cursor)
+		if err != nil {
+			return names
+		}
+		for _, pr := range p.Items {
+			names[pr.ID] = pr.Name
+		}
+		if p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	return names
+}
