@@ -95,7 +95,7 @@ func TestLineShapes(t *testing.T) {
 		{"other categories", "LogInit: Error: not a compile error", nil},
 		{"display", "LogCook: Display: Cooked 12 packages with 0 errors and 0 warnings", nil},
 		{"prose", "Error: something went wrong", nil},
-		{"out of the repository", "/ws/../etc/A.h:1:1: error: no", &Diagnostic{"Game.uproject", 1, 0, Error, "/etc/A.h(1,1): no"}},
+		{"out of the repository", "/ws/../etc/A.h:1:1: error: no", &Diagnostic{"Game.uproject", 1, 0, Error, "/ws/../etc/A.h(1,1): no"}},
 		{"relative out of the repository", "../../Engine/A.h:1:1: warning: no", nil},
 	}
 	for _, c := range cases {
