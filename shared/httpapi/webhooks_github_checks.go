@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strconv"
 
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -32,6 +33,9 @@ func decodeCheck(r io.Reader) (checkEvent, error) {
 	return ev, err
 }
 
+// githubLoginRe matches a GitHub login, a bot's too ("name[bot]").
+var githubLoginRe = regexp.MustCompile(`^[-0-9A-Za-z_\[\]]{1,64}$`)
+
 // triggeredByGitHub is the TriggeredBy of a build a GitHub user asked for on GitHub (the "Re-run"
 // of a check run): "github:<login>".
 const triggeredByGitHub = "github:"
@@ -48,8 +52,8 @@ func (s *Server) githubCheckEvent(w http.ResponseWriter, r *http.Request, event 
 		return nil
 	}
 	buildID := ev.CheckRun.ExternalID
-	if ev.Installation.ID <= 0 || !kiln.ValidID(buildID) {
-		return kiln.Errorf(kiln.EBadRequest, "the check_run event names no installation or no kiln build")
+	if ev.Installation.ID <= 0 || !kiln.ValidID(buildID) || !githubLoginRe.MatchString(ev.Sender.Login) {
+		return kiln.Errorf(kiln.EBadRequest, "the check_run event names no installation, kiln build or sender")
 	}
 	delivery := r.Header.Get("X-GitHub-Delivery")
 	log := loggerOf(ctx).With(slog.String("delivery", delivery), slog.String("event", event), slog.String("build_id", buildID),
