@@ -58,8 +58,8 @@ type Client struct {
 	tokens map[int64]installationToken
 	flight singleflight.Group
 	slug   string
-	// statusPerms caches whether an installation granted statuses: write.
-	statusPerms map[int64]grantedStatuses
+	// perms caches what installations granted (statuses, checks).
+	perms map[int64]grantedPermissions
 
 	trees   *lru.Cache[string, []string]     // tree sha → .uproject paths up to depth 3
 	commits *lru.Cache[string, BranchCommit] // commit sha → commit summary
@@ -93,7 +93,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("github: the App private key is not an RSA key in PEM: %w", err)
 	}
 	c := &Client{cfg: cfg, key: key, tokens: map[int64]installationToken{}, slug: cfg.Slug,
-		statusPerms: map[int64]grantedStatuses{}}
+		perms: map[int64]grantedPermissions{}}
 	if c.apiURL, err = baseURL(cfg.APIURL); err != nil {
 		return nil, fmt.Errorf("github: API URL: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 type statusClient interface {
 	CanWriteStatuses(ctx context.Context, installationID int64) (bool, error)
 	CreateStatus(ctx context.Context, installationID int64, fullName, sha string, st CommitStatus) error
+	checksClient
 }
 
 // projectGetter reads the project a build belongs to.
@@ -28,6 +29,10 @@ type projectGetter interface {
 // is the build's page in the console. Only installations that granted "Commit statuses: read and
 // write" get statuses.
 //
+// An installation that granted "Checks: read and write" gets a check run per build instead (see
+// checkrun.go), and no commit status: both would show twice on a pull request, and a required
+// status check of branch protection is matched by name, which the check run keeps.
+//
 // Posting never holds up nor fails a build: statuses are posted in order by a worker of their
 // own (Sync posts them in the caller, for a process that may be frozen once it answers, such as a
 // Lambda), each within Timeout, and a failure is logged.
@@ -39,6 +44,15 @@ type StatusPoster struct {
 	// Timeout bounds each post (10 seconds when zero).
 	Timeout time.Duration
 	Sync    bool
+	// Logs is where a completed build's log is read for its check run's annotations (nil: no
+	// annotations). Settings reads the build's setting for its .uproject (nil: the project's).
+	Logs     LogReader
+	Settings settingGetter
+	// AnnotateTimeout bounds reading the log at completion (60 seconds when zero); past it the
+	// check run gets the annotations found so far.
+	AnnotateTimeout time.Duration
+
+	checkRuns checkRunIDs
 
 	mu      sync.Mutex
 	queue   []statusJob
@@ -52,18 +66,29 @@ const maxQueuedStatuses = 1000
 type statusJob struct {
 	build  kiln.Build
 	status CommitStatus
+	// checkOnly is a change a commit status does not show (pending to running): only a check
+	// run is moved.
+	checkOnly bool
+	// created is a build just created: its check run is new.
+	created bool
 }
 
-// BuildChanged posts the status of a build's new status, when its commit is known.
+// BuildChanged posts the status of a build's new status, when its commit is known: when it is
+// created, starts running (check runs only) and ends.
 func (p *StatusPoster) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kiln.Build) {
-	if from == "" || b.Status.Terminal() {
-		p.post(ctx, b)
+	switch {
+	case from == "":
+		p.post(ctx, b, statusJob{created: true})
+	case b.Status.Terminal():
+		p.post(ctx, b, statusJob{})
+	case b.Status == kiln.StatusRunning && from != kiln.StatusRunning:
+		p.post(ctx, b, statusJob{checkOnly: true})
 	}
 }
 
 // CommitLearned posts pending on the commit a running build just checked out.
 func (p *StatusPoster) CommitLearned(ctx context.Context, b *kiln.Build) {
-	p.post(ctx, b)
+	p.post(ctx, b, statusJob{})
 }
 
 // Wait returns once every queued status was posted (or given up on).
@@ -96,11 +121,11 @@ func (p *StatusPoster) StatusOf(b *kiln.Build) CommitStatus {
 	return st
 }
 
-func (p *StatusPoster) post(ctx context.Context, b *kiln.Build) {
+func (p *StatusPoster) post(ctx context.Context, b *kiln.Build, job statusJob) {
 	if b.Commit == "" {
 		return // nothing to set a status on yet (a branch before checkout)
 	}
-	job := statusJob{build: *b, status: p.StatusOf(b)}
+	job.build, job.status = *b, p.StatusOf(b)
 	if p.Sync {
 		p.send(ctx, job)
 		return
@@ -165,6 +190,19 @@ func (p *StatusPoster) send(ctx context.Context, job statusJob) {
 	}
 	inst, err := strconv.ParseInt(proj.InstallationID, 10, 64)
 	if err != nil {
+		return
+	}
+	checks, err := p.GitHub.CanWriteChecks(ctx, inst)
+	if err != nil {
+		logErr("check run: read the installation's permissions", err)
+		return
+	}
+	if checks {
+		cancel() // the check run's requests have their own deadlines
+		p.sendCheckRun(context.WithoutCancel(ctx), inst, proj, job)
+		return
+	}
+	if job.checkOnly {
 		return
 	}
 	allowed, err := p.GitHub.CanWriteStatuses(ctx, inst)

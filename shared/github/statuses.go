@@ -33,30 +33,40 @@ const maxStatusDescription = 140
 // read again (an owner accepting new permissions shows within it).
 const permissionsTTL = 10 * time.Minute
 
-type grantedStatuses struct {
-	allowed bool
-	read    time.Time
+// grantedPermissions is what an installation granted the App that kiln reads, and when it was
+// read.
+type grantedPermissions struct {
+	statuses bool // Commit statuses: read and write
+	checks   bool // Checks: read and write
+	read     time.Time
 }
 
 // CanWriteStatuses reports whether the installation granted the App "Commit statuses: read and
 // write", read from GitHub as the App and cached for 10 minutes.
 func (c *Client) CanWriteStatuses(ctx context.Context, installationID int64) (bool, error) {
+	g, err := c.granted(ctx, installationID)
+	return g.statuses, err
+}
+
+// granted reads the permissions an installation granted, cached for permissionsTTL.
+func (c *Client) granted(ctx context.Context, installationID int64) (grantedPermissions, error) {
 	now := c.cfg.Now()
 	c.mu.Lock()
-	g, ok := c.statusPerms[installationID]
+	g, ok := c.perms[installationID]
 	c.mu.Unlock()
 	if ok && now.Sub(g.read) < permissionsTTL {
-		return g.allowed, nil
+		return g, nil
 	}
 	in, _, err := c.app.Apps.GetInstallation(ctx, installationID)
 	if err != nil {
-		return false, c.fail("get installation", err, statusErrors{404: invalidInstallation(installationID)})
+		return grantedPermissions{}, c.fail("get installation", err, statusErrors{404: invalidInstallation(installationID)})
 	}
-	allowed := in.GetPermissions().GetStatuses() == "write"
+	perms := in.GetPermissions()
+	g = grantedPermissions{statuses: perms.GetStatuses() == "write", checks: perms.GetChecks() == "write", read: now}
 	c.mu.Lock()
-	c.statusPerms[installationID] = grantedStatuses{allowed: allowed, read: now}
+	c.perms[installationID] = g
 	c.mu.Unlock()
-	return allowed, nil
+	return g, nil
 }
 
 // ForgetInstallation drops what is cached of an installation (its token, its permissions): it was
@@ -65,7 +75,7 @@ func (c *Client) ForgetInstallation(installationID int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.tokens, installationID)
-	delete(c.statusPerms, installationID)
+	delete(c.perms, installationID)
 }
 
 // CreateStatus sets a status on a commit of a repository of the installation.

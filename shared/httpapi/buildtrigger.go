@@ -27,10 +27,13 @@ const (
 	triggerRerun    = "rerun"
 )
 
-// renderTrigger reads a build's triggeredBy (user:<id>, push:<commit> or cron) and re-run link.
+// renderTrigger reads a build's triggeredBy (user:<id>, push:<commit>, cron, or github:<login> for a
+// re-run asked on GitHub) and re-run link.
 func renderTrigger(b *kiln.Build) triggerBody {
 	t := triggerBody{Kind: triggerUser, RerunOf: nullable(b.RerunOf)}
 	switch by := b.TriggeredBy; {
+	case b.RerunOf != "" && strings.HasPrefix(by, triggeredByGitHub):
+		t.Kind, t.Name = triggerRerun, nullable(strings.TrimPrefix(by, triggeredByGitHub)) // a GitHub login, no member
 	case b.RerunOf != "":
 		t.Kind, t.UserID = triggerRerun, nullable(strings.TrimPrefix(by, "user:"))
 	case strings.HasPrefix(by, "user:"):

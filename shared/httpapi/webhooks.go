@@ -28,7 +28,7 @@ type pushEvent struct {
 }
 
 // githubWebhook answers POST /webhooks/github: pushes start the builds of the settings with
-// trigger push on the pushed branch. The body must be signed with the webhook secret
+// trigger push on the pushed branch; check_run rerequested re-runs the check run's build. The body must be signed with the webhook secret
 // (X-Hub-Signature-256); a push seen before (pushKey) is acknowledged and starts nothing.
 func (s *Server) githubWebhook(w http.ResponseWriter, r *http.Request) {
 	if err := s.handleGitHubWebhook(w, r); err != nil {
@@ -47,6 +47,12 @@ func (s *Server) handleGitHubWebhook(w http.ResponseWriter, r *http.Request) err
 			return kiln.Errorf(kiln.EBadRequest, "the %s event is not valid JSON", event)
 		}
 		return s.githubInstallationEvent(w, r, event, body.install)
+	}
+	if event == "check_run" || event == "check_suite" {
+		if body.decodeErr != nil {
+			return kiln.Errorf(kiln.EBadRequest, "the %s event is not valid JSON", event)
+		}
+		return s.githubCheckEvent(w, r, event, body.check)
 	}
 	if event != "push" {
 		writeJSON(w, http.StatusOK, map[string]any{"message": "event " + event + " acknowledged; kiln acts on push events", "builds": []string{}})

@@ -25,6 +25,7 @@ const DefaultGitHubWebhookReads = 8
 type signedWebhook struct {
 	push      pushEvent
 	install   installationEvent
+	check     checkEvent
 	decodeErr error
 }
 
@@ -57,6 +58,8 @@ func (s *Server) readSignedWebhook(w http.ResponseWriter, r *http.Request) (*sig
 		got.push, got.decodeErr = decodePush(body)
 	case "installation", "installation_repositories":
 		got.install, got.decodeErr = decodeInstallation(body)
+	case "check_run", "check_suite":
+		got.check, got.decodeErr = decodeCheck(body)
 	}
 	_, err := io.Copy(io.Discard, body) // the rest, hashed
 	<-s.webhookReads

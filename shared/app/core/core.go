@@ -1,5 +1,5 @@
 // Package core wires kiln's build core once, for every deployment: the build lifecycle with its
-// events (org webhooks, mail, GitHub commit statuses, the auto-deploy wake-up, the log's last
+// events (org webhooks, mail, GitHub commit statuses or check runs, the auto-deploy wake-up, the log's last
 // line, the workflow's end of a build), the plans it checks, the build service, the deliverer
 // and the HTTP API's configuration. `kiln serve`, every Lambda and `kiln aws-local` call New
 // with their parts and add only what is theirs (workers, hosts, queues, handlers).
@@ -82,8 +82,12 @@ type Settings struct {
 	CacheMaxPerOrg int64
 }
 
-// statusTimeout bounds an inline commit status post.
+// statusTimeout bounds an inline commit status post (each check run request too).
 const statusTimeout = 5 * time.Second
+
+// annotateTimeout bounds an inline read of a completed build's log for its check run's
+// annotations.
+const annotateTimeout = 15 * time.Second
 
 // Core is kiln's build core, wired.
 type Core struct {
@@ -143,9 +147,10 @@ func New(p Parts, s Settings) (*Core, error) {
 			Downloads: downloadSigner(p.Keys, s.PublicURL)}
 	}
 	if p.GitHub != nil {
-		c.Statuses = &github.StatusPoster{GitHub: p.GitHub, Projects: p.Store, PublicURL: s.PublicURL, Logger: p.Logger}
+		c.Statuses = &github.StatusPoster{GitHub: p.GitHub, Projects: p.Store, Settings: p.Store, Logs: p.Logs,
+			PublicURL: s.PublicURL, Logger: p.Logger}
 		if s.StatusesInline {
-			c.Statuses.Sync, c.Statuses.Timeout = true, statusTimeout
+			c.Statuses.Sync, c.Statuses.Timeout, c.Statuses.AnnotateTimeout = true, statusTimeout, annotateTimeout
 		}
 		c.Events.Statuses = c.Statuses
 	}

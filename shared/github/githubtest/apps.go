@@ -51,6 +51,9 @@ func (s *Server) installationJSON(in *installation) *github.Installation {
 	if in.statuses {
 		perms.Statuses = github.String("write")
 	}
+	if in.checks {
+		perms.Checks = github.String("write")
+	}
 	return &github.Installation{
 		Permissions:         perms,
 		ID:                  github.Int64(in.id),

@@ -71,3 +71,56 @@ func TestAppEndpointsWantAJWT(t *testing.T) {
 		}
 	}
 }
+
+// The Checks API refuses what GitHub refuses: more than 50 annotations a request, a missing
+// name, a completed run without a conclusion, an installation without checks: write.
+func TestCheckRunValidation(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	s.AddInstallation(1, "studio")
+	repo := s.AddRepo(1, "studio/Shooter", true, "main")
+	sha := repo.Commit("main", "first", "Ada Lovelace", map[string]string{"Shooter.uproject": "{}"})
+	post := func(body string) int {
+		req, _ := http.NewRequest("POST", s.URL()+"repos/studio/Shooter/check-runs", strings.NewReader(body))
+		req.Header.Set("Authorization", "token "+s.IssueToken(1))
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	ok := `{"name":"kiln/x","head_sha":"` + sha + `"}`
+	if got := post(ok); got != http.StatusForbidden {
+		t.Fatalf("without checks: write: %d, want 403", got)
+	}
+	s.GrantChecks(1)
+	anns := func(n int) string {
+		var a []string
+		for i := 1; i <= n; i++ {
+			a = append(a, `{"path":"a.cpp","start_line":1,"end_line":1,"annotation_level":"failure","message":"m"}`)
+		}
+		return `{"name":"kiln/x","head_sha":"` + sha + `","output":{"title":"t","summary":"s","annotations":[` + strings.Join(a, ",") + `]}}`
+	}
+	cases := []struct {
+		body string
+		want int
+	}{
+		{ok, http.StatusCreated},
+		{anns(50), http.StatusCreated},
+		{anns(51), http.StatusUnprocessableEntity},
+		{`{"head_sha":"` + sha + `"}`, http.StatusUnprocessableEntity},
+		{`{"name":"kiln/x","head_sha":"` + strings.Repeat("0", 40) + `"}`, http.StatusUnprocessableEntity},
+		{`{"name":"kiln/x","head_sha":"` + sha + `","status":"completed"}`, http.StatusUnprocessableEntity},
+		{`{"name":"kiln/x","head_sha":"` + sha + `","conclusion":"failure"}`, http.StatusUnprocessableEntity}, // no completed_at
+		{`{"name":"kiln/x","head_sha":"` + sha + `","output":{"title":"t"}}`, http.StatusUnprocessableEntity},
+	}
+	for _, c := range cases {
+		if got := post(c.body); got != c.want {
+			t.Errorf("%.120s: %d, want %d", c.body, got, c.want)
+		}
+	}
+	if runs := s.CheckRuns(); len(runs) != 2 || len(runs[1].Annotations) != 50 {
+		t.Fatalf("recorded: %d runs", len(runs))
+	}
+}

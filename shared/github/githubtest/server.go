@@ -61,13 +61,17 @@ type Server struct {
 	nextID int64
 	// statuses are the commit statuses received, oldest first.
 	statuses []Status
+	// checkRuns are the check runs created, oldest first.
+	checkRuns []*CheckRun
 }
 
 type installation struct {
 	id      int64
 	account string
 	// statuses is whether the installation granted statuses: write.
-	statuses  bool
+	statuses bool
+	// checks is whether the installation granted checks: write.
+	checks    bool
 	suspended bool
 }
 
@@ -122,6 +126,9 @@ func NewAt(t TB, addr string) *Server {
 	s.handle(api, RouteTree, s.getTree)
 	s.handle(api, RouteContents, s.getContents)
 	s.handle(api, RouteStatuses, s.createStatus)
+	s.handle(api, RouteCreateCheckRun, s.createCheckRun)
+	s.handle(api, RouteUpdateCheckRun, s.updateCheckRun)
+	s.handle(api, RouteListCheckRuns, s.listCheckRuns)
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
 
 	root := http.NewServeMux()

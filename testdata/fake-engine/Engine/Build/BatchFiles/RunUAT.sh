@@ -219,6 +219,11 @@ if ((EUID == 0)); then
 	uat_exit 1 Error_UnknownBuildFailure
 fi
 stage_pause
+if [[ -n ${FAKE_UAT_COMPILE_ERROR:-} ]]; then # <file below the project dir>:<line>, clang's shape
+	echo "[1/1] Compile Module.${name}.cpp"
+	echo "$projectdir/${FAKE_UAT_COMPILE_ERROR%:*}:${FAKE_UAT_COMPILE_ERROR##*:}:5: error: use of undeclared identifier 'Undeclared' (fake)"
+	fail=compile
+fi
 stage_fail build
 echo "Building $target..."
 compile_objects
