@@ -58,6 +58,13 @@ errors; --json prints JSON; docs/cli.md):
   kiln builds logs BUILD_ID [--follow]
   kiln builds cancel BUILD_ID
   kiln artifacts download BUILD_ID [-o FILE]
+  kiln members list       the organization's members and their roles
+  kiln members role MEMBER ROLE
+                          give a member a role (owner, admin, member, viewer; owners and admins,
+                          only an owner makes or unmakes an owner); MEMBER is an id or an email
+  kiln members remove MEMBER
+                          remove a member; their tokens stop working at once
+  kiln members leave      leave the organization; your tokens for it stop working
   kiln usage [--month YYYY-MM]
                           the organization's build minutes, running builds, projects, storage
                           and skipped triggers against its plan
@@ -117,6 +124,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return artifacts(ctx, args[1:], getenv, stdout, stderr)
 	case "usage":
 		return usageCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "members":
+		return members(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

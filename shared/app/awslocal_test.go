@@ -43,6 +43,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
 		{"TenantIsolation", TestTenantIsolation},
 		{"RoleMatrix", TestRoleMatrix},
+		{"MemberManagement", TestMemberManagement},
 		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
 		{"OrganizationWebhooks", TestOrganizationWebhooks},

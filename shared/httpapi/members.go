@@ -31,3 +31,79 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return s.orgs.ListMembers(ctx, p.Organization.ID, page)
 	}, renderMember)
 }
+
+// memberPatch is the body of PATCH /organizations/:id/members/:userId.
+type memberPatch struct {
+	Role string `json:"role"`
+}
+
+// patchMember answers PATCH /organizations/:id/members/:userId: an owner or admin changes a
+// member's role (kiln.MayChangeMember); the last owner cannot be demoted. The member's cached
+// tokens are forgotten, so the new role applies at once.
+func (s *Server) patchMember(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	target, err := s.memberToChange(r, p)
+	if err != nil {
+		return err
+	}
+	var patch memberPatch
+	if err := decodeBody(w, r, &patch, false); err != nil {
+		return err
+	}
+	if patch.Role == "" {
+		return fieldError("role", "is required")
+	}
+	if err := kiln.MayChangeMember(p.Member.Role, target.Role, kiln.Role(patch.Role)); err != nil {
+		return err
+	}
+	m, err := s.members.SetMemberRole(r.Context(), p.Organization.ID, target.User.ID, kiln.Role(patch.Role))
+	if err != nil {
+		return err
+	}
+	s.auth.ForgetUser(p.Organization.ID, m.User.ID)
+	writeJSON(w, http.StatusOK, renderMember(m))
+	return nil
+}
+
+// removeMember answers DELETE /organizations/:id/members/:userId: an owner or admin removes a
+// member (kiln.MayChangeMember). Every token the member holds in the organization is revoked with
+// the membership; the last owner cannot be removed.
+func (s *Server) removeMember(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	target, err := s.memberToChange(r, p)
+	if err != nil {
+		return err
+	}
+	if err := kiln.MayChangeMember(p.Member.Role, target.Role, ""); err != nil {
+		return err
+	}
+	return s.endMembership(w, r, p.Organization.ID, target.User.ID)
+}
+
+// leaveOrganization answers DELETE /organizations/:id/membership: the caller leaves, and their
+// tokens in the organization are revoked; the last owner cannot leave.
+func (s *Server) leaveOrganization(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	if _, err := ownOrganization(r, p); err != nil {
+		return err
+	}
+	return s.endMembership(w, r, p.Organization.ID, p.Member.User.ID)
+}
+
+func (s *Server) endMembership(w http.ResponseWriter, r *http.Request, orgID, userID string) error {
+	if err := s.members.RemoveMember(r.Context(), orgID, userID); err != nil {
+		return err
+	}
+	s.auth.ForgetUser(orgID, userID)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// memberToChange reads the member a request names, in the caller's organization.
+func (s *Server) memberToChange(r *http.Request, p *auth.Principal) (*kiln.Member, error) {
+	if _, err := ownOrganization(r, p); err != nil {
+		return nil, err
+	}
+	id := r.PathValue("userId")
+	if !kiln.ValidID(id) {
+		return nil, kiln.NotFound("member")
+	}
+	return s.orgs.GetMember(r.Context(), p.Organization.ID, id)
+}

@@ -34,6 +34,13 @@ func (s *Server) routes() {
 	s.handle("/organizations/{id}/members", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.listMembers),
 	})
+	s.handle("/organizations/{id}/members/{userId}", methods{
+		http.MethodPatch:  s.authed(kiln.ActAdmin, s.patchMember),
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.removeMember),
+	})
+	s.handle("/organizations/{id}/membership", methods{
+		http.MethodDelete: s.authed(kiln.ActRead, s.leaveOrganization),
+	})
 	s.handle("/organizations/{id}/integrations/github", methods{
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
 	})

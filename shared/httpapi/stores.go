@@ -70,6 +70,12 @@ type webhookStore interface {
 	ListWebhookDeliveries(ctx context.Context, orgID, webhookID string, p store.Page) ([]*kiln.WebhookDelivery, string, error)
 }
 
+// memberChanges changes and removes members (the store keeps an organization's last owner).
+type memberChanges interface {
+	SetMemberRole(ctx context.Context, orgID, userID string, role kiln.Role) (*kiln.Member, error)
+	RemoveMember(ctx context.Context, orgID, userID string) error
+}
+
 // onceKeys remembers single-use keys (the GitHub install flow's states).
 type onceKeys interface {
 	UseOnce(ctx context.Context, orgID, key string, now, expires time.Time) error
@@ -82,6 +88,7 @@ type stores struct {
 	history     buildHistory
 	credentials credentialStore
 	hooks       webhookStore
+	members     memberChanges
 	once        onceKeys
 	// agentRevocations, projectCreator and artifactSizes are what agentpool.Revoke,
 	// plans.CreateProject and plans.Report read and write.
@@ -91,6 +98,6 @@ type stores struct {
 }
 
 func storesOf(st store.Store) stores {
-	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, once: st,
+	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, members: st, once: st,
 		agentRevocations: st, projectCreator: st, artifactSizes: st}
 }

@@ -47,3 +47,8 @@ func ValidEmail(s string) bool {
 
 // NormalizeEmail is the form in which emails are compared.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// ErrLastOwner is the error of a change that would leave an organization without an owner.
+func ErrLastOwner() error {
+	return Errorf(EInvalidState, "an organization always keeps at least one owner: make another member owner first")
+}

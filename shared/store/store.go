@@ -84,6 +84,14 @@ type Members interface {
 	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
 	GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error)
 	ListMembers(ctx context.Context, orgID string, p Page) ([]*kiln.Member, string, error)
+	// SetMemberRole changes a member's role and answers the member as it now is: not_found for no
+	// such member, invalid_state (kiln.ErrLastOwner) when it would leave the organization without
+	// an owner. Two owners demoting each other at once cannot both succeed.
+	SetMemberRole(ctx context.Context, orgID, userID string, role kiln.Role) (*kiln.Member, error)
+	// RemoveMember takes a member out of the organization and revokes every token they hold in
+	// it: not_found for no such member, invalid_state (kiln.ErrLastOwner) for its last owner.
+	// Their tokens stop resolving when the membership is gone, even if a crash leaves some behind.
+	RemoveMember(ctx context.Context, orgID, userID string) error
 }
 
 // Tokens keeps API tokens.

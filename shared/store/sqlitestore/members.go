@@ -3,6 +3,8 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -48,4 +50,61 @@ func (s *Store) GetMember(ctx context.Context, orgID, userID string) (*kiln.Memb
 func (s *Store) ListMembers(ctx context.Context, orgID string, p store.Page) ([]*kiln.Member, string, error) {
 	return list(ctx, s, "list members", memberCols, "members", "user_id", inOrg(orgID), p, scanMember,
 		func(m *kiln.Member) string { return m.User.ID })
+}
+
+// SetMemberRole updates the role in one transaction that first counts the other owners when an
+// owner is demoted (writers are serialized, so two demotions cannot both see the other).
+func (s *Store) SetMemberRole(ctx context.Context, orgID, userID string, role kiln.Role) (*kiln.Member, error) {
+	var m *kiln.Member
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if m, err = memberForChange(ctx, tx, orgID, userID, role != kiln.RoleOwner); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE members SET role = ? WHERE org_id = ? AND user_id = ?`, role, orgID, userID); err != nil {
+			return fmt.Errorf("sqlitestore: set member role: %w", err)
+		}
+		m.Role = role
+		return nil
+	})
+	return m, err
+}
+
+// RemoveMember deletes the membership and the member's tokens in one transaction.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := memberForChange(ctx, tx, orgID, userID, true); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE org_id = ? AND user_id = ?`, orgID, userID); err != nil {
+			return fmt.Errorf("sqlitestore: remove member's tokens: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM members WHERE org_id = ? AND user_id = ?`, orgID, userID); err != nil {
+			return fmt.Errorf("sqlitestore: remove member: %w", err)
+		}
+		return nil
+	})
+}
+
+// memberForChange reads the member in tx; when the change takes away their ownership (losing)
+// and they are an owner, another owner must remain.
+func memberForChange(ctx context.Context, tx *sql.Tx, orgID, userID string, losing bool) (*kiln.Member, error) {
+	m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberCols+` FROM members WHERE org_id = ? AND user_id = ?`, orgID, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kiln.NotFound("member")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: get member: %w", err)
+	}
+	if !losing || m.Role != kiln.RoleOwner {
+		return m, nil
+	}
+	var owners int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM members WHERE org_id = ? AND role = ?`, orgID, kiln.RoleOwner).Scan(&owners); err != nil {
+		return nil, fmt.Errorf("sqlitestore: count owners: %w", err)
+	}
+	if owners < 2 {
+		return nil, kiln.ErrLastOwner()
+	}
+	return m, nil
 }
