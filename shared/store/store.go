@@ -36,6 +36,7 @@ const DueScanBudget = 1000
 // items and the id to pass as Page.After for the next page ("" when there are no more).
 type Store interface {
 	Organizations
+	AuditLog
 	Members
 	Tokens
 	TriggerTokens
@@ -75,6 +76,14 @@ type Organizations interface {
 	SetPerforce(ctx context.Context, orgID string, creds *kiln.PerforceCredentials, at time.Time) (*kiln.Organization, error)
 	// GetOrganizationByInstallation finds the organization an installation is linked to.
 	GetOrganizationByInstallation(ctx context.Context, installationID string) (*kiln.Organization, error)
+}
+
+// AuditLog keeps each organization's audit log for kiln.AuditRetention.
+type AuditLog interface {
+	// RecordAudit adds an event (its ID new, from kiln.NewID, so ids sort by time).
+	RecordAudit(ctx context.Context, e *kiln.AuditEvent) error
+	// ListAudit pages through the organization's events, newest first, narrowed by f.
+	ListAudit(ctx context.Context, orgID string, f kiln.AuditFilter, p Page) ([]*kiln.AuditEvent, string, error)
 }
 
 // Members keeps users and their memberships; a user belongs to one organization.

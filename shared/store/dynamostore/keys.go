@@ -61,11 +61,13 @@ const (
 	typeUsage        = "usage"
 	typeSkipKey      = "skipkey"
 	typeHostedHost   = "hostedhost"
+	typeAudit        = "audit"
 )
 
 // Sort key prefixes of the items in an organization's partition.
 const (
 	prefixMember   = "MEMBER#"
+	prefixAudit    = "AUDIT#"
 	prefixEmail    = "EMAIL#"
 	prefixToken    = "TOKEN#"
 	prefixTrigger  = "TRIGGERTOKEN#"

@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
 	t.Run("Members", func(t *testing.T) { testMembers(t, open) })
 	t.Run("MemberChanges", func(t *testing.T) { testMemberChanges(t, open) })
+	t.Run("AuditLog", func(t *testing.T) { testAuditLog(t, open) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
