@@ -15,6 +15,7 @@ type requestState struct {
 	id        string
 	logger    *slog.Logger
 	principal *auth.Principal
+	audit     *auditNote // set on audited routes
 }
 
 func stateOf(ctx context.Context) *requestState {

@@ -55,6 +55,8 @@ func (s *Server) patchMember(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := kiln.MayChangeMember(p.Member.Role, target.Role, kiln.Role(patch.Role)); err != nil {
 		return err
 	}
+	noteAudit(r, "from", string(target.Role))
+	noteAudit(r, "member", target.User.Email)
 	m, err := s.members.SetMemberRole(r.Context(), p.Organization.ID, target.User.ID, kiln.Role(patch.Role))
 	if err != nil {
 		return err
@@ -75,6 +77,8 @@ func (s *Server) removeMember(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err := kiln.MayChangeMember(p.Member.Role, target.Role, ""); err != nil {
 		return err
 	}
+	noteAudit(r, "member", target.User.Email)
+	noteAudit(r, "role", string(target.Role))
 	return s.endMembership(w, r, p.Organization.ID, target.User.ID)
 }
 
@@ -84,6 +88,7 @@ func (s *Server) leaveOrganization(w http.ResponseWriter, r *http.Request, p *au
 	if _, err := ownOrganization(r, p); err != nil {
 		return err
 	}
+	noteAuditTarget(r, p.Member.User.ID)
 	return s.endMembership(w, r, p.Organization.ID, p.Member.User.ID)
 }
 

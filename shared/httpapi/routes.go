@@ -19,57 +19,60 @@ func (s *Server) routes() {
 	})
 	s.handle("/auth/tokens", methods{
 		http.MethodGet:  s.authed(kiln.ActRead, s.listTokens),
-		http.MethodPost: s.authed(kiln.ActRead, s.createToken),
+		http.MethodPost: s.audited("token.created", kiln.ActRead, s.createToken),
 	})
 	s.handle("/auth/tokens/{id}", methods{
-		http.MethodDelete: s.authed(kiln.ActRead, s.deleteToken),
+		http.MethodDelete: s.audited("token.revoked", kiln.ActRead, s.deleteToken),
 	})
 	s.handle("/organizations/{id}", methods{
 		http.MethodGet:   s.authed(kiln.ActRead, s.getOrganization),
-		http.MethodPatch: s.authed(kiln.ActAdmin, s.patchOrganization),
+		http.MethodPatch: s.audited("organization.updated", kiln.ActAdmin, s.patchOrganization),
 	})
 	s.handle("/organizations/{id}/usage", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.getUsage),
+	})
+	s.handle("/organizations/{id}/audit-log", methods{
+		http.MethodGet: s.authed(kiln.ActAdmin, s.listAuditLog),
 	})
 	s.handle("/organizations/{id}/members", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.listMembers),
 	})
 	s.handle("/organizations/{id}/members/{userId}", methods{
-		http.MethodPatch:  s.authed(kiln.ActAdmin, s.patchMember),
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.removeMember),
+		http.MethodPatch:  s.audited("member.role_changed", kiln.ActAdmin, s.patchMember),
+		http.MethodDelete: s.audited("member.removed", kiln.ActAdmin, s.removeMember),
 	})
 	s.handle("/organizations/{id}/membership", methods{
-		http.MethodDelete: s.authed(kiln.ActRead, s.leaveOrganization),
+		http.MethodDelete: s.audited("member.left", kiln.ActRead, s.leaveOrganization),
 	})
 	s.handle("/organizations/{id}/integrations/github", methods{
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.unlinkGitHub),
+		http.MethodDelete: s.audited("github.unlinked", kiln.ActAdmin, s.unlinkGitHub),
 	})
 	s.handle("/organizations/{id}/perforce", methods{
-		http.MethodPatch:  s.authed(kiln.ActAdmin, s.putPerforce),
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.deletePerforce),
+		http.MethodPatch:  s.audited("perforce.saved", kiln.ActAdmin, s.putPerforce),
+		http.MethodDelete: s.audited("perforce.removed", kiln.ActAdmin, s.deletePerforce),
 	})
 	s.handle("/organizations/{id}/perforce/trigger-tokens", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listTriggerTokens),
-		http.MethodPost: s.authed(kiln.ActAdmin, s.createTriggerToken),
+		http.MethodPost: s.audited("perforce.trigger_token_created", kiln.ActAdmin, s.createTriggerToken),
 	})
 	s.handle("/organizations/{id}/agents", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listAgents),
-		http.MethodPost: s.authed(kiln.ActAdmin, s.createAgent),
+		http.MethodPost: s.audited("agent.created", kiln.ActAdmin, s.createAgent),
 	})
 	s.handle("/organizations/{id}/agents/{agentId}", methods{
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.revokeAgent),
+		http.MethodDelete: s.audited("agent.revoked", kiln.ActAdmin, s.revokeAgent),
 	})
 	s.handle("/organizations/{id}/perforce/trigger-tokens/{tokenId}", methods{
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.deleteTriggerToken),
+		http.MethodDelete: s.audited("perforce.trigger_token_revoked", kiln.ActAdmin, s.deleteTriggerToken),
 	})
 	s.handle("/organizations/{id}/webhooks", methods{
 		http.MethodGet:  s.authed(kiln.ActAdmin, s.listWebhooks),
-		http.MethodPost: s.authed(kiln.ActAdmin, s.createWebhook),
+		http.MethodPost: s.audited("webhook.created", kiln.ActAdmin, s.createWebhook),
 	})
 	s.handle("/organizations/{id}/webhooks/{webhookId}", methods{
 		http.MethodGet:    s.authed(kiln.ActAdmin, s.getWebhook),
-		http.MethodPatch:  s.authed(kiln.ActAdmin, s.patchWebhook),
-		http.MethodDelete: s.authed(kiln.ActAdmin, s.deleteWebhook),
+		http.MethodPatch:  s.audited("webhook.updated", kiln.ActAdmin, s.patchWebhook),
+		http.MethodDelete: s.audited("webhook.deleted", kiln.ActAdmin, s.deleteWebhook),
 	})
 	s.handle("/organizations/{id}/webhooks/{webhookId}/deliveries", methods{
 		http.MethodGet: s.authed(kiln.ActAdmin, s.listWebhookDeliveries),
@@ -98,27 +101,27 @@ func (s *Server) routes() {
 		http.MethodGet: s.authed(kiln.ActRead, s.listProjects),
 	})
 	s.handle("/projects/add-repo", methods{
-		http.MethodPost: s.authed(kiln.ActWrite, s.addRepo),
+		http.MethodPost: s.audited("project.created", kiln.ActWrite, s.addRepo),
 	})
 	s.handle("/projects/add-perforce", methods{
-		http.MethodPost: s.authed(kiln.ActWrite, s.addPerforce),
+		http.MethodPost: s.audited("project.created", kiln.ActWrite, s.addPerforce),
 	})
 	s.handle("/projects/{id}", methods{
 		http.MethodGet:    s.authed(kiln.ActRead, s.getProject),
-		http.MethodPatch:  s.authed(kiln.ActWrite, s.patchProject),
-		http.MethodDelete: s.authed(kiln.ActWrite, s.deleteProject),
+		http.MethodPatch:  s.audited("project.updated", kiln.ActWrite, s.patchProject),
+		http.MethodDelete: s.audited("project.deleted", kiln.ActWrite, s.deleteProject),
 	})
 	s.handle("/projects/{id}/artifacts", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.listArtifacts),
 	})
 	s.handle("/projects/{id}/build-settings", methods{
 		http.MethodGet:  s.authed(kiln.ActRead, s.listBuildSettings),
-		http.MethodPost: s.authed(kiln.ActWrite, s.createBuildSetting),
+		http.MethodPost: s.audited("build_setting.created", kiln.ActWrite, s.createBuildSetting),
 	})
 	s.handle("/projects/{id}/build-settings/{settingId}", methods{
 		http.MethodGet:    s.authed(kiln.ActRead, s.getBuildSetting),
-		http.MethodPatch:  s.authed(kiln.ActWrite, s.patchBuildSetting),
-		http.MethodDelete: s.authed(kiln.ActWrite, s.deleteBuildSetting),
+		http.MethodPatch:  s.audited("build_setting.updated", kiln.ActWrite, s.patchBuildSetting),
+		http.MethodDelete: s.audited("build_setting.deleted", kiln.ActWrite, s.deleteBuildSetting),
 	})
 	s.handle("/projects/{id}/build-settings/{settingId}/trigger", methods{
 		http.MethodPost: s.authed(kiln.ActWrite, s.triggerBuild),

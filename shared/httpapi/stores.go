@@ -88,6 +88,8 @@ type stores struct {
 	history     buildHistory
 	credentials credentialStore
 	hooks       webhookStore
+	auditLog    auditRecorder
+	auditLogs   auditLogReader
 	members     memberChanges
 	once        onceKeys
 	// agentRevocations, projectCreator and artifactSizes are what agentpool.Revoke,
@@ -98,6 +100,6 @@ type stores struct {
 }
 
 func storesOf(st store.Store) stores {
-	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, members: st, once: st,
+	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, auditLog: st, auditLogs: st, members: st, once: st,
 		agentRevocations: st, projectCreator: st, artifactSizes: st}
 }
