@@ -33,8 +33,8 @@ type Estimate struct {
 // The expected total is the median duration of the history. When the history recorded stages,
 // the time left is what is expected of the current stage (its median, less the time spent in it,
 // at least nothing) plus the medians of the stages that follow it in the newest build that had
-// it; otherwise it is the expected total less the elapsed time. A build past what is expected
-// overruns: its time left is unknown and its percent stays at 99.
+// it; otherwise it is the expected total less the elapsed time. A build that ran longer than the
+// expected total overruns: its time left is unknown and its percent stays at 99.
 func EstimateProgress(b *kiln.Build, history []*kiln.Build, now time.Time) *Estimate {
 	if b.Status != kiln.StatusRunning || b.StartedAt == nil {
 		return nil
@@ -55,7 +55,7 @@ func EstimateProgress(b *kiln.Build, history []*kiln.Build, now time.Time) *Esti
 	}
 	e := &Estimate{Stage: b.CurrentStage(), Elapsed: max(0, now.Sub(*b.StartedAt)), BasedOn: len(done)}
 	remaining := median(totals) - e.Elapsed
-	if left, ok := stagesLeft(b, done, now); ok {
+	if left, ok := stagesLeft(b, done, now); ok && remaining > 0 {
 		remaining = left
 	}
 	if remaining <= 0 {

@@ -59,6 +59,9 @@ func TestEstimateProgress(t *testing.T) {
 		}, want: &Estimate{Stage: "compile", Percent: 60, Elapsed: min(15), Remaining: min(10), BasedOn: 1}},
 		{name: "overrun", b: running(25, "", 0), history: []*kiln.Build{done(20)}, at: now(25),
 			want: &Estimate{Percent: 99, Elapsed: min(25), Overrun: true, BasedOn: 1}},
+		{name: "overrun with stages still to come", b: running(21, "compile", 19), at: now(21), history: []*kiln.Build{
+			done(20, "sync", 2.0, "compile", 8.0, "cook", 10.0),
+		}, want: &Estimate{Stage: "compile", Percent: 99, Elapsed: min(21), Overrun: true, BasedOn: 1}},
 		{name: "overrun in the last stage", b: running(25, "cook", 15), at: now(25), history: []*kiln.Build{
 			done(20, "sync", 2.0, "compile", 8.0, "cook", 10.0),
 		}, want: &Estimate{Stage: "cook", Percent: 99, Elapsed: min(25), Overrun: true, BasedOn: 1}},
