@@ -19,13 +19,17 @@ func (m *memLog) Append(_ context.Context, _, _ string, first int64, lines ...ki
 	return nil
 }
 
-func (m *memLog) Last(context.Context, string, string) (int64, error) { return int64(len(m.lines)), nil }
+func (m *memLog) Last(context.Context, string, string) (int64, error) {
+	return int64(len(m.lines)), nil
+}
 
 // TestStageLogRecordsStages: the stage lines of a running build's log become its stages, at the
 // lines' times kept between the build's start and now; a batch sent again, other lines and
 // invalid names change nothing; an ended build's lines are still written.
 func TestStageLogRecordsStages(t *testing.T) {
-	line := func(at time.Time, msg string) kiln.LogLine { return kiln.LogLine{Time: at, Level: kiln.LevelInfo, Message: msg} }
+	line := func(at time.Time, msg string) kiln.LogLine {
+		return kiln.LogLine{Time: at, Level: kiln.LevelInfo, Message: msg}
+	}
 	type stage struct {
 		name       string
 		start, end time.Duration // from the build's start; end < 0: still open

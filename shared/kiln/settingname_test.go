@@ -24,7 +24,7 @@ func TestSettingNames(t *testing.T) {
 	}
 	tests := []struct {
 		ref, wantID, wantCode string
-		wantIn              []string // in the error's message
+		wantIn                []string // in the error's message
 	}{
 		{ref: "s2", wantID: "s2"},
 		{ref: "Win64/Development", wantID: "s3"},
