@@ -15,18 +15,7 @@ func TestBuildProgress(t *testing.T) {
 	if first["status"] != "complete" {
 		t.Fatalf("the first build: %v", first)
 	}
-	stages, _ := first["stages"].([]any)
-	var names []string
-	for _, s := range stages {
-		st := s.(map[string]any)
-		names = append(names, st["name"].(string))
-		if st["endedAt"] == nil {
-			t.Errorf("stage %v of a complete build is not ended", st)
-		}
-	}
-	if len(names) < 5 || names[0] != "sync" || names[len(names)-1] != "upload" || first["stage"] != nil || first["progress"] != nil {
-		t.Fatalf("complete build: stages %v, stage %v, progress %v; want sync … upload, all ended, no stage nor progress", names, first["stage"], first["progress"])
-	}
+	wantCompleteStages(t, first)
 
 	w.shooter.Commit("dev", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
 	id := w.trigger(t, pid, sid, "")
@@ -54,5 +43,23 @@ func TestBuildProgress(t *testing.T) {
 	}
 	if r := w.do(t, "POST", "/builds/"+id+"/cancel", w.token, nil); r.Status >= 300 {
 		t.Fatalf("cancel: %d %s", r.Status, r.Raw)
+	}
+}
+
+// wantCompleteStages checks a complete build's stages: sync first, upload last, all ended; and no
+// current stage nor progress.
+func wantCompleteStages(t *testing.T, b map[string]any) {
+	t.Helper()
+	stages, _ := b["stages"].([]any)
+	var names []string
+	for _, s := range stages {
+		st := s.(map[string]any)
+		names = append(names, st["name"].(string))
+		if st["endedAt"] == nil {
+			t.Errorf("stage %v of a complete build is not ended", st)
+		}
+	}
+	if len(names) < 5 || names[0] != "sync" || names[len(names)-1] != "upload" || b["stage"] != nil || b["progress"] != nil {
+		t.Fatalf("complete build: stages %v, stage %v, progress %v; want sync … upload, all ended, no stage nor progress", names, b["stage"], b["progress"])
 	}
 }
