@@ -168,6 +168,12 @@ func New(p Parts, s Settings) (*Core, error) {
 	return c, nil
 }
 
+// RunnerLogs are the build logs the runners write to, kiln serve's own and remote hosts' through
+// the host API: the lines go to logs, and the stages they announce onto their builds.
+func (c *Core) RunnerLogs(logs builds.LogWriter) builds.LogWriter {
+	return builds.StageLog{LogWriter: logs, Lifecycle: c.Lifecycle, Logger: c.parts.Logger}
+}
+
 // sealerOf is the keyring's sealer, nil without a keyring.
 func sealerOf(keys *keyring.Keyring) *keyring.Sealer {
 	if keys == nil {
