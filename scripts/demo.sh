@@ -44,7 +44,7 @@ scripts/install-bubblewrap.sh || echo "demo: without bubblewrap kiln starts, but
 
 # The first compile takes minutes (Go compiles kiln's dependencies once, then reuses its cache):
 # say so, and show that it is still going.
-echo "demo: compiling kiln and the fake GitHub into $dir/bin; the first time takes about 4 minutes on 2 cores, later runs seconds" >&2
+echo "demo: compiling kiln and the fake GitHub into $dir/bin; the first time takes several minutes on 2 cores (Go compiles every dependency once), later runs seconds" >&2
 mkdir -p "$dir/bin"
 "$GO" build -o "$dir/bin/" ./cmd/kiln ./cmd/fakegithub &
 pids+=($!)
