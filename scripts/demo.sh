@@ -3,8 +3,9 @@
 # It starts the fake GitHub of the tests on a fixed loopback port, installs the stand-in engine,
 # starts `kiln serve` wired to both with its own data directory, and prints the owner's token and
 # the curl commands that go from linking the installation to a downloaded, MD5-verified artifact.
-# Ctrl-C stops everything it started. Every other KILN_* variable of the environment reaches
-# kiln serve unchanged.
+# Ctrl-C stops everything it started and ends the script with status 0 (a stop asked for is not an
+# error: `make demo` then prints no "Error 130"). Every other KILN_* variable of the environment
+# reaches kiln serve unchanged.
 #
 #   KILN_DEMO_DIR          where the demo keeps its binaries, data, engine and logs (default .demo)
 #   KILN_DEMO_PORT         kiln's port on 127.0.0.1 (default 8090)
@@ -20,16 +21,17 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 pids=()
+# shellcheck disable=SC2317 # the traps call it
 stop() {
 	trap - INT TERM EXIT
 	if ((${#pids[@]})); then
-		echo "demo: stopping kiln and the fake GitHub" >&2
+		echo "demo: stopping what it started" >&2
 		kill -TERM "${pids[@]}" 2>/dev/null || true
 		wait "${pids[@]}" 2>/dev/null || true
 	fi
 }
-trap 'stop; exit 130' INT
-trap 'stop; exit 143' TERM
+# Ctrl-C (INT) or kill (TERM): stop what the demo started, and end as asked, with status 0.
+trap 'stop; echo "demo: stopped" >&2; exit 0' INT TERM
 trap stop EXIT
 
 fail() {
@@ -37,9 +39,26 @@ fail() {
 	exit 1
 }
 
-echo "demo: building kiln and the fake GitHub into $dir/bin" >&2
-"$GO" build -o "$dir/bin/kiln" ./cmd/kiln
-"$GO" build -o "$dir/bin/fakegithub" ./cmd/fakegithub
+# kiln runs every build in a bubblewrap sandbox, as `make run` installs it.
+scripts/install-bubblewrap.sh || echo "demo: without bubblewrap kiln starts, but its builds fail (see above)" >&2
+
+# The first compile takes minutes (Go compiles kiln's dependencies once, then reuses its cache):
+# say so, and show that it is still going.
+echo "demo: compiling kiln and the fake GitHub into $dir/bin; the first time takes several minutes on 2 cores (Go compiles every dependency once), later runs seconds" >&2
+mkdir -p "$dir/bin"
+"$GO" build -o "$dir/bin/" ./cmd/kiln ./cmd/fakegithub &
+pids+=($!)
+started=$SECONDS
+while kill -0 "${pids[0]}" 2>/dev/null; do
+	sleep 1
+	elapsed=$((SECONDS - started))
+	if ((elapsed % 15 == 0)); then
+		echo "demo: still compiling… ${elapsed} s" >&2
+	fi
+done
+wait "${pids[0]}" || { pids=(); fail "compiling failed (see above)"; }
+pids=()
+echo "demo: compiled in $((SECONDS - started)) s" >&2
 
 # A fresh data directory each time, so the owner's token is printed again.
 rm -rf "$dir/data" "$dir/github.env"
@@ -83,27 +102,46 @@ demo: kiln serves http://127.0.0.1:$port (data in $dir/data, log in $dir/kiln.lo
 The owner's API token: $token
 
 Web console: open http://127.0.0.1:$port/console/ and paste that token (link GitHub installation 1
-by id on the Organization page, then add demo/shooter on Projects). Or, in another terminal, paste these steps (bash, curl, python3):
+by id on the Organization page, then add demo/shooter on Projects). Or, in another terminal, paste these steps (bash, curl):
 
 # --- demo steps ---
 export KILN=http://127.0.0.1:$port TOKEN=$token
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)\$1)"; }
-H="Authorization: Bearer \$TOKEN"
-ORG=\$(curl -sf -H "\$H" \$KILN/auth/me | json '["organization"]["id"]')
+STEPS
+cat <<'STEPS'
+( # a subshell: the first step that fails stops the steps, with the API's message
+set -euo pipefail
+# api METHOD PATH [BODY] prints the answer; an HTTP error prints the API's message and stops.
+api() {
+	local out code
+	out=$(curl -sS -X "$1" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' ${3:+-d "$3"} \
+		-w '\n%{http_code}' "$KILN$2") || { echo "demo: $1 $2: kiln did not answer" >&2; return 1; }
+	code=${out##*$'\n'} out=${out%$'\n'*}
+	if ((code >= 400)); then
+		echo "demo: $1 $2 answered $code: $(field message <<<"$out")" >&2
+		return 1
+	fi
+	printf '%s\n' "$out"
+}
+# field NAME prints the first string NAME of the JSON on stdin (no jq needed).
+field() { grep -oE "\"$1\":\"([^\"\\\\]|\\\\.)*\"" | head -n1 | sed -E 's/^"[^"]*":"//; s/"$//'; }
+ORG=$(api GET /auth/me | grep -oE '"organization":\{"id":"[^"]*"' | field id)
 # Link the fake GitHub's installation 1 to the organization
-curl -sf -X PATCH -H "\$H" -d '{"integrationSettings":{"github":{"installationId":"1"}}}' \$KILN/organizations/\$ORG >/dev/null
+api PATCH "/organizations/$ORG" '{"integrationSettings":{"github":{"installationId":"1"}}}' >/dev/null
 # A project from demo/shooter (kiln finds Shooter/Shooter.uproject), a build setting, a build
-PROJECT=\$(curl -sf -X POST -H "\$H" -d '{"name":"Shooter","installationId":"1","repoFullName":"demo/shooter"}' \$KILN/projects/add-repo | json '["id"]')
-SETTING=\$(curl -sf -X POST -H "\$H" -d '{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"manual","branch":"main"}' \$KILN/projects/\$PROJECT/build-settings | json '["id"]')
-BUILD=\$(curl -sf -X POST -H "\$H" -d '{}' \$KILN/projects/\$PROJECT/build-settings/\$SETTING/trigger | json '["buildId"]')
+PROJECT=$(api POST /projects/add-repo '{"name":"Shooter","installationId":"1","repoFullName":"demo/shooter"}' | field id)
+SETTING=$(api POST "/projects/$PROJECT/build-settings" '{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"manual","branch":"main"}' | field id)
+BUILD=$(api POST "/projects/$PROJECT/build-settings/$SETTING/trigger" '{}' | field buildId)
 # Follow the log until the build ends, then check it completed
-curl -sfN -H "\$H" "\$KILN/builds/\$BUILD/logs?follow=1"
-curl -sf -H "\$H" \$KILN/builds/\$BUILD | json '["status"]'
+curl -sSfN -H "Authorization: Bearer $TOKEN" "$KILN/builds/$BUILD/logs?follow=1"
+STATUS=$(api GET "/builds/$BUILD" | field status)
+echo "$STATUS"
+[ "$STATUS" = complete ] || { echo "demo: the build is $STATUS: $(api GET "/builds/$BUILD" | field failureReason)" >&2; exit 1; }
 # A signed download URL (no token needed, valid 24 hours), the artifact, and its MD5
-curl -sf -H "\$H" \$KILN/builds/\$BUILD/download >download.json
-curl -sf -o shooter.tar.gz "\$(json '["url"]' <download.json)"
-echo "\$(json '["checksumMd5"]' <download.json)  shooter.tar.gz" | md5sum -c -
+api GET "/builds/$BUILD/download" >download.json
+curl -sSf -o shooter.tar.gz "$(field url <download.json)"
+echo "$(field checksumMd5 <download.json)  shooter.tar.gz" | md5sum -c -
 tar -tzf shooter.tar.gz
+)
 # --- end of demo steps ---
 
 Ctrl-C here stops kiln and the fake GitHub (a build still running then fails as interrupted).

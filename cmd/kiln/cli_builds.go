@@ -56,7 +56,8 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		fs.StringVar(&o.Changelist, "changelist", "", "build this changelist (Perforce projects)")
 		fs.BoolVar(&o.Clean, "clean", false, "a clean build: ignore the build cache (compiled objects, derived data) and replace it")
 		follow := fs.Bool("follow", false, "stream the build's log and exit when it ends: 0 complete, 1 failed")
-		pos, err := parseArgs(fs, args[1:], 2)
+		project := fs.String("project", "", "the setting's project (its id or name), where SETTING alone is not enough")
+		pos, err := parseArgsBetween(fs, args[1:], 1, 2)
 		if err != nil {
 			return err
 		}
@@ -64,11 +65,11 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if err != nil {
 			return err
 		}
-		projectID, err := resolveProject(ctx, c, pos[0])
+		projectID, setting, err := triggerTarget(ctx, c, pos, *project)
 		if err != nil {
 			return err
 		}
-		t, err := c.Trigger(ctx, projectID, pos[1], o)
+		t, err := c.Trigger(ctx, projectID, setting, o)
 		if err != nil {
 			return err
 		}
@@ -127,8 +128,18 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 
 // followBuild streams a build's log until it ends, then reports how it ended: nil when it
 // completed, a failure (exit status 1) with the reason when not.
+// On a terminal, standard error shows the build's stage and time left meanwhile (stageLine).
 func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, stdout, stderr io.Writer) error {
-	if _, err := c.Logs(ctx, id, true, logPrinter(stdout, asJSON)); err != nil {
+	line := newStageLine(stderr)
+	watching, stopWatching := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); line.watch(watching, c, id) }()
+	printLine := logPrinter(stdout, asJSON)
+	_, err := c.Logs(ctx, id, true, func(l client.LogLine) error { return line.around(func() error { return printLine(l) }) })
+	stopWatching()
+	<-done
+	line.end()
+	if err != nil {
 		return err
 	}
 	b, err := c.GetBuild(ctx, id)

@@ -126,7 +126,8 @@ func TestCLIErrors(t *testing.T) {
 		{"bad commit", w.env, []string{"builds", "trigger", w.project, w.settings["main"], "--commit", "nothex"}, []string{"commit", "request id req_"}},
 		{"unknown project", w.env, []string{"builds", "trigger", "Racer", w.settings["main"]}, []string{`no project has the id or name "Racer"`}},
 		{"no service", noEnv, []string{"builds", "list"}, []string{"KILN_URL", "kiln login"}},
-		{"missing argument", w.env, []string{"builds", "trigger", w.project}, []string{"missing SETTING_ID (usage: kiln builds trigger PROJECT SETTING_ID"}},
+		{"missing argument", w.env, []string{"builds", "trigger"}, []string{"missing SETTING (usage: kiln builds trigger [PROJECT] SETTING"}},
+		{"a project for a setting", w.env, []string{"builds", "trigger", w.project}, []string{`no build setting has the id or name "` + w.project + `"`}},
 		{"unknown command", w.env, []string{"builds", "bake"}, []string{"unknown command"}},
 		{"unknown flag", w.env, []string{"artifacts", "download", "x", "--resume"}, []string{"not defined"}},
 	}

@@ -97,13 +97,14 @@ func TestCLITimeoutHint(t *testing.T) {
 // TestCLIArgumentMessages: a missing or extra argument is named, with the command's usage line,
 // and nothing else is printed; no service is asked.
 func TestCLIArgumentMessages(t *testing.T) {
-	const trigger = "kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--clean] [--follow]"
+	const trigger = "kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]"
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"builds", "trigger", "Shooter"}, "kiln builds trigger: missing SETTING_ID (usage: " + trigger + ")"},
-		{[]string{"builds", "trigger", "--follow"}, "kiln builds trigger: missing PROJECT and SETTING_ID (usage: " + trigger + ")"},
+		{[]string{"builds", "trigger", "Shooter", "Linux/Shipping", "x"}, `kiln builds trigger: unexpected argument "x" (usage: ` + trigger + ")"},
+		{[]string{"builds", "trigger", "--follow"}, "kiln builds trigger: missing SETTING (usage: " + trigger + ")"},
+		{[]string{"settings", "list", "x"}, `kiln settings list: unexpected argument "x" (usage: kiln settings list [--project PROJECT])`},
 		{[]string{"builds", "logs", "--follow"}, "kiln builds logs: missing BUILD_ID (usage: kiln builds logs BUILD_ID [--follow])"},
 		{[]string{"builds", "cancel", "b1", "b2"}, `kiln builds cancel: unexpected argument "b2" (usage: kiln builds cancel BUILD_ID)`},
 		{[]string{"builds", "list", "x", "y"}, `kiln builds list: unexpected arguments "x", "y" (usage: kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N])`},
@@ -150,7 +151,7 @@ func TestCLIGroupAndCommandHelp(t *testing.T) {
 				t.Errorf("kiln builds --help leaves out %s:\n%s", c, out)
 			}
 		}
-		if !strings.Contains(out, "      PROJECT is a project's id or name\n") {
+		if !strings.Contains(out, "      PROJECT is a project's id or name; SETTING a build setting's id or\n") {
 			t.Errorf("kiln builds --help leaves out what PROJECT is:\n%s", out)
 		}
 	})
@@ -159,8 +160,8 @@ func TestCLIGroupAndCommandHelp(t *testing.T) {
 		if code != 0 || out != "" {
 			t.Fatalf("exit %d (%v), stdout %q", code, err, out)
 		}
-		const head = "usage: kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--clean] [--follow]\n" +
-			"  PROJECT is a project's id or name\n\nflags:\n  -branch string\n"
+		const head = "usage: kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]\n" +
+			"  PROJECT is a project's id or name; SETTING a build setting's id or\n"
 		if !strings.HasPrefix(errOut, head) || !strings.Contains(errOut, "  -follow\n") || strings.Contains(errOut, "kiln serve") || strings.Contains(errOut, "kiln builds list") {
 			t.Errorf("kiln builds trigger --help printed:\n%s\nwant it to start with:\n%s", errOut, head)
 		}

@@ -24,6 +24,12 @@ func usageErr(format string, a ...any) error { return fmt.Errorf(format, a...) }
 // exactly n of those: a missing one is named from the command's usage line. The command's help
 // (-h) is its usage line and its flags.
 func parseArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
+	return parseArgsBetween(fs, args, n, n)
+}
+
+// parseArgsBetween is parseArgs for a command that takes from least to most positional
+// arguments; fewer are named as missing from the command's usage line.
+func parseArgsBetween(fs *flag.FlagSet, args []string, least, most int) ([]string, error) {
 	commandHelp(fs)
 	var pos []string
 	for {
@@ -36,8 +42,11 @@ func parseArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(pos) != n {
-		return nil, argCountErr(fs.Name(), pos, n)
+	switch {
+	case len(pos) < least:
+		return nil, argCountErr(fs.Name(), pos, least)
+	case len(pos) > most:
+		return nil, argCountErr(fs.Name(), pos, most)
 	}
 	for i, p := range pos {
 		if strings.TrimSpace(p) == "" {

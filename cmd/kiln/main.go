@@ -51,8 +51,15 @@ exit status 0 success, 1 a build that failed or a download that did not match, 2
 errors; --json prints JSON; docs/cli.md):
   kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
   kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
-  kiln builds trigger PROJECT SETTING_ID [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
-                          PROJECT is a project's id or name
+  kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
+                          PROJECT is a project's id or name; SETTING a build setting's id or
+                          name, Platform/BuildType (Linux/Shipping; Linux/Shipping@main where two
+                          settings of the project share it); without PROJECT or --project the
+                          setting is looked for in every project. --follow shows the stage and
+                          time left on standard error when it is a terminal
+  kiln settings list [--project PROJECT]
+                          the build settings: id, project, name, branch or stream, engine,
+                          trigger and latest build
   kiln builds rerun BUILD_ID [--follow]
                           a new build of the same setting, branch and commit (or changelist)
   kiln builds logs BUILD_ID [--follow]
@@ -122,6 +129,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return builds(ctx, args[1:], getenv, stdout, stderr)
 	case "artifacts":
 		return artifacts(ctx, args[1:], getenv, stdout, stderr)
+	case "settings":
+		return settingsCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "usage":
 		return usageCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "members":

@@ -145,9 +145,11 @@ func TestAgentPoolRouting(t *testing.T) {
 		t.Fatalf("build for pool-a with no agent that can take it: %v", b)
 	}
 	right := startAgent(t, w, poolA)
-	if b := waitAs(t, w, w.token, build, ended); b["status"] != "complete" {
+	b := waitAs(t, w, w.token, build, ended)
+	if b["status"] != "complete" {
 		t.Fatalf("build: %v", b)
 	}
+	wantCompleteStages(t, b) // the agent's stage lines came through the host API
 	if !right.ran(build) || len(other.claimed()) != 0 || len(linux.claimed()) != 0 {
 		t.Fatalf("claims: pool-a %v, pool-b %v, Linux-only %v", right.claimed(), other.claimed(), linux.claimed())
 	}

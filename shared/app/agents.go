@@ -34,7 +34,7 @@ func (w agentWaking) Start(ctx context.Context, b *kiln.Build) error {
 // streamed PUT into the store.
 func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine, keys *keyring.Keyring, gh *github.Client, logger *slog.Logger) http.Handler {
 	hosts := &agentapi.Server{
-		Store: st, Lifecycle: m.service.Lifecycle, Logs: m.logs, OpenSealed: keys.Sealer().Open, Logger: logger,
+		Store: st, Lifecycle: m.service.Lifecycle, Logs: m.core.RunnerLogs(m.logs), OpenSealed: keys.Sealer().Open, Logger: logger,
 		TimeLimit: cfg.BuildTimeout, MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
 		Caches: m.core.Caches, CacheMaxPerOrg: m.core.CacheMaxPerOrg, // agents restore and save build caches too
 	}

@@ -91,7 +91,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	}
 	host := &runner.Runner{
 		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: logs}, Sources: sources,
-		Logs: logs, Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
+		Logs: c.RunnerLogs(logs), Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
 		Steps:   &buildsteps.Steps{Artifacts: arts, Logger: logger, Sandbox: confiner, Limits: limits},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
 		MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax, DiskReserve: reserve,

@@ -186,6 +186,12 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, ctx, "see the webhook", chromedp.Click(chromedp.CSS(`#hooks-h ~ div .notice button`)),
 		waitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'https://hooks.example.com/kiln')`),
 		chromedp.Click(chromedp.CSS(`.card details summary`)), waitJS(`document.querySelector('.card details tbody tr') !== null`))
+	// A Slack notification: its incoming-webhook URL is never shown again, only masked.
+	run(t, ctx, "add a Slack notification",
+		chromedp.SendKeys(chromedp.CSS(`form[aria-label="New Slack or Discord notification"] input[name=url]`), "https://hooks.slack.com/services/T0/B0/chatSECRETtoken9Qz"),
+		chromedp.Click(chromedp.CSS(`form[aria-label="New Slack or Discord notification"] button[type=submit]`)),
+		waitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'Slack · https://hooks.slack.com/…n9Qz')`),
+		waitJS(`!document.body.innerHTML.includes('chatSECRETtoken')`))
 	screenshot(t, ctx, shots, "organization")
 }
 

@@ -33,9 +33,23 @@ type Build struct {
 	Clean            bool      `json:"clean"`
 	Cache            *CacheUse `json:"cache"`
 	// RerunOf is the build this one re-runs; Trigger who or what triggered it.
-	RerunOf  *string       `json:"rerunOf"`
-	Trigger  *BuildTrigger `json:"trigger"`
-	LogLines []LogLine     `json:"logLines,omitempty"`
+	RerunOf *string       `json:"rerunOf"`
+	Trigger *BuildTrigger `json:"trigger"`
+	// Stage is the stage a running build is in; Progress its estimated progress (nil without
+	// history to judge by).
+	Stage    *string   `json:"stage"`
+	Progress *Progress `json:"progress"`
+	LogLines []LogLine `json:"logLines,omitempty"`
+}
+
+// Progress is a running build's estimated progress; RemainingMs is nil once it overruns.
+type Progress struct {
+	Stage       *string `json:"stage"`
+	Percent     int     `json:"percent"`
+	ElapsedMs   int64   `json:"elapsedMs"`
+	RemainingMs *int64  `json:"remainingMs"`
+	Overrun     bool    `json:"overrun"`
+	BasedOn     int     `json:"basedOn"`
 }
 
 // CacheUse is how a build started: warm from the cache a build saved, or cold and why.

@@ -70,6 +70,9 @@ func (s *Server) listBuilds(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err := s.nameTriggers(r.Context(), p.Organization.ID, itemRefs(body.Items)...); err != nil {
 		return err
 	}
+	if err := s.addProgress(r.Context(), p.Organization.ID, builds, itemRefs(body.Items)); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, body)
 	return nil
 }
@@ -100,11 +103,11 @@ var (
 )
 
 // triggerBuild answers POST /projects/:id/build-settings/:settingId/trigger: a pending build of
-// the setting, with optional overrides of branch and commit (GitHub) or changelist (Perforce).
+// the setting (named by its id or its readable name, see namedSetting), with optional overrides of branch and commit (GitHub) or changelist (Perforce).
 // With an Idempotency-Key header, a repeat of the same request gives the same build (202 again)
 // and a different request under the key is 422.
 func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	pr, st, err := s.buildSetting(r, p)
+	pr, st, err := s.namedSetting(r, p)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/buildsettings"
@@ -74,6 +75,26 @@ func (s *Server) buildSetting(r *http.Request, p *auth.Principal) (*kiln.Project
 		return nil, nil, kiln.NotFound("build setting")
 	}
 	st, err := s.settingsReader.GetBuildSetting(r.Context(), p.Organization.ID, pr.ID, id)
+	return pr, st, err
+}
+
+// namedSetting loads the setting of the {id} project that {settingId} names: its id, or a
+// readable name, Platform/BuildType (with @branch or @stream where two settings share it; see
+// kiln.ResolveSetting). A name several settings share is validation_failed, listing them.
+func (s *Server) namedSetting(r *http.Request, p *auth.Principal) (*kiln.Project, *kiln.BuildSetting, error) {
+	ref := r.PathValue("settingId")
+	if kiln.ValidID(ref) || !strings.Contains(ref, "/") {
+		return s.buildSetting(r, p)
+	}
+	pr, err := s.project(r, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	settings, err := s.settingsReader.ListBuildSettings(r.Context(), p.Organization.ID, pr.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := kiln.ResolveSetting(settings, ref)
 	return pr, st, err
 }
 

@@ -209,6 +209,9 @@ func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kil
 	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.buildBody); err != nil {
 		return err
 	}
+	if err := s.addProgress(r.Context(), b.OrganizationID, []*kiln.Build{b}, []*buildBody{&body.buildBody}); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, body)
 	return nil
 }

@@ -152,6 +152,12 @@ type buildBody struct {
 	// RerunOf is the build this one re-runs; Trigger says readably who or what triggered it.
 	RerunOf *string     `json:"rerunOf"`
 	Trigger triggerBody `json:"trigger"`
+	// Stage is the stage a running build is in (null before its first and once it ended);
+	// Stages are the stages it went through.
+	Stage  *string     `json:"stage"`
+	Stages []stageBody `json:"stages"`
+	// Progress is a running build's estimated progress, null without history to judge by.
+	Progress *progressBody `json:"progress"`
 }
 
 type cacheUseBody struct {
@@ -179,6 +185,7 @@ func renderBuild(b *kiln.Build) buildBody {
 		AutoDeployAttempts: b.AutoDeployAttempts, AgentPool: nullable(b.AgentPool), WaitingFor: nullable(b.WaitingFor()),
 		Clean: b.Clean, Cache: renderCacheUse(b),
 		RerunOf: nullable(b.RerunOf), Trigger: renderTrigger(b),
+		Stage: nullable(b.CurrentStage()), Stages: renderStages(b.Stages),
 	}
 }
 

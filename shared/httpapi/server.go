@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -56,6 +57,9 @@ type Config struct {
 	Deliveries Deliveries
 	// Webhooks redelivers organization webhook deliveries.
 	Webhooks WebhookDispatcher
+	// OutboundAllow are the ranges (KILN_OUTBOUND_ALLOW) a chat webhook's URL may point at, by IP
+	// address, instead of its service's host: a test server or the operator's relay.
+	OutboundAllow []netip.Prefix
 	// Perforce checks Perforce credentials (nil: not available).
 	Perforce PerforceVerifier
 	// GitHubWebhookSecret verifies GitHub webhook deliveries; empty refuses them all.
@@ -95,6 +99,7 @@ type Server struct {
 	plans          *plans.Plans
 	deliveries     Deliveries
 	webhookSender  WebhookDispatcher
+	chatAllow      []netip.Prefix
 	perforce       PerforceVerifier
 	buffered       bool
 	artifacts      artifacts.Store
@@ -129,6 +134,7 @@ func New(cfg Config) *Server {
 		plans:          cfg.Plans,
 		deliveries:     cfg.Deliveries,
 		webhookSender:  cfg.Webhooks,
+		chatAllow:      cfg.OutboundAllow,
 		perforce:       cfg.Perforce,
 		buffered:       cfg.BufferedAnswers,
 		artifacts:      cfg.Artifacts,

@@ -14,6 +14,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/webhooks"
+	"github.com/kilnbuild/kiln/shared/webhooks/chat"
 )
 
 // WebhookDispatcher redelivers organization webhook deliveries.
@@ -22,7 +23,10 @@ type WebhookDispatcher interface {
 }
 
 type webhookBody struct {
-	ID        string   `json:"id"`
+	ID string `json:"id"`
+	// Format is kiln, slack or discord; a chat webhook's url is shown masked (its URL is the
+	// secret).
+	Format    string   `json:"format"`
 	URL       string   `json:"url"`
 	Events    []string `json:"events"`
 	Active    bool     `json:"active"`
@@ -36,7 +40,7 @@ func renderWebhook(h *kiln.Webhook) webhookBody {
 	for _, e := range h.Events {
 		events = append(events, string(e))
 	}
-	return webhookBody{ID: h.ID, URL: h.URL, Events: events, Active: h.Active, CreatedAt: timestamp(h.CreatedAt), UpdatedAt: timestamp(h.UpdatedAt)}
+	return webhookBody{ID: h.ID, Format: string(h.FormatOrKiln()), URL: h.URL, Events: events, Active: h.Active, CreatedAt: timestamp(h.CreatedAt), UpdatedAt: timestamp(h.UpdatedAt)}
 }
 
 type deliveryBody struct {
@@ -62,18 +66,46 @@ func renderDelivery(d *kiln.WebhookDelivery) deliveryBody {
 }
 
 type webhookFields struct {
+	Format Optional[string]   `json:"format"`
 	URL    Optional[string]   `json:"url"`
 	Events Optional[[]string] `json:"events"`
 	Active Optional[bool]     `json:"active"`
 }
 
-// apply merges the fields into h and checks the result.
-func (f webhookFields) apply(h *kiln.Webhook) error {
+// applyWebhook merges the fields into h and checks the result. The format is chosen when the
+// webhook is made (creating) and never changes. A chat webhook's URL, the service's secret, is
+// checked against its service's hosts (or the operator's outbound allow ranges), sealed into
+// h.Secret, and only its mask kept in h.URL.
+func (s *Server) applyWebhook(f webhookFields, h *kiln.Webhook, creating bool) error {
 	errs := kiln.FieldErrors{}
+	if f.Format.Set {
+		format := kiln.WebhookFormat(f.Format.Value)
+		switch {
+		case f.Format.Null || !format.Valid():
+			errs.Add("format", "must be one of kiln, slack, discord")
+		case creating:
+			h.Format = format
+		case format != h.FormatOrKiln():
+			errs.Add("format", "cannot be changed; make a new webhook")
+		}
+	}
+	if creating && h.Format == "" {
+		h.Format = kiln.FormatKiln
+	}
+	format := h.FormatOrKiln()
 	if f.URL.Set {
-		h.URL = strings.TrimSpace(f.URL.Value)
-		if f.URL.Null {
+		raw := strings.TrimSpace(f.URL.Value)
+		switch {
+		case f.URL.Null:
 			errs.Add("url", "must not be null")
+		case format.Chat():
+			if err := chat.CheckURL(format, raw, s.chatAllow); err != nil {
+				errs.Add("url", err.Error())
+			} else {
+				h.URL, h.Secret = chat.Mask(raw), s.sealer.Seal([]byte(raw), webhooks.SecretAD(h.ID))
+			}
+		default:
+			h.URL = raw
 		}
 	}
 	if f.Events.Set {
@@ -81,7 +113,9 @@ func (f webhookFields) apply(h *kiln.Webhook) error {
 		for _, e := range f.Events.Value {
 			ev := kiln.WebhookEvent(e)
 			if !ev.Valid() {
-				errs.Add("events", "each event must be one of build.created, build.running, build.complete, build.failed, build.superseded")
+				errs.Add("events", "each event must be one of "+eventNames(kiln.WebhookEvents))
+			} else if format.Chat() && !slices.Contains(kiln.ChatEvents, ev) {
+				errs.Add("events", "a "+string(format)+" webhook's events must be among "+eventNames(kiln.ChatEvents))
 			} else if !slices.Contains(h.Events, ev) {
 				h.Events = append(h.Events, ev)
 			}
@@ -93,13 +127,26 @@ func (f webhookFields) apply(h *kiln.Webhook) error {
 		}
 		h.Active = f.Active.Value
 	}
-	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || len(h.URL) > 2048 {
+	if format.Chat() {
+		if len(h.Secret) == 0 && !f.URL.Set {
+			errs.Add("url", "is required: the "+string(format)+" incoming-webhook URL")
+		}
+	} else if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || len(h.URL) > 2048 {
 		errs.Add("url", "is required and must be an absolute http or https URL without credentials")
 	}
 	if len(h.Events) == 0 {
 		errs.Add("events", "is required: at least one event")
 	}
 	return errs.Err()
+}
+
+// eventNames lists events as "a, b, c".
+func eventNames(events []kiln.WebhookEvent) string {
+	names := make([]string, len(events))
+	for i, e := range events {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }
 
 // webhook loads the {webhookId} of the caller's organization named by {id}.
@@ -114,7 +161,8 @@ func (s *Server) webhook(r *http.Request, p *auth.Principal) (*kiln.Webhook, err
 	return s.hooks.GetWebhook(r.Context(), p.Organization.ID, id)
 }
 
-// createWebhook answers POST /organizations/:id/webhooks; the signing secret is shown once. An
+// createWebhook answers POST /organizations/:id/webhooks; a kiln webhook's signing secret is
+// shown once. An
 // organization has at most webhooks.MaxWebhooks (409 invalid_state past it).
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	if _, err := ownOrganization(r, p); err != nil {
@@ -126,7 +174,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	h := &kiln.Webhook{ID: kiln.NewID(), OrganizationID: p.Organization.ID, Active: true, CreatedAt: now, UpdatedAt: now}
-	if err := f.apply(h); err != nil {
+	if err := s.applyWebhook(f, h, true); err != nil {
 		return err
 	}
 	hooks, err := s.hooks.ListWebhooks(r.Context(), p.Organization.ID)
@@ -136,8 +184,12 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *auth.P
 	if len(hooks) >= webhooks.MaxWebhooks {
 		return kiln.Errorf(kiln.EInvalidState, "the organization has %d webhooks, the most allowed; delete one first", webhooks.MaxWebhooks)
 	}
-	secret := "whsec_" + rand.Text()[:26] + rand.Text()[:14]
-	h.Secret = s.sealer.Seal([]byte(secret), webhooks.SecretAD(h.ID))
+	// A kiln webhook's signing secret is shown once; a chat webhook's sealed URL never is.
+	var secret string
+	if !h.FormatOrKiln().Chat() {
+		secret = "whsec_" + rand.Text()[:26] + rand.Text()[:14]
+		h.Secret = s.sealer.Seal([]byte(secret), webhooks.SecretAD(h.ID))
+	}
 	if err := s.hooks.CreateWebhook(r.Context(), h); err != nil {
 		return err
 	}
@@ -181,7 +233,7 @@ func (s *Server) patchWebhook(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return err
 	}
 	updated := *h
-	if err := f.apply(&updated); err != nil {
+	if err := s.applyWebhook(f, &updated, false); err != nil {
 		return err
 	}
 	updated.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)

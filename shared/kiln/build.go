@@ -102,6 +102,9 @@ type Build struct {
 	// RerunOf is the id of the build this one re-runs (same setting, branch and commit or
 	// changelist), "" for a build triggered otherwise. Fixed at trigger.
 	RerunOf string
+	// Stages are the stages the build went through, in order, as its runner's log says (see
+	// StageLinePrefix); the last is open while the build runs, and is ended when the build ends.
+	Stages []BuildStage
 }
 
 // WaitingFor says what a pending build waits for, when it is an agent: "an agent in pool X".
@@ -139,6 +142,7 @@ func (b *Build) Transition(to BuildStatus, at time.Time, failureReason string) e
 		b.StartedAt = &at
 	case to.Terminal():
 		b.FinishedAt = &at
+		b.endStage(at)
 		if b.StartedAt != nil {
 			b.BuildMinutes = BuildMinutes(*b.StartedAt, at)
 		}

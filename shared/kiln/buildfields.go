@@ -38,9 +38,11 @@ const (
 	FieldBuildMinutes
 	// FieldCache names Cache, CacheFrom and CacheReason, written together.
 	FieldCache
+	// FieldStages names Stages.
+	FieldStages
 
 	// AllBuildFields is every field an update may write: the whole build as the writer has it.
-	AllBuildFields = FieldCache<<1 - 1
+	AllBuildFields = FieldStages<<1 - 1
 )
 
 // Has reports whether f names all of g.
@@ -83,6 +85,7 @@ func ChangedBuildFields(before, after *Build) BuildFields {
 	add(FieldTaskToken, before.TaskToken == after.TaskToken)
 	add(FieldBuildMinutes, before.BuildMinutes == after.BuildMinutes)
 	add(FieldCache, before.Cache == after.Cache && before.CacheFrom == after.CacheFrom && before.CacheReason == after.CacheReason)
+	add(FieldStages, sameStages(before.Stages, after.Stages))
 	return f
 }
 
@@ -99,7 +102,7 @@ var buildFieldNames = []string{
 	"status", "projectId", "buildSettingId", "platform", "buildType", "branch", "commit",
 	"commitMessage", "changelist", "ueVersion", "triggeredBy", "failureReason", "autoDeployStatus",
 	"autoDeployError", "autoDeployAttempts", "autoDeployNextAt", "startedAt", "finishedAt",
-	"heartbeatAt", "host", "hostCredentialHash", "agentPool", "taskToken", "buildMinutes", "cache",
+	"heartbeatAt", "host", "hostCredentialHash", "agentPool", "taskToken", "buildMinutes", "cache", "stages",
 }
 
 // Names lists the fields f names, for messages and tests.

@@ -301,7 +301,7 @@ type Webhooks interface {
 	GetWebhook(ctx context.Context, orgID, id string) (*kiln.Webhook, error)
 	// ListWebhooks lists all of an organization's webhooks, oldest first (an organization has few).
 	ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook, error)
-	// UpdateWebhook replaces url, events, active, secret and updatedAt.
+	// UpdateWebhook replaces url, events, active, secret and updatedAt; the format never changes.
 	UpdateWebhook(ctx context.Context, w *kiln.Webhook) error
 	// DeleteWebhook deletes the webhook and its delivery log.
 	DeleteWebhook(ctx context.Context, orgID, id string) error

@@ -80,6 +80,16 @@ func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID st
 	if err != nil {
 		return fail("the webhook's secret cannot be read")
 	}
+	// A kiln webhook's deliveries are signed; a chat webhook's sealed secret is its URL, and the
+	// service takes its message as it is.
+	target, header := h.URL, http.Header{}
+	if h.FormatOrKiln().Chat() {
+		target = string(secret)
+	} else {
+		header.Set("X-Kiln-Event", string(del.Event))
+		header.Set("X-Kiln-Delivery", del.ID)
+		header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
+	}
 	claimed := *del
 	claimed.Attempts++
 	claimed.NextAttemptAt = now.Add(delivery.AttemptTimeout(int64(len(del.Payload))) + leaseMargin)
@@ -87,11 +97,7 @@ func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID st
 		return ignoreTaken(err)
 	}
 	n := claimed.Attempts
-	header := http.Header{}
-	header.Set("X-Kiln-Event", string(del.Event))
-	header.Set("X-Kiln-Delivery", del.ID)
-	header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
-	res := delivery.PostJSON(ctx, d.Client, h.URL, header, del.Payload, func(cause string) {
+	res := delivery.PostJSON(ctx, d.Client, target, header, del.Payload, func(cause string) {
 		d.Logger.WarnContext(ctx, "webhook delivery attempt failed", slog.String("delivery_id", del.ID),
 			slog.String("org_id", orgID), slog.Int("attempt", n), slog.String("cause", cause))
 	})

@@ -43,6 +43,7 @@ func TestSign(t *testing.T) {
 
 // captured is one request a receiver got.
 type captured struct {
+	path   string
 	header http.Header
 	body   []byte
 }
@@ -60,7 +61,7 @@ func newRecorder(t testing.TB, answer func(w http.ResponseWriter)) *recorder {
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
-		rc.got = append(rc.got, captured{header: r.Header.Clone(), body: body})
+		rc.got = append(rc.got, captured{path: r.URL.Path, header: r.Header.Clone(), body: body})
 		answer := rc.answer
 		rc.mu.Unlock()
 		answer(w)

@@ -37,7 +37,14 @@ func (d *Sender) TriggerSkipped(ctx context.Context, s *kiln.SkippedTrigger) {
 	if d == nil {
 		return
 	}
-	d.enqueue(ctx, s.OrganizationID, kiln.EventBuildSkipped, func(ctx context.Context, now time.Time) ([]byte, error) {
+	ctx = context.WithoutCancel(ctx)
+	hooks, err := d.Store.ListWebhooks(ctx, s.OrganizationID)
+	if err != nil || len(hooks) == 0 {
+		return
+	}
+	defer d.Notify()
+	// Chat webhooks are not told of skipped triggers (kiln.ChatEvents).
+	d.enqueue(ctx, hooks, s.OrganizationID, kiln.EventBuildSkipped, func(ctx context.Context, now time.Time) ([]byte, error) {
 		orNull := func(v string) *string {
 			if v == "" {
 				return nil
@@ -49,5 +56,5 @@ func (d *Sender) TriggerSkipped(ctx context.Context, s *kiln.SkippedTrigger) {
 			Data: skippedData{Skipped: skippedTrigger{ProjectID: s.ProjectID, BuildSettingID: s.BuildSettingID, Trigger: string(s.Trigger),
 				TriggeredBy: s.TriggeredBy, Branch: orNull(s.Branch), Commit: orNull(s.Commit), Reason: s.Reason}},
 		})
-	})
+	}, nil)
 }

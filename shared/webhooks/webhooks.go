@@ -19,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/webhooks/chat"
 )
 
 // Sign is the X-Kiln-Signature of a body: "sha256=" and the hex HMAC-SHA256 with the secret.
@@ -55,18 +56,24 @@ type Store interface {
 	DueWebhookDeliveries(ctx context.Context, now time.Time, perOrg, limit int) ([]*kiln.WebhookDelivery, error)
 	RecordWebhookDelivery(ctx context.Context, d *kiln.WebhookDelivery, expectedNextAt time.Time) error
 	QueuedWebhookDeliveries(ctx context.Context, orgID string, upTo int) (int, error)
+	// GetProject and ListBuilds describe builds to chat webhooks and tell build.fixed.
+	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
+	ListBuilds(ctx context.Context, orgID string, f store.BuildFilter, p store.Page) ([]*kiln.Build, string, error)
 }
 
 var _ Store = store.Store(nil)
 
 // Sender records and sends webhook deliveries.
 type Sender struct {
-	Store    Store
-	Client   *http.Client // an outbound-safe client
-	Sealer   *keyring.Sealer
-	Render   Render
-	Attempts int
-	Backoff  time.Duration
+	Store  Store
+	Client *http.Client // an outbound-safe client
+	Sealer *keyring.Sealer
+	Render Render
+	// PublicURL is the service's public URL: chat messages link to the console's build page under
+	// it ("" for no link).
+	PublicURL string
+	Attempts  int
+	Backoff   time.Duration
 	// Workers is how many attempts run at once (deploy.DefaultWorkers when < 1); at most
 	// deploy.PerOrganization of them are one organization's.
 	Workers int
@@ -95,36 +102,111 @@ func eventOf(b *kiln.Build) kiln.WebhookEvent {
 }
 
 // BuildChanged records a delivery of the build's event for every active webhook of its
-// organization that asked for it, and wakes the sender.
+// organization that asked for it, and of build.fixed when a completed build fixes its setting
+// (see fixes), and wakes the sender.
 func (d *Sender) BuildChanged(ctx context.Context, b *kiln.Build) {
 	if d == nil {
 		return
 	}
-	event := eventOf(b)
-	d.enqueue(ctx, b.OrganizationID, event, func(ctx context.Context, now time.Time) ([]byte, error) {
-		return d.Render(ctx, event, b, now)
-	})
-}
-
-// enqueue records a delivery of event, with the body render makes once, for every active webhook
-// of the organization that asked for it, and wakes the sender.
-func (d *Sender) enqueue(ctx context.Context, orgID string, event kiln.WebhookEvent, render func(ctx context.Context, now time.Time) ([]byte, error)) {
 	ctx = context.WithoutCancel(ctx)
-	hooks, err := d.Store.ListWebhooks(ctx, orgID)
+	hooks, err := d.Store.ListWebhooks(ctx, b.OrganizationID)
 	if err != nil || len(hooks) == 0 {
 		return
 	}
+	var project *kiln.Project
+	var looked bool
+	describe := func(ctx context.Context, event kiln.WebhookEvent) chat.Message {
+		if !looked {
+			project, looked = d.project(ctx, b), true
+		}
+		return chat.New(event, b, project, d.PublicURL)
+	}
+	events := []kiln.WebhookEvent{eventOf(b)}
+	if b.Status == kiln.StatusComplete && wanted(hooks, kiln.EventBuildFixed) && d.fixes(ctx, b) {
+		events = append(events, kiln.EventBuildFixed)
+	}
+	for _, event := range events {
+		d.enqueue(ctx, hooks, b.OrganizationID, event, func(ctx context.Context, now time.Time) ([]byte, error) {
+			return d.Render(ctx, event, b, now)
+		}, describe)
+	}
+	d.Notify()
+}
+
+// project is the build's project, nil once deleted (or unreadable).
+func (d *Sender) project(ctx context.Context, b *kiln.Build) *kiln.Project {
+	p, err := d.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// fixesScan is how many of a setting's latest builds fixes reads.
+const fixesScan = 50
+
+// fixes reports whether a complete build fixes its setting: of the setting's latest builds
+// (fixesScan, newest first), the one that finished last before b (complete or failed) failed.
+// Builds still queued or running, superseded ones, and b itself do not count; a build without a
+// setting fixes nothing.
+func (d *Sender) fixes(ctx context.Context, b *kiln.Build) bool {
+	if b.BuildSettingID == "" || b.FinishedAt == nil {
+		return false
+	}
+	list, _, err := d.Store.ListBuilds(ctx, b.OrganizationID, store.BuildFilter{BuildSettingID: b.BuildSettingID}, store.Page{Limit: fixesScan})
+	if err != nil {
+		d.Logger.ErrorContext(ctx, "list a setting's builds for build.fixed", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+		return false
+	}
+	var last *kiln.Build
+	for _, x := range list {
+		if x.ID == b.ID || x.FinishedAt == nil || (x.Status != kiln.StatusComplete && x.Status != kiln.StatusFailed) {
+			continue
+		}
+		before := x.FinishedAt.Before(*b.FinishedAt) || (x.FinishedAt.Equal(*b.FinishedAt) && x.ID < b.ID)
+		if before && (last == nil || x.FinishedAt.After(*last.FinishedAt) || (x.FinishedAt.Equal(*last.FinishedAt) && x.ID > last.ID)) {
+			last = x
+		}
+	}
+	return last != nil && last.Status == kiln.StatusFailed
+}
+
+// wanted reports whether an active webhook asked for the event.
+func wanted(hooks []*kiln.Webhook, event kiln.WebhookEvent) bool {
+	return slices.ContainsFunc(hooks, func(h *kiln.Webhook) bool { return h.Active && slices.Contains(h.Events, event) })
+}
+
+// enqueue records a delivery of event for every active webhook of the organization that asked
+// for it: kiln webhooks get the body render makes, chat webhooks the message describe makes in
+// their service's shape (none when describe is nil); each body is made once.
+func (d *Sender) enqueue(ctx context.Context, hooks []*kiln.Webhook, orgID string, event kiln.WebhookEvent,
+	render func(ctx context.Context, now time.Time) ([]byte, error), describe func(ctx context.Context, event kiln.WebhookEvent) chat.Message) {
 	now := d.now()
-	var payload []byte
+	payloads := map[kiln.WebhookFormat][]byte{}
 	for _, h := range hooks {
 		if !h.Active || !slices.Contains(h.Events, event) {
 			continue
 		}
-		if payload == nil {
-			if payload, err = render(ctx, now); err != nil {
-				d.Logger.ErrorContext(ctx, "render a webhook event", slog.String("error", err.Error()))
-				return
+		format := h.FormatOrKiln()
+		if format.Chat() && (describe == nil || !slices.Contains(kiln.ChatEvents, event)) {
+			continue
+		}
+		payload, ok := payloads[format]
+		if !ok {
+			var err error
+			switch format {
+			case kiln.FormatSlack:
+				payload, err = chat.Slack(describe(ctx, event))
+			case kiln.FormatDiscord:
+				payload, err = chat.Discord(describe(ctx, event))
+			default:
+				payload, err = render(ctx, now)
 			}
+			if err != nil {
+				d.Logger.ErrorContext(ctx, "render a webhook event", slog.String("format", string(format)), slog.String("error", err.Error()))
+				continue
+			}
+			payloads[format] = payload
 		}
 		del := &kiln.WebhookDelivery{ID: kiln.NewID(), OrganizationID: orgID, WebhookID: h.ID, Event: event,
 			Payload: payload, Status: kiln.DeliveryPending, CreatedAt: now, UpdatedAt: now}
@@ -132,7 +214,6 @@ func (d *Sender) enqueue(ctx context.Context, orgID string, event kiln.WebhookEv
 			d.Logger.ErrorContext(ctx, "record a webhook delivery", slog.String("webhook_id", h.ID), slog.String("error", err.Error()))
 		}
 	}
-	d.Notify()
 }
 
 // Redeliver records a new delivery with the payload of an earlier one, due now, and wakes the

@@ -35,7 +35,7 @@ func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
 func withHostAPI(api http.Handler, st store.Store, c *core.Core, logs builds.LogWriter, arts artifacts.Store,
 	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string, logger *slog.Logger) http.Handler {
 	lifecycle := c.Lifecycle
-	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: logs, OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger,
+	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: c.RunnerLogs(logs), OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger,
 		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up

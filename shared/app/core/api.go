@@ -25,9 +25,11 @@ func (c *Core) API() httpapi.Config {
 		Plans:      c.Plans,
 		Deliveries: c.AutoDeployer,
 		Webhooks:   c.Webhooks,
-		Artifacts:  c.parts.Artifacts,
-		Logs:       c.parts.Logs,
-		PublicURL:  c.settings.PublicURL,
+		// Chat webhooks may point at an allowed address instead of their service.
+		OutboundAllow: c.settings.OutboundAllow,
+		Artifacts:     c.parts.Artifacts,
+		Logs:          c.parts.Logs,
+		PublicURL:     c.settings.PublicURL,
 		// Build settings are saved under the core's plans; the upload URL is checked as
 		// deliveries reach it.
 		BuildSettings: &buildsettings.Service{

@@ -126,7 +126,7 @@ func New(p Parts, s Settings) (*Core, error) {
 	}
 	c.Plans = &plans.Plans{Store: p.Store, Table: s.Plans, Now: p.Now}
 	c.Webhooks = &webhooks.Sender{
-		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject),
+		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject), PublicURL: s.PublicURL,
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 	}
 	c.AutoDeployer = &builds.AutoDeployer{
@@ -166,6 +166,12 @@ func New(p Parts, s Settings) (*Core, error) {
 		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks,
 	}
 	return c, nil
+}
+
+// RunnerLogs are the build logs the runners write to, kiln serve's own and remote hosts' through
+// the host API: the lines go to logs, and the stages they announce onto their builds.
+func (c *Core) RunnerLogs(logs builds.LogWriter) builds.LogWriter {
+	return builds.StageLog{LogWriter: logs, Lifecycle: c.Lifecycle, Logger: c.parts.Logger}
 }
 
 // sealerOf is the keyring's sealer, nil without a keyring.

@@ -62,6 +62,38 @@ type buildItem struct {
 	CacheReason string `dynamo:"cacheReason,omitempty"`
 	// RerunOf is left out while "" (a build that re-runs no other).
 	RerunOf string `dynamo:"rerunOf,omitempty"`
+	// Stages is left out while empty (a build whose runner named no stage yet).
+	Stages []stageItem `dynamo:"stages,omitempty"`
+}
+
+// stageItem is one of a build's stages: times in Unix milliseconds, endedAt left out while the
+// stage is open.
+type stageItem struct {
+	Name      string `dynamo:"name"`
+	StartedAt int64  `dynamo:"startedAt"`
+	EndedAt   *int64 `dynamo:"endedAt,omitempty"`
+}
+
+func stageItems(stages []kiln.BuildStage) []stageItem {
+	if len(stages) == 0 {
+		return nil
+	}
+	out := make([]stageItem, len(stages))
+	for i, st := range stages {
+		out[i] = stageItem{Name: st.Name, StartedAt: toMS(st.StartedAt), EndedAt: toMSPtr(st.EndedAt)}
+	}
+	return out
+}
+
+func buildStages(items []stageItem) []kiln.BuildStage {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]kiln.BuildStage, len(items))
+	for i, it := range items {
+		out[i] = kiln.BuildStage{Name: it.Name, StartedAt: fromMS(it.StartedAt), EndedAt: fromMSPtr(it.EndedAt)}
+	}
+	return out
 }
 
 func newBuildItem(b *kiln.Build) *buildItem {
@@ -93,7 +125,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		HeartbeatAt: toMSPtr(b.HeartbeatAt), Host: b.Host, HostCredentialHash: b.HostCredentialHash, AgentPool: b.AgentPool,
 		TaskToken: b.TaskToken, BuildMinutes: b.BuildMinutes,
 		Clean: b.Clean, Cache: string(b.Cache), CacheFrom: b.CacheFrom, CacheReason: b.CacheReason,
-		RerunOf: b.RerunOf,
+		RerunOf: b.RerunOf, Stages: stageItems(b.Stages),
 	}
 }
 
@@ -109,7 +141,7 @@ func (it *buildItem) build() *kiln.Build {
 		HeartbeatAt: fromMSPtr(it.HeartbeatAt), Host: it.Host, HostCredentialHash: it.HostCredentialHash, AgentPool: it.AgentPool,
 		TaskToken: it.TaskToken, BuildMinutes: it.BuildMinutes,
 		Clean: it.Clean, Cache: kiln.CacheState(it.Cache), CacheFrom: it.CacheFrom, CacheReason: it.CacheReason,
-		RerunOf: it.RerunOf,
+		RerunOf: it.RerunOf, Stages: buildStages(it.Stages),
 	}
 }
 

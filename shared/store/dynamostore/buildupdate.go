@@ -42,6 +42,7 @@ var buildAttrs = []struct {
 	{kiln.FieldCache, "cacheState"},
 	{kiln.FieldCache, "cacheFrom"},
 	{kiln.FieldCache, "cacheReason"},
+	{kiln.FieldStages, "stages"},
 }
 
 // gsi4Inputs are the fields GSI4's keys are computed from (see buildItem).

@@ -14,6 +14,7 @@ type webhookItem struct {
 	itemKeys
 	ID             string   `dynamo:"id"`
 	OrganizationID string   `dynamo:"organizationId"`
+	Format         string   `dynamo:"format,omitempty"` // left out for kiln webhooks made before formats
 	URL            string   `dynamo:"url"`
 	Events         []string `dynamo:"events,omitempty"` // a list, in the order given
 	Active         bool     `dynamo:"active"`
@@ -22,13 +23,13 @@ type webhookItem struct {
 	UpdatedAt      int64    `dynamo:"updatedAt"`
 }
 
-// webhookMutable are the attributes UpdateWebhook replaces.
+// webhookMutable are the attributes UpdateWebhook replaces; the format never changes.
 var webhookMutable = []string{"url", "events", "active", "secret", "updatedAt"}
 
 func newWebhookItem(w *kiln.Webhook) *webhookItem {
 	it := &webhookItem{
 		itemKeys: itemKeys{PK: orgPK(w.OrganizationID), SK: webhookSK(w.ID), Type: typeWebhook},
-		ID:       w.ID, OrganizationID: w.OrganizationID, URL: w.URL, Active: w.Active, Secret: w.Secret,
+		ID:       w.ID, OrganizationID: w.OrganizationID, Format: string(w.Format), URL: w.URL, Active: w.Active, Secret: w.Secret,
 		CreatedAt: toMS(w.CreatedAt), UpdatedAt: toMS(w.UpdatedAt),
 	}
 	for _, e := range w.Events {
@@ -39,7 +40,7 @@ func newWebhookItem(w *kiln.Webhook) *webhookItem {
 
 func (it *webhookItem) webhook() *kiln.Webhook {
 	w := &kiln.Webhook{
-		ID: it.ID, OrganizationID: it.OrganizationID, URL: it.URL, Active: it.Active, Secret: it.Secret,
+		ID: it.ID, OrganizationID: it.OrganizationID, Format: kiln.WebhookFormat(it.Format), URL: it.URL, Active: it.Active, Secret: it.Secret,
 		CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
 	}
 	for _, e := range it.Events {

@@ -14,18 +14,23 @@ import (
 const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
 	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
 	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes,
-	clean, cache_state, cache_from, cache_reason, number, rerun_of`
+	clean, cache_state, cache_from, cache_reason, number, rerun_of, stages`
 
 func scanBuild(r scanner) (*kiln.Build, error) {
 	var b kiln.Build
 	var created, nextAt int64
 	var started, finished, heartbeat sql.NullInt64
+	var stages string
 	if err := r.Scan(&b.OrganizationID, &b.ID, &b.ProjectID, &b.BuildSettingID, &b.Status, &b.Platform,
 		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
 		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &b.AutoDeployAttempts, &created, &started,
 		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes,
-		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason, &b.Number, &b.RerunOf); err != nil {
+		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason, &b.Number, &b.RerunOf, &stages); err != nil {
 		return nil, err
+	}
+	var err error
+	if b.Stages, err = parseStages(stages); err != nil {
+		return nil, fmt.Errorf("build %s: %w", b.ID, err)
 	}
 	b.CreatedAt, b.StartedAt, b.FinishedAt = fromMS(created), fromOptMS(started), fromOptMS(finished)
 	b.HeartbeatAt, b.AutoDeployNextAt = fromOptMS(heartbeat), fromDueMS(nextAt)
@@ -48,12 +53,12 @@ func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
 		return fmt.Errorf("sqlitestore: create build: number: %w", err)
 	}
 	_, err = db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
 		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, ms(b.CreatedAt), optMS(b.StartedAt),
 		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes,
-		b.Clean, b.Cache, b.CacheFrom, b.CacheReason, b.Number, b.RerunOf)
+		b.Clean, b.Cache, b.CacheFrom, b.CacheReason, b.Number, b.RerunOf, stagesText(b.Stages))
 	if err != nil {
 		b.Number = 0
 		return writeErr("create build", err, "the build already exists")
@@ -152,6 +157,7 @@ func buildSets(b *kiln.Build, fields kiln.BuildFields) (string, []any) {
 		{kiln.FieldCache, "cache_state", b.Cache},
 		{kiln.FieldCache, "cache_from", b.CacheFrom},
 		{kiln.FieldCache, "cache_reason", b.CacheReason},
+		{kiln.FieldStages, "stages", stagesText(b.Stages)},
 	}
 	var set strings.Builder
 	var args []any

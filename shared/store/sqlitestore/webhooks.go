@@ -10,9 +10,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// Webhooks and their deliveries (migration 0006).
+// Webhooks and their deliveries (migration 0006; format: 0025).
 
-const webhookCols = `org_id, id, url, events, active, secret, created_at, updated_at`
+const webhookCols = `org_id, id, url, events, active, secret, created_at, updated_at, format`
 
 func encodeEvents(events []kiln.WebhookEvent) (string, error) {
 	if events == nil {
@@ -26,7 +26,7 @@ func scanWebhook(r scanner) (*kiln.Webhook, error) {
 	var w kiln.Webhook
 	var events string
 	var created, updated int64
-	if err := r.Scan(&w.OrganizationID, &w.ID, &w.URL, &events, &w.Active, &w.Secret, &created, &updated); err != nil {
+	if err := r.Scan(&w.OrganizationID, &w.ID, &w.URL, &events, &w.Active, &w.Secret, &created, &updated, &w.Format); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(events), &w.Events); err != nil {
@@ -41,8 +41,8 @@ func (s *Store) CreateWebhook(ctx context.Context, w *kiln.Webhook) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: create webhook: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.OrganizationID, w.ID, w.URL, events, w.Active, w.Secret, ms(w.CreatedAt), ms(w.UpdatedAt))
+	_, err = s.db.ExecContext(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.OrganizationID, w.ID, w.URL, events, w.Active, w.Secret, ms(w.CreatedAt), ms(w.UpdatedAt), w.Format)
 	if err != nil {
 		return writeErr("create webhook", err, "the webhook already exists")
 	}
@@ -60,7 +60,7 @@ func (s *Store) ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook
 		`SELECT `+webhookCols+` FROM webhooks WHERE org_id = ? ORDER BY id`, orgID)
 }
 
-// UpdateWebhook replaces url, events, active, secret and updatedAt.
+// UpdateWebhook replaces url, events, active, secret and updatedAt; the format never changes.
 func (s *Store) UpdateWebhook(ctx context.Context, w *kiln.Webhook) error {
 	events, err := encodeEvents(w.Events)
 	if err != nil {

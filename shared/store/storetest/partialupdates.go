@@ -41,6 +41,11 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	warm := func(b *kiln.Build) { b.Cache, b.CacheFrom = kiln.CacheWarm, "b0123456789abcdef" }
 	cold := func(b *kiln.Build) { b.Cache, b.CacheReason = kiln.CacheCold, kiln.CacheReasonNone }
+	t0 := now()
+	stages := func(b *kiln.Build) {
+		b.EnterStage("sync", t0.Add(time.Second))
+		b.EnterStage("compile", t0.Add(5*time.Second))
+	}
 
 	for _, tc := range []struct {
 		name        string
@@ -52,6 +57,8 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CommitThenHeartbeat", commit, heartbeat},
 		{"WarmCacheThenHeartbeat", warm, heartbeat},
 		{"CommitThenColdCache", commit, cold},
+		{"StagesThenHeartbeat", stages, heartbeat},
+		{"HeartbeatThenStages", heartbeat, stages},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
@@ -67,6 +74,26 @@ func testPartialUpdates(t *testing.T, open func(t *testing.T) store.Store) {
 			wantEqual(t, "the second writer's build after its write", written, &want)
 		})
 	}
+
+	t.Run("StagesEndWithTheBuild", func(t *testing.T) {
+		s := open(t)
+		read, _ := running(t, s)
+		update(t, s, read, stages)
+		got, err := s.GetBuild(t.Context(), read.OrganizationID, read.ID)
+		wantOK(t, err, "GetBuild")
+		end := t0.Add(9 * time.Second)
+		ended := update(t, s, got, func(b *kiln.Build) {
+			wantOK(t, b.Transition(kiln.StatusComplete, end, ""), "Transition")
+		})
+		got, err = s.GetBuild(t.Context(), read.OrganizationID, read.ID)
+		wantOK(t, err, "GetBuild")
+		wantEqual(t, "stored build", got, ended)
+		want := []kiln.BuildStage{
+			{Name: "sync", StartedAt: t0.Add(time.Second), EndedAt: ptr(t0.Add(5 * time.Second))},
+			{Name: "compile", StartedAt: t0.Add(5 * time.Second), EndedAt: ptr(end)},
+		}
+		wantEqual(t, "stored stages", got.Stages, want)
+	})
 
 	t.Run("CleanIsKeptFromTheTrigger", func(t *testing.T) {
 		s := open(t)

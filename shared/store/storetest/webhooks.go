@@ -215,6 +215,42 @@ func testWebhooks(t *testing.T, open func(t *testing.T) store.Store) {
 		wantCode(t, s.UpdateWebhook(ctx, &upd2), kiln.ENotFound, "UpdateWebhook after delete")
 	})
 
+	t.Run("Format", func(t *testing.T) {
+		s, ctx := open(t), t.Context()
+		f := createOrganization(t, s)
+		// A webhook made before formats has none (""), and reads back so.
+		plain := createWebhook(t, s, f.org.ID)
+		var made []*kiln.Webhook
+		for _, format := range []kiln.WebhookFormat{kiln.FormatKiln, kiln.FormatSlack, kiln.FormatDiscord} {
+			w := newWebhook(f.org.ID)
+			w.Format = format
+			w.URL = "https://hooks.slack.com/…" + string(format)
+			w.Secret = []byte("sealed\x00url " + string(format))
+			wantOK(t, s.CreateWebhook(ctx, w), "CreateWebhook "+string(format))
+			got, err := s.GetWebhook(ctx, f.org.ID, w.ID)
+			wantOK(t, err, "GetWebhook")
+			wantEqual(t, "webhook of format "+string(format), got, w)
+			made = append(made, w)
+		}
+		got, err := s.GetWebhook(ctx, f.org.ID, plain.ID)
+		wantOK(t, err, "GetWebhook")
+		if got.Format != "" {
+			t.Fatalf("a webhook made without a format reads format %q", got.Format)
+		}
+		// Update keeps the format, whatever the webhook given says.
+		upd := *made[1]
+		upd.Format, upd.URL, upd.UpdatedAt = kiln.FormatDiscord, "https://hooks.slack.com/…abcd", now().Add(time.Minute)
+		wantOK(t, s.UpdateWebhook(ctx, &upd), "UpdateWebhook")
+		got, err = s.GetWebhook(ctx, f.org.ID, upd.ID)
+		wantOK(t, err, "GetWebhook after update")
+		want := upd
+		want.Format = kiln.FormatSlack
+		wantEqual(t, "updated slack webhook", got, &want)
+		ws, err := s.ListWebhooks(ctx, f.org.ID)
+		wantOK(t, err, "ListWebhooks")
+		wantEqual(t, "listed webhooks", ws, []*kiln.Webhook{plain, made[0], &want, made[2]})
+	})
+
 	t.Run("ListOldestFirst", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
 		f := createOrganization(t, s)

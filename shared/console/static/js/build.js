@@ -4,6 +4,7 @@ import {api, can} from './api.js';
 import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js';
 import {sizeReport} from './sizes.js';
 import {triggerView} from './trigger.js';
+import {progressView} from './progress.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
 
@@ -18,10 +19,12 @@ export async function render(main, params, ctx) {
   const log = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Build log', 'aria-live': 'off'});
   const logState = h('p', {class: 'muted', id: 'log-state'});
   const heading = h('h1', {});
-  put(main, heading, facts, actions, artifact, h('h2', {}, 'Log'), logState, log, sizes);
+  const progress = h('section', {id: 'progress-section', 'aria-label': 'Progress'});
+  put(main, heading, progress, facts, actions, artifact, h('h2', {}, 'Log'), logState, log, sizes);
 
   let stopped = false, timer = null, shownArtifact = false;
   function show() {
+    progressView(progress, b);
     put(heading, 'Build ', b.number ? [buildLabel(b), ' ', h('code', {class: 'muted'}, b.id)] : h('code', {}, b.id), ' ', status(b.status));
     const source = b.changelist ? ['Changelist', b.changelist] : ['Commit', b.commit ? h('code', {}, b.commit) : '—'];
     put(facts,

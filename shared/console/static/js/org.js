@@ -1,10 +1,13 @@
 // The organization: this month's usage against the plan, GitHub (the install flow), Perforce
-// credentials, members (read-only), the signed-in user's API tokens, and org webhooks with their
-// delivery log.
+// credentials, members (read-only), the signed-in user's API tokens, and org webhooks (kiln's
+// signed events, or Slack and Discord notifications) with their delivery log.
 import {api, can} from './api.js';
-import {h, put, time, status, input, check, formValues, busy, bytes} from './dom.js';
+import {h, put, time, status, input, check, select, formValues, busy, bytes} from './dom.js';
 
-const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped'];
+const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped', 'build.fixed'];
+// Chat webhooks (Slack, Discord) are told of these; failed and fixed are checked at first.
+const CHAT_EVENTS = [['build.failed', true], ['build.fixed', true], ['build.complete', false]];
+const FORMATS = {slack: 'Slack', discord: 'Discord'};
 
 export async function render(main, params, ctx) {
   const orgPath = '/organizations/' + ctx.organization.id;
@@ -161,14 +164,36 @@ async function webhooksSection(orgPath, ctx, again) {
   }}, input('URL', 'url', '', {type: 'url', required: true, placeholder: 'https://example.com/kiln'}),
   h('fieldset', {}, h('legend', {}, 'Events'), EVENTS.map(e => check(e, e, true))),
   h('div', {class: 'actions'}, h('button', {type: 'submit'}, 'Add webhook')));
-  return h('section', {'aria-labelledby': 'hooks-h'}, h('h2', {id: 'hooks-h'}, 'Webhooks'), form, shown,
+  return h('section', {'aria-labelledby': 'hooks-h'}, h('h2', {id: 'hooks-h'}, 'Webhooks'), form, shown, chatForm(orgPath, ctx, again),
     hooks.length ? hooks.map(w => hookCard(orgPath, w, ctx, again)) : h('p', {class: 'muted'}, 'No webhooks.'));
+}
+
+// chatForm adds a Slack or Discord notification target. The incoming-webhook URL is a secret:
+// kiln never shows it again, only its host and last characters.
+function chatForm(orgPath, ctx, again) {
+  const form = h('form', {class: 'grid', 'aria-label': 'New Slack or Discord notification', onsubmit: (ev) => {
+    ev.preventDefault();
+    busy(form.querySelector('button'), async () => {
+      const v = formValues(form);
+      try {
+        await api('POST', orgPath + '/webhooks', {format: v.format, url: v.url, events: CHAT_EVENTS.map(([e]) => e).filter(e => v[e]), active: true});
+        again();
+      } catch (e) { ctx.showError(e); }
+    });
+  }}, h('h3', {}, 'Slack or Discord notifications'),
+  select('Service', 'format', [['slack', 'Slack'], ['discord', 'Discord']], 'slack'),
+  input('Incoming webhook URL', 'url', '', {type: 'url', required: true, autocomplete: 'off', spellcheck: 'false',
+    placeholder: 'https://hooks.slack.com/services/… or https://discord.com/api/webhooks/…'}),
+  h('p', {class: 'muted'}, 'The URL is kept sealed and never shown again. Fixed: a build completed after its setting\'s last build failed.'),
+  h('fieldset', {}, h('legend', {}, 'Events'), CHAT_EVENTS.map(([e, on]) => check(e, e, on))),
+  h('div', {class: 'actions'}, h('button', {type: 'submit'}, 'Add notification')));
+  return form;
 }
 
 function hookCard(orgPath, w, ctx, again) {
   const path = orgPath + '/webhooks/' + w.id;
   const log = h('tbody', {});
-  const card = h('div', {class: 'card'}, h('h3', {}, w.url), h('p', {}, (w.active ? 'active' : 'paused') + ' · ' + w.events.join(', ')),
+  const card = h('div', {class: 'card'}, h('h3', {}, (w.format && w.format !== 'kiln' ? (FORMATS[w.format] || w.format) + ' · ' : '') + w.url), h('p', {}, (w.active ? 'active' : 'paused') + ' · ' + w.events.join(', ')),
     h('div', {class: 'row'},
       h('button', {type: 'button', class: 'secondary', onclick: (ev) => busy(ev.target, async () => {
         try { await api('PATCH', path, {active: !w.active}); again(); } catch (e) { ctx.showError(e); }

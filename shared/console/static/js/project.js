@@ -30,7 +30,10 @@ export async function render(main, params, ctx) {
   main.append(h('h2', {}, 'Build settings'));
   const settings = h('div', {id: 'settings'});
   main.append(settings);
-  for (const s of p.buildSettings) settings.append(settingCard(p, s, write, ctx));
+  const names = settingNames(p.buildSettings);
+  const lastBuilds = await Promise.all(p.buildSettings.map(s =>
+    api('GET', '/builds', null, {buildSettingId: s.id, limit: 1}).then(r => r.items[0] || null, () => null)));
+  p.buildSettings.forEach((s, i) => settings.append(settingCard(p, s, write, ctx, names[s.id], lastBuilds[i])));
   if (!p.buildSettings.length) settings.append(h('p', {class: 'muted'}, 'No build settings yet.'));
   if (write) {
     main.append(h('h3', {}, 'Add a build setting'),
@@ -44,10 +47,44 @@ export async function render(main, params, ctx) {
     h('ul', {}, recent.map(b => h('li', {}, h('a', {href: '/console/builds/' + b.id}, (b.number ? buildLabel(b) + ' ' : '') + b.platform + ' ' + b.buildType + ' ' + (b.branch || b.changelist || '')), ' ', status(b.status), ' ', time(b.createdAt)))));
 }
 
-function settingCard(p, s, write, ctx) {
+// settingNames are the settings' readable names, as the CLI and the trigger API take them:
+// Platform/BuildType, with @branch (or @stream) where two settings share it.
+function settingNames(settings) {
+  const short = s => s.platform + '/' + s.buildType;
+  const count = {};
+  for (const s of settings) count[short(s)] = (count[short(s)] || 0) + 1;
+  const names = {};
+  for (const s of settings) names[s.id] = short(s) + (count[short(s)] > 1 ? '@' + (s.branch || s.streamPath) : '');
+  return names;
+}
+
+// copyButton copies text to the clipboard and says so in a live region beside it.
+function copyButton(text, label) {
+  const said = h('span', {class: 'muted', role: 'status'});
+  const button = h('button', {type: 'button', class: 'secondary', 'aria-label': label, onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      said.textContent = 'Copied';
+    } catch (e) {
+      said.textContent = 'Copy it by hand: select the id';
+    }
+  }}, 'Copy');
+  return [button, ' ', said];
+}
+
+// lastBuildView is the setting's latest build: its number, status and when, linked.
+function lastBuildView(b) {
+  if (!b) return h('p', {class: 'last-build muted'}, 'No builds yet');
+  return h('p', {class: 'last-build'}, 'Last build ',
+    h('a', {href: '/console/builds/' + b.id}, buildLabel(b)), ' ', status(b.status), ' ', time(b.finishedAt || b.startedAt || b.createdAt));
+}
+
+function settingCard(p, s, write, ctx, name, last) {
   const what = s.platform + ' · ' + s.buildType + ' · UE ' + s.ueVersion;
   const card = h('div', {class: 'card', 'data-setting': s.id},
     h('h3', {}, what),
+    h('p', {class: 'setting-id'}, h('span', {class: 'setting-name'}, name), ' · id ', h('code', {}, s.id), ' ', copyButton(s.id, 'Copy the id of ' + name)),
+    lastBuildView(last),
     h('p', {}, (s.branch ? 'branch ' + s.branch : 'stream ' + s.streamPath) + ' · trigger ' + s.trigger + (s.schedule ? ' (' + s.schedule + ' UTC)' : '') +
       (s.autoDeploy ? ' · auto deploy to ' + s.uploadBuildUrl : '') + (s.agentPool ? ' · agents of pool ' + s.agentPool : '')));
   if (!write) return card;

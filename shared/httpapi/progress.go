@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store"
+)
+
+type stageBody struct {
+	Name      string  `json:"name"`
+	StartedAt string  `json:"startedAt"`
+	EndedAt   *string `json:"endedAt"`
+}
+
+func renderStages(stages []kiln.BuildStage) []stageBody {
+	out := make([]stageBody, len(stages))
+	for i, s := range stages {
+		out[i] = stageBody{Name: s.Name, StartedAt: timestamp(s.StartedAt), EndedAt: optionalTimestamp(s.EndedAt)}
+	}
+	return out
+}
+
+// progressBody is a running build's estimated progress. RemainingMs is null once the build
+// overruns (runs longer than its history says): the time left is then unknown, and percent stays
+// at 99.
+type progressBody struct {
+	Stage       *string `json:"stage"`
+	Percent     int     `json:"percent"`
+	ElapsedMs   int64   `json:"elapsedMs"`
+	RemainingMs *int64  `json:"remainingMs"`
+	Overrun     bool    `json:"overrun"`
+	BasedOn     int     `json:"basedOn"`
+}
+
+func renderProgress(e *builds.Estimate) *progressBody {
+	if e == nil {
+		return nil
+	}
+	p := &progressBody{Stage: nullable(e.Stage), Percent: e.Percent, ElapsedMs: e.Elapsed.Milliseconds(), Overrun: e.Overrun, BasedOn: e.BasedOn}
+	if !e.Overrun {
+		ms := e.Remaining.Milliseconds()
+		p.RemainingMs = &ms
+	}
+	return p
+}
+
+// addProgress sets the progress of the running builds among bodies (bs[i] is rendered in
+// bodies[i]), reading the history of each of their settings once.
+func (s *Server) addProgress(ctx context.Context, orgID string, bs []*kiln.Build, bodies []*buildBody) error {
+	history := map[string][]*kiln.Build{}
+	now := s.now()
+	for i, b := range bs {
+		if b.Status != kiln.StatusRunning || b.StartedAt == nil || b.BuildSettingID == "" {
+			continue
+		}
+		h, ok := history[b.BuildSettingID]
+		if !ok {
+			var err error
+			// One more than the estimate uses: the build itself is never in it (it is running).
+			h, _, err = s.history.ListBuilds(ctx, orgID, store.BuildFilter{BuildSettingID: b.BuildSettingID, Status: kiln.StatusComplete},
+				store.Page{Limit: builds.EstimateHistory})
+			if err != nil {
+				return err
+			}
+			history[b.BuildSettingID] = h
+		}
+		bodies[i].Progress = renderProgress(builds.EstimateProgress(b, h, now))
+	}
+	return nil
+}
