@@ -4,6 +4,7 @@ import {api, can} from './api.js';
 import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js';
 import {sizeReport} from './sizes.js';
 import {triggerView} from './trigger.js';
+import {logView} from './logview.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
 
@@ -15,10 +16,10 @@ export async function render(main, params, ctx) {
   const actions = h('div', {class: 'row', id: 'actions'});
   const artifact = h('section', {id: 'artifact'});
   const sizes = h('section', {id: 'sizes'});
-  const log = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Build log', 'aria-live': 'off'});
+  const log = logView(id);
   const logState = h('p', {class: 'muted', id: 'log-state'});
   const heading = h('h1', {});
-  put(main, heading, facts, actions, artifact, h('h2', {}, 'Log'), logState, log, sizes);
+  put(main, heading, facts, actions, artifact, h('h2', {}, 'Log'), logState, log.el, sizes);
 
   let stopped = false, timer = null, shownArtifact = false;
   function show() {
@@ -95,10 +96,8 @@ export async function render(main, params, ctx) {
         return;
       }
       if (stopped) return;
-      const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-      log.append(...page.items.map(l => h('span', {class: 'log-line level-' + l.level}, l.message + '\n')));
+      log.append(page.items, !ENDED.includes(page.buildStatus));
       lines += page.items.length;
-      if (atEnd) log.scrollTop = log.scrollHeight;
       logState.textContent = lines + ' lines' + (page.nextCursor ? '; following the build…' : '; the build has ended.');
       if (page.buildStatus !== b.status) poll();
       if (!page.nextCursor) return;
@@ -109,7 +108,7 @@ export async function render(main, params, ctx) {
   show();
   poll();
   follow();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => { stopped = true; clearTimeout(timer); log.stop(); };
 }
 
 function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }
