@@ -17,7 +17,7 @@ const AROUND = 15;   // rows drawn above and below the visible ones
 // of the JSON log (live: the build is still running).
 export function logView(id) {
   const seqs = [], msgs = [], times = [], levels = [];
-  let lowered = null; // msgs in lower case, made for the first search
+  const lowered = []; // msgs in lower case, for search
   const stages = new Stages();
   let rows = [];      // ≥ 0: line index; < 0: -1 - stage index (its banner)
   const open = [];    // per stage: drawn unfolded
@@ -75,7 +75,7 @@ export function logView(id) {
     for (const l of items) {
       const i = msgs.length;
       seqs.push(l.seq); msgs.push(l.message); times.push(l.timestamp); levels.push(l.level);
-      if (lowered) lowered.push(l.message.toLowerCase());
+      lowered.push(l.message.toLowerCase());
       if (stages.add(i, l.message, l.level)) {
         restage = true;
         const s = stages.startsAt.get(i);
@@ -185,7 +185,6 @@ export function logView(id) {
   // find searches the log for q (case blind) and goes to the first occurrence.
   function find(q) {
     if (!q) { matches = null; current = -1; showCount(); draw(); return; }
-    if (!lowered) lowered = msgs.map(m => m.toLowerCase());
     matches = new Matches(q);
     matches.scan(lowered, 0);
     current = matches.total ? 0 : -1;
