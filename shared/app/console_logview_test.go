@@ -142,3 +142,31 @@ func TestConsoleLogViewer(t *testing.T) {
 		t.Errorf("the raw download has %d bytes, want the text log's %d", len(got), len(raw))
 	}
 }
+
+// TestConsoleLogViewerFollows: on a running build the viewer follows the log: new lines come,
+// the newest stage is open and at the bottom, the stages before it fold.
+func TestConsoleLogViewerFollows(t *testing.T) {
+	ctx := startBrowser(t)
+	w := newWorld(t)
+	pid := w.addShooter(t)
+	w.shooter.Commit("paced", "Pace the build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\n"})
+	sid := w.addSetting(t, pid, map[string]any{"branch": "paced"})["id"].(string)
+	id := w.trigger(t, pid, sid, "")
+	run(t, ctx, "open the build", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.token), chromedp.Click(chromedp.ID(`#signin`)),
+		waitJS(`document.getElementById('log-state')?.textContent.includes('following')`))
+	// The cook is open at the bottom, its newest line drawn in sight; compile, before it, folded.
+	const expanded = `document.querySelector('#log .log-stage[data-stage-name="%s"] .log-fold')?.getAttribute('aria-expanded')`
+	const atBottom = `(() => { const l = document.getElementById('log'), rows = l.querySelectorAll('.log-row');
+		const last = rows[rows.length - 1], a = last.getBoundingClientRect(), b = l.getBoundingClientRect();
+		return last.dataset.seq === l.dataset.lines && a.bottom <= b.bottom + 1 && a.top >= b.top; })()`
+	run(t, ctx, "follow into the cook", waitJS(fmt.Sprintf(expanded, "COOK command")+` === 'true' && `+fmt.Sprintf(expanded, "cook")+` === 'true'
+		&& `+fmt.Sprintf(expanded, "compile")+` === 'false' && document.querySelector('h1 .status')?.textContent === 'running'`), waitJS(atBottom))
+	lines := value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
+	run(t, ctx, "see new lines", waitJS(`Number(document.getElementById('log').dataset.lines) > `+strconv.Itoa(lines)), waitJS(atBottom))
+	run(t, ctx, "see it end", waitJS(`document.getElementById('log-state').textContent.includes('ended')`), waitJS(atBottom))
+	if got, want := value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`)),
+		strings.Count(w.logText(t, id), "\n"); got != want {
+		t.Errorf("the viewer holds %d lines, the log has %d", got, want)
+	}
+}
