@@ -125,12 +125,12 @@ func TestConsoleLogViewer(t *testing.T) {
 	run(t, ctx, "open a line's address", chromedp.Navigate(w.URL()+"/console/builds/"+id+"#L"+strconv.Itoa(inCompile)),
 		waitJS(target(inCompile)),
 		waitJS(`document.querySelector('#log .log-stage[data-stage-name="BUILD command"] .log-fold')?.getAttribute('aria-expanded') === 'true'`))
-	if got := value(t, ctx, "read the line", chromedp.Text(chromedp.CSS(`#log .log-row.target .log-line`))); got != msgs[inCompile-1] {
+	if got := value(t, ctx, "read the line", chromedp.Evaluate[string](`document.querySelector('#log .log-row.target .log-line').textContent`)); got != msgs[inCompile-1] {
 		t.Errorf("the highlighted line is %q, want %q", got, msgs[inCompile-1])
 	}
 	// Clicking a line's number links it.
 	next := inCompile + 1
-	run(t, ctx, "click a line number", chromedp.Click(chromedp.CSS(`#log .log-row[data-seq="`+strconv.Itoa(next)+`"] a.ln`)), waitJS(target(next)))
+	run(t, ctx, "click a line number", chromedp.Evaluate[chromedp.Void](`document.querySelector('#log .log-row[data-seq="`+strconv.Itoa(next)+`"] a.ln').click()`), waitJS(target(next)))
 
 	// Timestamps on demand.
 	run(t, ctx, "show timestamps", chromedp.Click(chromedp.ID(`#log-times`)), waitJS(`/^\d\d:\d\d:\d\d\.\d{3}$/.test(document.querySelector('#log .log-row .ts')?.textContent)`))

@@ -5,7 +5,9 @@
 //
 // Lines live in arrays, not in the DOM: the log is a list of rows of one fixed height (a row is
 // a stage's banner or a line of an open stage) and only the rows in sight, and a few around
-// them, are elements. So a 200,000-line log draws and searches about as fast as a short one.
+// them, are elements. The rows above and below them are stood for by blocks of 2^k rows' height
+// (app.css's .pad-k: no inline style). So a 200,000-line log draws and searches about as fast
+// as a short one.
 import {token} from './api.js';
 import {h} from './dom.js';
 import {Stages, Matches, stageSpan, formatDuration} from './logparse.js';
@@ -22,12 +24,12 @@ export function logView(id) {
   let rows = [];      // ≥ 0: line index; < 0: -1 - stage index (its banner)
   const open = [];    // per stage: drawn unfolded
   const kept = [];    // per stage: opened by the reader, or holding the first error: never folded by the follower
-  let firstError = -1, target = -1, wanted = targetSeq(), live = false;
+  let firstError = -1, target = -1, wanted = targetSeq();
+  let running = false, following = false; // the build runs; it ran while this page showed it
   let matches = null, current = -1, showTimes = false;
 
   const rowsEl = h('div', {class: 'log-rows'});
-  const spacer = h('div', {class: 'log-spacer'}, rowsEl);
-  const el = h('div', {class: 'log', id: 'log', tabindex: 0, role: 'region', 'aria-label': 'Build log', 'data-lines': 0}, spacer);
+  const el = h('div', {class: 'log', id: 'log', tabindex: 0, role: 'region', 'aria-label': 'Build log', 'data-lines': 0}, rowsEl);
   const search = h('input', {type: 'search', id: 'log-search', placeholder: 'Search the log', 'aria-label': 'Search the log', autocomplete: 'off', spellcheck: 'false'});
   const count = h('span', {id: 'log-count', class: 'muted', 'aria-live': 'polite'});
   const prev = h('button', {type: 'button', class: 'secondary', id: 'log-prev', 'aria-label': 'Previous match', disabled: true}, '↑');
@@ -67,9 +69,10 @@ export function logView(id) {
   });
   addEventListener('hashchange', onHash);
 
-  // append adds a page of lines ({seq, timestamp, level, message}).
-  function append(items, isLive) {
-    live = isLive;
+  // append adds a page of lines ({seq, timestamp, level, message}); live: the build still runs.
+  function append(items, live) {
+    running = live;
+    following ||= live;
     const from = msgs.length, atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW;
     let restage = false;
     for (const l of items) {
@@ -81,7 +84,7 @@ export function logView(id) {
         const s = stages.startsAt.get(i);
         if (s !== undefined) {
           open[s] = false; kept[s] = false;
-          if (live) follow(s);
+          if (following) follow(s);
         }
       }
       if (l.level === 'error' && firstError < 0) {
@@ -93,15 +96,13 @@ export function logView(id) {
     }
     if (restage) layout();
     else if (visible(stages.current())) for (let i = from; i < msgs.length; i++) rows.push(i);
-    spacer.style.height = rows.length * ROW + 'px';
     el.dataset.lines = msgs.length;
     if (matches) { matches.scan(lowered, from); showCount(); }
     if (wanted > 0 && target < 0) {
       const i = lineOf(wanted);
       if (i >= 0) { point(i, true); return; }
     }
-    if (atEnd && target < 0) el.scrollTop = el.scrollHeight;
-    draw();
+    draw(atEnd && target < 0 ? Infinity : undefined);
   }
 
   // follow opens the newest stage s of a running build and folds the ones it opened before.
@@ -127,7 +128,6 @@ export function logView(id) {
       const end = stages.list[s].end;
       i = open[s] ? i + 1 : (end < 0 ? n : end);
     }
-    spacer.style.height = rows.length * ROW + 'px';
   }
 
   function toggle(s) {
@@ -171,8 +171,7 @@ export function logView(id) {
     }
     if (changed) layout();
     const r = rowOf(i);
-    if (r >= 0) el.scrollTop = Math.max(0, r * ROW - (el.clientHeight - ROW) / 2);
-    draw();
+    draw(r >= 0 ? r * ROW - (el.clientHeight - ROW) / 2 : undefined);
   }
 
   function onHash() {
@@ -205,16 +204,19 @@ export function logView(id) {
     prev.disabled = next.disabled = n === 0;
   }
 
-  // draw makes the elements of the rows in sight.
-  function draw() {
-    const top = el.scrollTop, height = el.clientHeight || 360;
+  // draw makes the elements of the rows in sight, scrolled to top (px; Infinity: the bottom) or
+  // where the log is scrolled.
+  function draw(top) {
+    const height = el.clientHeight || 480;
+    top = Math.max(0, Math.min(top === undefined ? el.scrollTop : top, rows.length * ROW - height));
     const first = Math.max(0, Math.floor(top / ROW) - AROUND);
     const last = Math.min(rows.length, Math.ceil((top + height) / ROW) + AROUND);
-    rowsEl.style.top = first * ROW + 'px';
     const out = [];
     const cur = matches && current >= 0 ? matches.at(current) : null;
     for (let k = first; k < last; k++) out.push(rows[k] >= 0 ? lineRow(rows[k], cur) : stageRow(-1 - rows[k], cur));
     rowsEl.replaceChildren(...out);
+    el.replaceChildren(...pads(first), rowsEl, ...pads(rows.length - last));
+    if (el.scrollTop !== top) el.scrollTop = top;
   }
 
   function lineRow(i, cur) {
@@ -228,7 +230,7 @@ export function logView(id) {
     const st = stages.list[s], i = st.start;
     const [a, b] = stageSpan(st, msgs.length);
     const took = formatDuration(Date.parse(times[b]) - Date.parse(times[a]));
-    const going = st.end < 0 && live;
+    const going = st.end < 0 && running;
     return h('div', {class: 'log-row log-stage depth-' + st.depth + (i === target ? ' target' : ''), 'data-seq': seqs[i], 'data-stage-name': st.name},
       number(i), stamp(i),
       h('button', {type: 'button', class: 'log-fold', 'data-stage': s, 'aria-expanded': String(!!open[s])},
@@ -264,6 +266,14 @@ export function logView(id) {
   }
 
   return {el: h('div', {class: 'logview'}, bar, el), append, stop: () => removeEventListener('hashchange', onHash)};
+}
+
+// pads stands for n rows: one block of 2^k rows for each bit k of n (app.css: .pad-0 to .pad-19).
+function pads(n) {
+  const out = [];
+  for (let big = Math.floor(n / 2 ** 20); big > 0; big--) out.push(h('div', {class: 'pad-19'}), h('div', {class: 'pad-19'}));
+  for (let k = 0; k < 20; k++) if (n & (1 << k)) out.push(h('div', {class: 'pad-' + k}));
+  return out;
 }
 
 // targetSeq is the line the address names (#L<seq>), 0 for none.
