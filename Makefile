@@ -42,7 +42,8 @@ test-short:
 ## and the web console in headless Chromium (bytes transferred and time to the first build list of a
 ## 1k-build organization) vs GET /builds alone, and build caches: saving and restoring a 256 MiB tree vs
 ## tar | zstd -T0 -3 and zstd -d | tar -x (needs zstd), and the peak RSS of restoring 2 GiB (needs ~4 GB of disk)
-## and warm builds: the second build of a branch vs the first (cold) on kiln serve and kiln aws-local (goal <= 0.2)
+## and warm builds: the second build of a branch vs the first (cold) on kiln serve and kiln aws-local (goal <= 0.2),
+## and the console's log viewer on a 200,000-line log (first rows, every line, search) vs its raw text in a <pre>
 bench:
 	@scripts/install-minio.sh mc >/dev/null
 	KILN_BENCH_DOWNLOAD=1 KILN_BENCH_DELIVERY=1 KILN_BENCH_S3=1 KILN_BENCH_CACHE=1 $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /shared/packaging)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -93,12 +92,12 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// Trigger; the log grows while the build runs; it completes.
 	run(t, ctx, "trigger", chromedp.Evaluate[chromedp.Void](`document.querySelector("[data-setting] input[name=commit]").value = ""`), chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID(`#log`)), waitJS(`document.querySelectorAll('#log span').length > 0`))
-	first := value(t, ctx, "count log lines", chromedp.Evaluate[int](`document.querySelectorAll('#log span').length`))
-	run(t, ctx, "watch the log grow", waitJS(`document.querySelectorAll('#log span').length > `+strconv.Itoa(first)))
+		chromedp.WaitVisible(chromedp.ID(`#log`)), waitJS(`document.getElementById('log').dataset.lines > 0`))
+	first := value(t, ctx, "count log lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
+	run(t, ctx, "watch the log grow", waitJS(`document.getElementById('log').dataset.lines > `+strconv.Itoa(first)))
 	run(t, ctx, "see it complete", waitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`), chromedp.WaitVisible(chromedp.ID(`#download`)),
 		waitJS(`document.getElementById('log-state').textContent.includes('ended')`))
-	last := value(t, ctx, "count log lines", chromedp.Evaluate[int](`document.querySelectorAll('#log span').length`))
+	last := value(t, ctx, "count log lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
 	if last <= first {
 		t.Fatalf("the log did not grow: %d then %d lines", first, last)
 	}
@@ -198,6 +197,13 @@ func TestConsoleInBrowser(t *testing.T) {
 // download clicks a download link and returns the MD5 of the file the browser saved.
 func download(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
+	sum := md5.Sum(downloaded(t, ctx, sel))
+	return hex.EncodeToString(sum[:])
+}
+
+// downloaded clicks a download link (or button) and returns the file the browser saved.
+func downloaded(t *testing.T, ctx context.Context, sel string) []byte {
+	t.Helper()
 	dir := t.TempDir()
 	tctx, cancel := context.WithTimeout(ctx, 40*time.Second)
 	defer cancel()
@@ -218,16 +224,11 @@ func download(t *testing.T, ctx context.Context, sel string) string {
 			break
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, guid))
+	data, err := os.ReadFile(filepath.Join(dir, guid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sum := md5.New()
-	if _, err := io.Copy(sum, f); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(sum.Sum(nil))
+	return data
 }
 
 // TestConsoleLinksGitHubByID: on a service without the GitHub App's OAuth client (one studio's

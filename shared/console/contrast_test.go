@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestLogContrast: the log's lines, by level, and the alert banner have text readable on their
+// TestLogContrast: the log's lines, by level, the log viewer's parts, and the alert banner have text readable on their
 // background by WCAG AA (a contrast ratio of at least 4.5:1), as app.css declares them.
 func TestLogContrast(t *testing.T) {
 	css, err := os.ReadFile("static/app.css")
@@ -19,6 +19,25 @@ func TestLogContrast(t *testing.T) {
 		{".log", ".log"},
 		{".log-line.level-warn", ".log"},
 		{".log-line.level-error", ".log"},
+		// The log viewer: line numbers, timestamps, the highlighted line (#L<seq>), stage banners
+		// with their durations and counts, and search matches.
+		{".log .ln", ".log"},
+		{".log .ts", ".log"},
+		{".log", ".log-row.target"},
+		{".log .ln", ".log-row.target"},
+		{".log .ts", ".log-row.target"},
+		{".log-line.level-warn", ".log-row.target"},
+		{".log-line.level-error", ".log-row.target"},
+		{".log-stage", ".log-stage"},
+		{".log-fold", ".log-fold"},
+		{".log .dur", ".log-stage"},
+		{".log .n-error", ".log-stage"},
+		{".log .n-warn", ".log-stage"},
+		{".log .dur", ".log-row.target"},
+		{".log .n-error", ".log-row.target"},
+		{".log .n-warn", ".log-row.target"},
+		{".log mark", ".log mark"},
+		{".log mark.current", ".log mark.current"},
 		{".error", ".error"},
 	}
 	for _, tt := range tests {

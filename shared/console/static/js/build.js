@@ -5,6 +5,7 @@ import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js'
 import {sizeReport} from './sizes.js';
 import {triggerView} from './trigger.js';
 import {progressView} from './progress.js';
+import {logView} from './logview.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
 
@@ -16,11 +17,11 @@ export async function render(main, params, ctx) {
   const actions = h('div', {class: 'row', id: 'actions'});
   const artifact = h('section', {id: 'artifact'});
   const sizes = h('section', {id: 'sizes'});
-  const log = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Build log', 'aria-live': 'off'});
+  const log = logView(id);
   const logState = h('p', {class: 'muted', id: 'log-state'});
   const heading = h('h1', {});
   const progress = h('section', {id: 'progress-section', 'aria-label': 'Progress'});
-  put(main, heading, progress, facts, actions, artifact, h('h2', {}, 'Log'), logState, log, sizes);
+  put(main, heading, progress, facts, actions, artifact, h('h2', {}, 'Log'), logState, log.el, sizes);
 
   let stopped = false, timer = null, shownArtifact = false;
   function show() {
@@ -98,10 +99,8 @@ export async function render(main, params, ctx) {
         return;
       }
       if (stopped) return;
-      const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-      log.append(...page.items.map(l => h('span', {class: 'log-line level-' + l.level}, l.message + '\n')));
+      log.append(page.items, !ENDED.includes(page.buildStatus));
       lines += page.items.length;
-      if (atEnd) log.scrollTop = log.scrollHeight;
       logState.textContent = lines + ' lines' + (page.nextCursor ? '; following the build…' : '; the build has ended.');
       if (page.buildStatus !== b.status) poll();
       if (!page.nextCursor) return;
@@ -112,7 +111,7 @@ export async function render(main, params, ctx) {
   show();
   poll();
   follow();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => { stopped = true; clearTimeout(timer); log.stop(); };
 }
 
 function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }
