@@ -19,6 +19,7 @@ type Store interface {
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
 	UpdateOrganization(ctx context.Context, org *kiln.Organization) error
+	RecordAudit(ctx context.Context, e *kiln.AuditEvent) error
 }
 
 // NewOrganization describes an organization to create with its first owner.
@@ -103,6 +104,10 @@ func AddMember(ctx context.Context, s Store, orgID, email, name string, role kil
 	if err := s.CreateMember(ctx, m, tok); err != nil {
 		return nil, fmt.Errorf("add member: %w", err)
 	}
+	if err := recordOperatorChange(ctx, s, org.ID, "member.added", m.User.ID, now,
+		map[string]string{"member": m.User.Email, "role": string(m.Role)}); err != nil {
+		return nil, err
+	}
 	return &Created{Organization: org, Member: m, Token: secret}, nil
 }
 
@@ -122,4 +127,15 @@ func mergeFields(errs kiln.FieldErrors, err error, prefix string) {
 		}
 		errs.Add(f, p)
 	}
+}
+
+// recordOperatorChange puts a change made by the service's operator (kiln admin, the admin
+// Lambda) in the organization's audit log.
+func recordOperatorChange(ctx context.Context, s Store, orgID, kind, target string, now time.Time, details map[string]string) error {
+	e := &kiln.AuditEvent{ID: kiln.NewID(), OrganizationID: orgID, At: now.UTC().Truncate(time.Millisecond), Kind: kind,
+		ActorKind: kiln.AuditActorOperator, ActorName: "operator", Target: target, Details: details}
+	if err := s.RecordAudit(ctx, e); err != nil {
+		return fmt.Errorf("record %s in the audit log: %w", kind, err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ func SetPlan(ctx context.Context, s Store, orgID string, plan kiln.Plan, maxConc
 	if err != nil {
 		return nil, fmt.Errorf("organization %s: %w", orgID, err)
 	}
+	from := org.Plan
 	if plan != kiln.PlanEnterprise {
 		org.MaxConcurrentBuilds = 0
 	} else if maxConcurrent != nil {
@@ -52,6 +54,13 @@ func SetPlan(ctx context.Context, s Store, orgID string, plan kiln.Plan, maxConc
 	org.Plan, org.UpdatedAt = plan, now.UTC().Truncate(time.Millisecond)
 	if err := s.UpdateOrganization(ctx, org); err != nil {
 		return nil, fmt.Errorf("set plan: %w", err)
+	}
+	details := map[string]string{"from": string(from), "plan": string(plan)}
+	if org.MaxConcurrentBuilds > 0 {
+		details["maxConcurrentBuilds"] = strconv.Itoa(org.MaxConcurrentBuilds)
+	}
+	if err := recordOperatorChange(ctx, s, org.ID, "plan.changed", org.ID, now, details); err != nil {
+		return nil, err
 	}
 	return org, nil
 }

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAuditLog: the organization's changes are in its audit log with their actor, address and
+// target, secrets never; owners and admins read it, filtered by actor and kind; members and
+// viewers cannot. It runs on kiln serve and, in TestOnAWSLocal, on aws-local.
+func TestAuditLog(t *testing.T) {
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "data"))
+	loopbackAllowed(&cfg)
+	ts := startService(t, cfg)
+	orgID := orgOf(t, ts)
+	admin := addUser(t, ts, orgID, "admin")
+	member := addUser(t, ts, orgID, "member")
+	idOf := func(token string) string {
+		t.Helper()
+		return field(t, ts.do(t, "GET", "/auth/me", token, nil).Body, "user", "id")
+	}
+	ownerID, adminID, memberID := idOf(ts.token), idOf(admin), idOf(member)
+	org := "/organizations/" + orgID
+	must := func(r response, status int) response {
+		t.Helper()
+		if r.Status != status {
+			t.Fatalf("got %d, want %d: %s", r.Status, status, r.Raw)
+		}
+		return r
+	}
+
+	// Changes by the owner and the admin; each answer may hold a secret the log must not.
+	must(ts.do(t, "PATCH", org, ts.token, map[string]any{"name": "Renamed Studio"}), 200)
+	tok := must(ts.do(t, "POST", "/auth/tokens", admin, map[string]any{"name": "ci"}), 201)
+	hook := must(ts.do(t, "POST", org+"/webhooks", ts.token, map[string]any{"url": "http://127.0.0.1:9/hooks", "events": []string{"build.failed"}}), 201)
+	must(ts.do(t, "PATCH", org+"/members/"+memberID, admin, map[string]any{"role": "viewer"}), 200)
+	must(ts.do(t, "DELETE", "/auth/tokens/"+field(t, tok.Body, "id"), admin, nil), 204)
+	must(ts.do(t, "DELETE", org+"/members/"+memberID, ts.token, nil), 204)
+	// A refused change is not a change.
+	wantError(t, ts.do(t, "PATCH", org+"/members/"+ownerID, ts.token, map[string]any{"role": "viewer"}), 409, "invalid_state")
+
+	log := must(ts.do(t, "GET", org+"/audit-log", admin, nil), 200)
+	for _, secret := range []string{field(t, tok.Body, "token"), field(t, hook.Body, "secret")} {
+		if strings.Contains(log.Raw, secret) {
+			t.Fatalf("the audit log shows a secret: %s", log.Raw)
+		}
+	}
+	type event struct{ kind, actor, target string }
+	var got []event
+	for _, e := range items(t, log) {
+		actor := e["actor"].(map[string]any)
+		got = append(got, event{e["kind"].(string), actor["id"].(string), e["target"].(string)})
+		if actor["kind"] == "member" && (e["address"] != "127.0.0.1" || actor["name"] == "" || actor["email"] == "") {
+			t.Errorf("event %v lacks its actor's name, email or address: %v", e["kind"], e)
+		}
+	}
+	want := []event{ // newest first; the operator's kiln admin user comes first in time
+		{"member.removed", ownerID, memberID},
+		{"token.revoked", adminID, field(t, tok.Body, "id")},
+		{"member.role_changed", adminID, memberID},
+		{"webhook.created", ownerID, field(t, hook.Body, "id")},
+		{"token.created", adminID, field(t, tok.Body, "id")},
+		{"organization.updated", ownerID, orgID},
+		{"member.added", "", memberID},
+		{"member.added", "", adminID},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("audit log: got %d events %v, want %v\n%s", len(got), got, want, log.Raw)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	roleChange := items(t, log)[2]["details"].(map[string]any)
+	if roleChange["from"] != "member" || roleChange["role"] != "viewer" {
+		t.Errorf("the role change does not say from and to: %v", roleChange)
+	}
+	if d := items(t, log)[3]["details"].(map[string]any); d["url"] != "set" || d["events"] != "build.failed" {
+		t.Errorf("the webhook's details: %v (the URL only as set)", d)
+	}
+
+	// Filters, paging, and who may read it.
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"?actor=" + adminID, 3},
+		{"?kind=member", 4},
+		{"?kind=token.created", 1},
+		{"?kind=member&actor=" + ownerID, 1},
+		{"?limit=3", 3},
+	} {
+		if n := len(items(t, must(ts.do(t, "GET", org+"/audit-log"+tc.query, ts.token, nil), 200))); n != tc.want {
+			t.Errorf("audit-log%s: %d events, want %d", tc.query, n, tc.want)
+		}
+	}
+	wantError(t, ts.do(t, "GET", org+"/audit-log?kind=Member!", ts.token, nil), 400, "validation_failed")
+	viewer := addUser(t, ts, orgID, "viewer")
+	wantError(t, ts.do(t, "GET", org+"/audit-log", viewer, nil), http.StatusForbidden, "insufficient_scope")
+	other := bootstrapOrg(t, ts, "Elsewhere")
+	wantError(t, ts.do(t, "GET", org+"/audit-log", other.token, nil), 404, "not_found")
+}
