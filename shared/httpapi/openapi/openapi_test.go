@@ -217,7 +217,8 @@ func registeredRoutes(t *testing.T) []route {
 	return routes
 }
 
-// actionOf finds s.authed(kiln.ActX, ...) in a handler expression.
+// actionOf finds s.authed(kiln.ActX, ...) or s.audited("kind", kiln.ActX, ...) in a handler
+// expression.
 func actionOf(e ast.Expr) string {
 	action := ""
 	ast.Inspect(e, func(n ast.Node) bool {
@@ -225,8 +226,19 @@ func actionOf(e ast.Expr) string {
 		if !ok {
 			return true
 		}
-		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "authed" && len(call.Args) > 0 {
-			if a, ok := call.Args[0].(*ast.SelectorExpr); ok {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		arg := -1
+		switch {
+		case sel.Sel.Name == "authed" && len(call.Args) > 0:
+			arg = 0
+		case sel.Sel.Name == "audited" && len(call.Args) > 1:
+			arg = 1
+		}
+		if arg >= 0 {
+			if a, ok := call.Args[arg].(*ast.SelectorExpr); ok {
 				action = a.Sel.Name
 			}
 		}
