@@ -36,6 +36,7 @@ func TestAuditLog(t *testing.T) {
 	tok := must(ts.do(t, "POST", "/auth/tokens", admin, map[string]any{"name": "ci"}), 201)
 	hook := must(ts.do(t, "POST", org+"/webhooks", ts.token, map[string]any{"url": "http://127.0.0.1:9/hooks", "events": []string{"build.failed"}}), 201)
 	must(ts.do(t, "PATCH", org+"/members/"+memberID, admin, map[string]any{"role": "viewer"}), 200)
+	must(ts.do(t, "PATCH", org+"/members/"+memberID, admin, map[string]any{"role": "viewer"}), 200) // no change: no event
 	must(ts.do(t, "DELETE", "/auth/tokens/"+field(t, tok.Body, "id"), admin, nil), 204)
 	must(ts.do(t, "DELETE", org+"/members/"+memberID, ts.token, nil), 204)
 	// A refused change is not a change.

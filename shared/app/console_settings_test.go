@@ -33,7 +33,7 @@ func TestConsoleSettingsAndProgress(t *testing.T) {
 	w.shooter.Commit("dev", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
 	id := w.trigger(t, pid, dev, "")
 	run(t, ctx, "the running build's progress", chromedp.Navigate(w.URL()+"/console/builds/"+id),
-		waitJS(`document.querySelector('#progress[role=progressbar]')?.getAttribute('aria-valuenow') !== null`),
+		waitJS(`document.querySelector('progress#progress')?.getAttribute('aria-valuenow') !== null`),
 		waitJS(`/^Stage: [a-z]+ · [0-9]+% · .*\(estimated from the last complete build\)$/.test(document.getElementById('progress-text')?.textContent ?? '')`))
 	screenshot(t, ctx, artifactsDir(t), "build-progress")
 	if r := w.do(t, "POST", "/builds/"+id+"/cancel", w.token, nil); r.Status >= 300 {

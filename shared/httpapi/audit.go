@@ -51,7 +51,7 @@ func (s *Server) audited(kind string, action kiln.Action, h apiHandler) http.Han
 		if err := h(rec, r, p); err != nil {
 			return err
 		}
-		if rec.status >= 400 {
+		if rec.status >= 400 || note.unchanged {
 			return nil
 		}
 		target := note.target
@@ -80,8 +80,9 @@ func (s *Server) audited(kind string, action kiln.Action, h apiHandler) http.Han
 
 // auditNote is what a handler adds to its audit event.
 type auditNote struct {
-	target  string
-	details map[string]string
+	target    string
+	details   map[string]string
+	unchanged bool // the request succeeded without changing anything
 }
 
 // noteAudit adds a fact to the audit event of the request (no-op outside audited routes). Never
@@ -89,6 +90,13 @@ type auditNote struct {
 func noteAudit(r *http.Request, key, value string) {
 	if n := stateOf(r.Context()).audit; n != nil {
 		n.details[key] = value
+	}
+}
+
+// noteAuditUnchanged says the request changed nothing (a role set to the role held): no event.
+func noteAuditUnchanged(r *http.Request) {
+	if n := stateOf(r.Context()).audit; n != nil {
+		n.unchanged = true
 	}
 }
 

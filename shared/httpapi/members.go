@@ -55,6 +55,9 @@ func (s *Server) patchMember(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err := kiln.MayChangeMember(p.Member.Role, target.Role, kiln.Role(patch.Role)); err != nil {
 		return err
 	}
+	if target.Role == kiln.Role(patch.Role) {
+		noteAuditUnchanged(r)
+	}
 	noteAudit(r, "from", string(target.Role))
 	noteAudit(r, "member", target.User.Email)
 	m, err := s.members.SetMemberRole(r.Context(), p.Organization.ID, target.User.ID, kiln.Role(patch.Role))

@@ -16,6 +16,7 @@ const routes = [
   [/^projects$/, () => import('./projects.js'), '', 'Projects'],
   [/^projects\/([\w-]+)$/, () => import('./project.js'), 'id', 'Project'],
   [/^organization$/, () => import('./org.js'), '', 'Organization'],
+  [/^organization\/audit-log$/, () => import('./auditlog.js'), '', 'Audit log'],
 ];
 
 // title names the page in the browser's tab and for screen readers: "<what> · kiln".
