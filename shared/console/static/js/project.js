@@ -88,7 +88,7 @@ function settingCard(p, s, write, ctx, name, last) {
     h('p', {}, (s.branch ? 'branch ' + s.branch : 'stream ' + s.streamPath) + ' · trigger ' + s.trigger + (s.schedule ? ' (' + s.schedule + ' UTC)' : '') +
       (s.autoDeploy ? ' · auto deploy to ' + s.uploadBuildUrl : '') + (s.agentPool ? ' · agents of pool ' + s.agentPool : '')));
   if (!write) return card;
-  const trig = h('form', {class: 'row', 'aria-label': 'Trigger ' + what, onsubmit: (ev) => {
+  const trig = h('form', {class: 'row', 'aria-label': 'Trigger ' + name, onsubmit: (ev) => {
     ev.preventDefault();
     busy(trig.querySelector('button'), async () => {
       const v = formValues(trig), body = {};
