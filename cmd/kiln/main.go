@@ -20,7 +20,37 @@ import (
 
 const usage = `kiln: a build service for Unreal Engine games.
 
-Usage:
+For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
+exit status 0 success, 1 a build that failed or a download that did not match, 2 usage or API
+errors; --json prints JSON; docs/cli.md):
+  kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
+  kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
+  kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
+                          PROJECT is a project's id or name; SETTING a build setting's id or
+                          name, Platform/BuildType (Linux/Shipping; Linux/Shipping@main where two
+                          settings of the project share it); without PROJECT or --project the
+                          setting is looked for in every project. --follow shows the stage and
+                          time left on standard error when it is a terminal
+  kiln builds rerun BUILD_ID [--follow]
+                          a new build of the same setting, branch and commit (or changelist)
+  kiln builds logs BUILD_ID [--follow]
+  kiln builds cancel BUILD_ID
+  kiln artifacts download BUILD_ID [-o FILE]
+  kiln settings list [--project PROJECT]
+                          the build settings: id, project, name, branch or stream, engine,
+                          trigger and latest build
+  kiln members list       the organization's members and their roles
+  kiln members role MEMBER ROLE
+                          give a member a role (owner, admin, member, viewer; owners and admins,
+                          only an owner makes or unmakes an owner); MEMBER is an id or an email
+  kiln members remove MEMBER
+                          remove a member; their tokens stop working at once
+  kiln members leave      leave the organization; your tokens for it stop working
+  kiln usage [--month YYYY-MM]
+                          the organization's build minutes, running builds, projects, storage
+                          and skipped triggers against its plan
+
+For operators (the service itself and its build machines):
   kiln serve [flags]      run the service on this machine (kiln serve -h lists the settings)
   kiln aws-local [flags]  run the AWS deployment's code on this machine (DynamoDB Local, MinIO,
                           the state machine on aws-local-stepfunctions, CodeBuild hosts as
@@ -45,36 +75,6 @@ Usage:
                           KILN_AGENT_CONFIG) reads KILN_* settings from a file of KEY=VALUE lines
                           (the environment wins)
   kiln --version          the version, commit and Go version of this binary
-
-For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
-exit status 0 success, 1 a build that failed or a download that did not match, 2 usage or API
-errors; --json prints JSON; docs/cli.md):
-  kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
-  kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
-  kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
-                          PROJECT is a project's id or name; SETTING a build setting's id or
-                          name, Platform/BuildType (Linux/Shipping; Linux/Shipping@main where two
-                          settings of the project share it); without PROJECT or --project the
-                          setting is looked for in every project. --follow shows the stage and
-                          time left on standard error when it is a terminal
-  kiln settings list [--project PROJECT]
-                          the build settings: id, project, name, branch or stream, engine,
-                          trigger and latest build
-  kiln builds rerun BUILD_ID [--follow]
-                          a new build of the same setting, branch and commit (or changelist)
-  kiln builds logs BUILD_ID [--follow]
-  kiln builds cancel BUILD_ID
-  kiln artifacts download BUILD_ID [-o FILE]
-  kiln members list       the organization's members and their roles
-  kiln members role MEMBER ROLE
-                          give a member a role (owner, admin, member, viewer; owners and admins,
-                          only an owner makes or unmakes an owner); MEMBER is an id or an email
-  kiln members remove MEMBER
-                          remove a member; their tokens stop working at once
-  kiln members leave      leave the organization; your tokens for it stop working
-  kiln usage [--month YYYY-MM]
-                          the organization's build minutes, running builds, projects, storage
-                          and skipped triggers against its plan
 
 kiln admin reads the service's data directory from --data or KILN_DATA (default ./.kiln), and
 works while kiln serve runs on it. With --dynamodb-table TABLE it works on the AWS deployment's

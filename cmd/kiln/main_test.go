@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -110,5 +111,26 @@ func TestCommandErrors(t *testing.T) {
 				t.Errorf("printed %q on failure", out.String())
 			}
 		})
+	}
+}
+
+// TestHelpListsCustomerCommandsFirst: kiln help starts with what a studio's build engineer runs
+// (builds, artifacts, settings, members), then the operator's commands.
+func TestHelpListsCustomerCommandsFirst(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"help"}, func(string) string { return "" }, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	help := out.String()
+	last := -1
+	for _, cmd := range []string{"kiln login", "kiln builds list", "kiln artifacts download", "kiln members list", "kiln usage", "For operators", "kiln serve", "kiln admin bootstrap", "kiln agent run"} {
+		i := strings.Index(help, "\n  "+cmd)
+		if cmd == "For operators" {
+			i = strings.Index(help, "\nFor operators")
+		}
+		if i < 0 || i < last {
+			t.Fatalf("kiln help: %q missing or out of order (customers first, then operators):\n%s", cmd, help)
+		}
+		last = i
 	}
 }
