@@ -76,6 +76,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, ctx, "add a setting", chromedp.SetValue(chromedp.CSS(`form[aria-label="New build setting"] select[name=buildType]`), "Shipping"),
 		chromedp.Click(chromedp.CSS(`form[aria-label="New build setting"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
 	screenshot(t, ctx, shots, "project")
+	if title := value(t, ctx, "read the project page's title", chromedp.Evaluate[string](`document.title`)); title != "Shooter · kiln" {
+		t.Errorf("the project page's title is %q, want \"Shooter · kiln\"", title)
+	}
 
 	// An API error shows its message and request id.
 	run(t, ctx, "trigger a bad commit", chromedp.SendKeys(chromedp.CSS(`[data-setting] input[name=commit]`), "not-a-sha"),
@@ -109,6 +112,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, ctx, "see it started cold", waitJS(`document.getElementById('cache')?.textContent === 'Cold build — no build of this branch, platform and engine version has saved a cache yet'
 		&& !document.getElementById('clean')`))
 	screenshot(t, ctx, shots, "build")
+	if title := value(t, ctx, "read the build page's title", chromedp.Evaluate[string](`document.title`)); !strings.HasPrefix(title, "Build #1 · Shooter · ") {
+		t.Errorf("the build page's title is %q, want it to name the build and its project", title)
+	}
 
 	// Download, and check the file's MD5 against the API and the page.
 	dl := w.do(t, "GET", "/builds/"+buildID+"/download", w.token, nil)

@@ -25,6 +25,7 @@ export async function render(main, params, ctx) {
 
   let stopped = false, timer = null, shownArtifact = false;
   function show() {
+    ctx.title((b.number ? 'Build ' + buildLabel(b) : 'Build ' + b.id) + (project ? ' · ' + project.name : '') + ' · ' + b.status);
     progressView(progress, b);
     put(heading, 'Build ', b.number ? [buildLabel(b), ' ', h('code', {class: 'muted'}, b.id)] : h('code', {}, b.id), ' ', status(b.status));
     const source = b.changelist ? ['Changelist', b.changelist] : ['Commit', b.commit ? h('code', {}, b.commit) : '—'];

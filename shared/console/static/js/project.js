@@ -13,6 +13,7 @@ export async function render(main, params, ctx) {
     h('dt', {}, 'Source'), h('dd', {}, github ? 'GitHub ' + p.repoLink + ' (default branch ' + p.defaultBranch + ')' : 'Perforce ' + p.streamPath),
     h('dt', {}, '.uproject'), h('dd', {}, h('code', {}, p.uprojectPath || '—'), p.uproject && p.uproject.engineVersion ? " (UE " + p.uproject.engineVersion + ")" : ""),
     h('dt', {}, 'Description'), h('dd', {}, p.description || '—'), h('dt', {}, 'Created'), h('dd', {}, time(p.createdAt)));
+  ctx.title(p.name);
   put(main, h('h1', {}, p.name), details);
 
   if (write) {
