@@ -61,6 +61,9 @@ const (
 	typeUsage        = "usage"
 	typeSkipKey      = "skipkey"
 	typeHostedHost   = "hostedhost"
+	typeInvitation   = "invitation"
+	typeInviteHash   = "invitationhash"
+	typeInviteEmail  = "invitationemail"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -76,6 +79,7 @@ const (
 	prefixArtifact = "ARTIFACT#"
 	prefixWebhook  = "WEBHOOK#"
 	prefixDelivery = "DELIVERY#"
+	prefixInvite   = "INVITATION#"
 )
 
 func orgPK(orgID string) string { return "ORG#" + orgID }
@@ -105,6 +109,9 @@ func skipKeySK(key string) string                  { return "SKIPKEY#" + key }
 func webhookSK(webhookID string) string            { return prefixWebhook + webhookID }
 func deliveryPrefix(webhookID string) string       { return prefixDelivery + webhookID + "#" }
 func deliverySK(webhookID, id string) string       { return deliveryPrefix(webhookID) + id }
+func invitationSK(id string) string                { return prefixInvite + id }
+func invitationHashKey(hash string) string         { return "INVITATIONHASH#" + hash }
+func invitationEmailSK(email string) string        { return "INVITEEMAIL#" + kiln.NormalizeEmail(email) }
 
 // installationPK is the partition of the item that holds which organization a GitHub App
 // installation is linked to (its sort key is installationSK).
