@@ -44,6 +44,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"TenantIsolation", TestTenantIsolation},
 		{"RoleMatrix", TestRoleMatrix},
 		{"MemberManagement", TestMemberManagement},
+		{"Invitations", TestInvitations},
 		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
 		{"OrganizationWebhooks", TestOrganizationWebhooks},

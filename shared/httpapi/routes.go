@@ -38,6 +38,16 @@ func (s *Server) routes() {
 		http.MethodPatch:  s.authed(kiln.ActAdmin, s.patchMember),
 		http.MethodDelete: s.authed(kiln.ActAdmin, s.removeMember),
 	})
+	s.handle("/organizations/{id}/invitations", methods{
+		http.MethodGet:  s.authed(kiln.ActAdmin, s.listInvitations),
+		http.MethodPost: s.authed(kiln.ActAdmin, s.createInvitation),
+	})
+	s.handle("/organizations/{id}/invitations/{invitationId}", methods{
+		http.MethodDelete: s.authed(kiln.ActAdmin, s.revokeInvitation),
+	})
+	s.handle("/invitations/accept", methods{
+		http.MethodPost: http.HandlerFunc(s.acceptInvitation),
+	})
 	s.handle("/organizations/{id}/membership", methods{
 		http.MethodDelete: s.authed(kiln.ActRead, s.leaveOrganization),
 	})

@@ -89,6 +89,7 @@ type stores struct {
 	credentials credentialStore
 	hooks       webhookStore
 	members     memberChanges
+	invites     invitationStore
 	once        onceKeys
 	// agentRevocations, projectCreator and artifactSizes are what agentpool.Revoke,
 	// plans.CreateProject and plans.Report read and write.
@@ -98,6 +99,6 @@ type stores struct {
 }
 
 func storesOf(st store.Store) stores {
-	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, members: st, once: st,
+	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, members: st, invites: st, once: st,
 		agentRevocations: st, projectCreator: st, artifactSizes: st}
 }
