@@ -1,8 +1,9 @@
 // The organization: this month's usage against the plan, GitHub (the install flow), Perforce
-// credentials, members (read-only), the signed-in user's API tokens, and org webhooks (kiln's
+// credentials, members (read-only), invitations, the signed-in user's API tokens, and org webhooks (kiln's
 // signed events, or Slack and Discord notifications) with their delivery log.
 import {api, can} from './api.js';
 import {h, put, time, status, input, check, select, formValues, busy, bytes} from './dom.js';
+import * as invitations from './invitations.js';
 
 const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped', 'build.fixed'];
 // Chat webhooks (Slack, Discord) are told of these; failed and fixed are checked at first.
@@ -70,12 +71,13 @@ export async function render(main, params, ctx) {
     p4Box.append(form);
   }
 
-  // Members, read-only: kiln admin user adds them.
+  // Members, read-only here: invitations (below) and kiln admin user add them.
   const members = await api('GET', orgPath + '/members', null, {limit: 100});
   main.append(h('section', {'aria-labelledby': 'members-h'}, h('h2', {id: 'members-h'}, 'Members'),
     h('table', {id: 'members'}, h('thead', {}, h('tr', {}, ['Name', 'Email', 'Role', 'Since'].map(t => h('th', {scope: 'col'}, t)))),
       h('tbody', {}, members.items.map(m => h('tr', {}, h('td', {}, m.user.name), h('td', {}, m.user.email), h('td', {}, m.role), h('td', {}, time(m.createdAt))))))));
 
+  if (admin) main.append(await invitations.section(orgPath, ctx, again));
   main.append(await tokensSection(ctx, again));
   if (admin) main.append(await webhooksSection(orgPath, ctx, again));
   return () => { if (stopPolling) stopPolling(); };
