@@ -169,3 +169,43 @@ func storeOf(t *testing.T, ts *testService) store.Store {
 	t.Cleanup(func() { local.Close() })
 	return local.Store
 }
+
+// TestInvitationIsMailed: with a mail server configured the link is mailed to the invited
+// person, and the answer says so; the mailed link accepts.
+func TestInvitationIsMailed(t *testing.T) {
+	box := newMailbox(t)
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "data"))
+	cfg.SMTPURL, cfg.SMTPFrom = "smtp://"+box.addr, "kiln <kiln@studio.example>"
+	ts := startService(t, cfg)
+	r := ts.do(t, "POST", "/organizations/"+orgOf(t, ts)+"/invitations", ts.token, map[string]any{"email": "ada@studio.example", "role": "viewer"})
+	if r.Status != http.StatusCreated || r.Body["mailed"] != true {
+		t.Fatalf("invite: %d %s", r.Status, r.Raw)
+	}
+	mail := box.messages()
+	if len(mail) != 1 || !strings.HasPrefix(mail[0], "ada@studio.example\n") || !strings.Contains(mail[0], field(t, r.Body, "link")) ||
+		!strings.Contains(mail[0], "Subject: [kiln] Invitation to Local") {
+		t.Fatalf("mail: %q", mail)
+	}
+	_, secret, _ := strings.Cut(field(t, r.Body, "link"), "#")
+	if a := ts.do(t, "POST", "/invitations/accept", "", map[string]any{"secret": secret, "name": "Ada"}); a.Status != http.StatusCreated {
+		t.Fatalf("accept the mailed link: %d %s", a.Status, a.Raw)
+	}
+}
+
+// TestAcceptIsRateLimitedPerAddress: accepting needs no token, so every attempt takes from the
+// client address's budget, as a failed sign-in does: guessing secrets is slow.
+func TestAcceptIsRateLimitedPerAddress(t *testing.T) {
+	cfg := testConfig(t, filepath.Join(t.TempDir(), "data"))
+	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
+	ts := startService(t, cfg)
+	guess := func() response {
+		return ts.do(t, "POST", "/invitations/accept", "", map[string]any{"secret": "kinv_" + strings.Repeat("a", 40), "name": "Eve"})
+	}
+	wantError(t, guess(), 404, "not_found")
+	wantError(t, guess(), 404, "not_found")
+	last := guess()
+	wantError(t, last, 429, "rate_limited")
+	if last.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+}
