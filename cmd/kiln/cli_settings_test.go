@@ -123,7 +123,7 @@ func TestCLIFollowShowsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := <-read
-	line := regexp.MustCompile(`\r\x1b\[Kstage [a-z]+ · ([0-9]+% · about [0-9a-z.]+ left|[0-9a-z.]+, longer than) (from )?the last build\)?`)
+	line := regexp.MustCompile(`\r\x1b\[Kstage [a-z]+ · ([0-9]+% · about [0-9a-z.]+ left \(from the last build\)|[0-9a-z.]+, longer than the last build)`)
 	if !line.MatchString(s) {
 		t.Fatalf("no stage line with the time left on the terminal: %q", s)
 	}

@@ -46,6 +46,12 @@ errors; --json prints JSON; docs/cli.md):
   kiln members remove MEMBER
                           remove a member; their tokens stop working at once
   kiln members leave      leave the organization; your tokens for it stop working
+  kiln invitations create EMAIL ROLE
+                          invite a person with a role (owners and admins; only an owner invites
+                          an owner): prints the link to accept, once, valid for 7 days
+  kiln invitations list   the pending invitations
+  kiln invitations revoke ID
+                          revoke an invitation; its link stops working
   kiln usage [--month YYYY-MM]
                           the organization's build minutes, running builds, projects, storage
                           and skipped triggers against its plan
@@ -135,6 +141,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usageCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "members":
 		return members(ctx, args[1:], getenv, stdout, stderr)
+	case "invitations":
+		return invitations(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -93,14 +93,10 @@ func AddMember(ctx context.Context, s Store, orgID, email, name string, role kil
 	if err != nil {
 		return nil, fmt.Errorf("add member: %w", err)
 	}
-	m := &kiln.Member{
-		OrganizationID: org.ID, Role: role, CreatedAt: now,
-		User: kiln.User{ID: kiln.NewID(), Email: strings.TrimSpace(email), Name: strings.TrimSpace(name), CreatedAt: now},
-	}
+	m, secret, tok := NewMember(org.ID, email, name, role, now)
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	secret, tok := auth.NewToken(org.ID, m.User.ID, "first", now, 0)
 	if err := s.CreateMember(ctx, m, tok); err != nil {
 		return nil, fmt.Errorf("add member: %w", err)
 	}
@@ -109,6 +105,18 @@ func AddMember(ctx context.Context, s Store, orgID, email, name string, role kil
 		return nil, err
 	}
 	return &Created{Organization: org, Member: m, Token: secret}, nil
+}
+
+// NewMember builds (without storing or validating) a member of the organization and their first
+// token: the token's secret, to show once, and its record.
+func NewMember(orgID, email, name string, role kiln.Role, now time.Time) (*kiln.Member, string, *kiln.Token) {
+	now = now.UTC().Truncate(time.Millisecond)
+	m := &kiln.Member{
+		OrganizationID: orgID, Role: role, CreatedAt: now,
+		User: kiln.User{ID: kiln.NewID(), Email: strings.TrimSpace(email), Name: strings.TrimSpace(name), CreatedAt: now},
+	}
+	secret, tok := auth.NewToken(orgID, m.User.ID, "first", now, 0)
+	return m, secret, tok
 }
 
 // mergeFields copies a validation error's fields into errs, renaming "name" to prefix+"Name".

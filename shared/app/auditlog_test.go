@@ -99,6 +99,21 @@ func TestAuditLog(t *testing.T) {
 		}
 	}
 	wantError(t, ts.do(t, "GET", org+"/audit-log?kind=Member!", ts.token, nil), 400, "validation_failed")
+
+	// An invitation, accepted: the link's secret is nowhere in the log.
+	inv := must(ts.do(t, "POST", org+"/invitations", admin, map[string]any{"email": "new@studio.example", "role": "member"}), 201)
+	_, secret, _ := strings.Cut(field(t, inv.Body, "link"), "#")
+	joined := must(ts.do(t, "POST", "/invitations/accept", "", map[string]any{"secret": secret, "name": "New Artist"}), 201)
+	invLog := must(ts.do(t, "GET", org+"/audit-log?kind=invitation", ts.token, nil), 200)
+	if strings.Contains(invLog.Raw, secret) || strings.Contains(invLog.Raw, field(t, joined.Body, "token")) {
+		t.Fatalf("the audit log shows an invitation's secret or the new member's token: %s", invLog.Raw)
+	}
+	evs := items(t, invLog)
+	if len(evs) != 2 || evs[0]["kind"] != "invitation.accepted" || evs[0]["actor"].(map[string]any)["id"] != field(t, joined.Body, "user", "id") ||
+		evs[1]["kind"] != "invitation.created" || evs[1]["actor"].(map[string]any)["id"] != adminID ||
+		evs[1]["details"].(map[string]any)["email"] != "new@studio.example" || evs[1]["target"] != field(t, inv.Body, "id") {
+		t.Fatalf("invitation events: %s", invLog.Raw)
+	}
 	viewer := addUser(t, ts, orgID, "viewer")
 	wantError(t, ts.do(t, "GET", org+"/audit-log", viewer, nil), http.StatusForbidden, "insufficient_scope")
 	other := bootstrapOrg(t, ts, "Elsewhere")

@@ -49,6 +49,7 @@ func TestOnAWSLocal(t *testing.T) {
 		{"TriggerBySettingName", TestTriggerBySettingName},
 		{"BuildProgress", TestBuildProgress},
 		{"CheckRunAnnotatesACompileErrorAndReruns", TestCheckRunAnnotatesACompileErrorAndReruns},
+		{"Invitations", TestInvitations},
 		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
 		{"OrganizationWebhooks", TestOrganizationWebhooks},

@@ -26,7 +26,7 @@ const auditBodyLimit = 64 << 10
 // auditedValues are the request fields whose values an audit event may show: names, roles and
 // choices, never secrets. Any other field of a request is recorded by its name alone ("set").
 var auditedValues = []string{
-	"name", "role", "pool", "platform", "buildType", "branch", "stream", "ueVersion", "trigger",
+	"name", "email", "role", "pool", "platform", "buildType", "branch", "stream", "ueVersion", "trigger",
 	"schedule", "enabled", "paused", "events", "format", "uprojectPath", "repoFullName", "installationId",
 	"serverUrl", "userName", "timeLimitMinutes", "autoDeploy", "depotPath", "plan", "expiresInDays",
 }
@@ -70,12 +70,17 @@ func (s *Server) audited(kind string, action kiln.Action, h apiHandler) http.Han
 			ActorKind: kiln.AuditActorMember, ActorID: p.Member.User.ID, ActorName: p.Member.User.Name, ActorEmail: p.Member.User.Email,
 			Address: clientAddr(r), Target: target, Details: details,
 		}
-		if err := s.auditLog.RecordAudit(r.Context(), e); err != nil {
-			loggerOf(r.Context()).ErrorContext(r.Context(), "could not record an audit event",
-				slog.String("kind", kind), slog.String("organization_id", p.Organization.ID), slog.Any("error", err))
-		}
+		s.recordAudit(r, e)
 		return nil
 	})
+}
+
+// recordAudit writes an event of a change already made; a failure is logged, not answered.
+func (s *Server) recordAudit(r *http.Request, e *kiln.AuditEvent) {
+	if err := s.auditLog.RecordAudit(r.Context(), e); err != nil {
+		loggerOf(r.Context()).ErrorContext(r.Context(), "could not record an audit event",
+			slog.String("kind", e.Kind), slog.String("organization_id", e.OrganizationID), slog.Any("error", err))
+	}
 }
 
 // auditNote is what a handler adds to its audit event.

@@ -41,6 +41,16 @@ func (s *Server) routes() {
 		http.MethodPatch:  s.audited("member.role_changed", kiln.ActAdmin, s.patchMember),
 		http.MethodDelete: s.audited("member.removed", kiln.ActAdmin, s.removeMember),
 	})
+	s.handle("/organizations/{id}/invitations", methods{
+		http.MethodGet:  s.authed(kiln.ActAdmin, s.listInvitations),
+		http.MethodPost: s.audited("invitation.created", kiln.ActAdmin, s.createInvitation),
+	})
+	s.handle("/organizations/{id}/invitations/{invitationId}", methods{
+		http.MethodDelete: s.audited("invitation.revoked", kiln.ActAdmin, s.revokeInvitation),
+	})
+	s.handle("/invitations/accept", methods{
+		http.MethodPost: http.HandlerFunc(s.acceptInvitation),
+	})
 	s.handle("/organizations/{id}/membership", methods{
 		http.MethodDelete: s.audited("member.left", kiln.ActRead, s.leaveOrganization),
 	})

@@ -81,6 +81,8 @@ type Config struct {
 	// BuildCacheMaxPerOrg caps the bytes of one organization's build caches (0: no cap), as
 	// the usage report shows it.
 	BuildCacheMaxPerOrg int64
+	// Mail sends invitation links (nil: they are only shown to the inviter).
+	Mail Mailer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -104,6 +106,8 @@ type Server struct {
 	buffered       bool
 	artifacts      artifacts.Store
 	logs           LogReader
+	mail           Mailer
+	publicURL      string
 	caches         BuildCaches
 	cacheMax       int64
 	webhookSecret  []byte
@@ -139,6 +143,8 @@ func New(cfg Config) *Server {
 		buffered:       cfg.BufferedAnswers,
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
+		mail:           cfg.Mail,
+		publicURL:      cfg.PublicURL,
 		caches:         cfg.BuildCaches,
 		cacheMax:       cfg.BuildCacheMaxPerOrg,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),

@@ -91,6 +91,7 @@ type stores struct {
 	auditLog    auditRecorder
 	auditLogs   auditLogReader
 	members     memberChanges
+	invites     invitationStore
 	once        onceKeys
 	// agentRevocations, projectCreator and artifactSizes are what agentpool.Revoke,
 	// plans.CreateProject and plans.Report read and write.
@@ -100,6 +101,6 @@ type stores struct {
 }
 
 func storesOf(st store.Store) stores {
-	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, auditLog: st, auditLogs: st, members: st, once: st,
+	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, auditLog: st, auditLogs: st, members: st, invites: st, once: st,
 		agentRevocations: st, projectCreator: st, artifactSizes: st}
 }

@@ -18,9 +18,10 @@ type Options struct {
 	// of its own: it then has no controlling terminal, so it cannot push keystrokes into the
 	// terminal of whoever started kiln. Unix only; Windows children have no terminal to share.
 	Session bool
-	// KillWithParent kills the child when the OS thread that started it ends (Linux's
-	// Pdeathsig): for helpers of tests, which must not outlive a crashed test binary. Elsewhere
-	// it does nothing (on Windows the job dies with kiln anyway).
+	// KillWithParent kills the child when kiln ends (Linux's Pdeathsig): for helpers of tests,
+	// which must not outlive a crashed test binary, and git's helpers. The child is started from
+	// an OS thread kept for it until Close, since Pdeathsig follows the thread that forked it.
+	// Elsewhere it does nothing (on Windows the job dies with kiln anyway).
 	KillWithParent bool
 }
 

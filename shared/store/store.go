@@ -38,6 +38,7 @@ type Store interface {
 	Organizations
 	AuditLog
 	Members
+	Invitations
 	Tokens
 	TriggerTokens
 	Agents
@@ -101,6 +102,30 @@ type Members interface {
 	// it: not_found for no such member, invalid_state (kiln.ErrLastOwner) for its last owner.
 	// Their tokens stop resolving when the membership is gone, even if a crash leaves some behind.
 	RemoveMember(ctx context.Context, orgID, userID string) error
+}
+
+// Invitations keeps the invitations to join an organization. An organization has at most one
+// invitation per email (compared case-insensitively): a new one replaces the old, whose link stops
+// working. An invitation is removed when it is accepted or revoked; an expired one stays (listed
+// with its ExpiresAt) until it is revoked or replaced.
+type Invitations interface {
+	// CreateInvitation stores an invitation of an existing organization (not_found otherwise),
+	// replacing the organization's invitation for the same email, if any. An email that is
+	// already a member's is conflict, and so is a taken id or hash; nothing changes then.
+	CreateInvitation(ctx context.Context, inv *kiln.Invitation) error
+	// GetInvitationByHash finds an invitation by the SHA-256 of its secret, expired or not
+	// (not_found when none): not scoped to an organization, because the secret is what tells it.
+	GetInvitationByHash(ctx context.Context, hash string) (*kiln.Invitation, error)
+	// ListInvitations lists the organization's invitations, expired ones included, newest first.
+	ListInvitations(ctx context.Context, orgID string, p Page) ([]*kiln.Invitation, string, error)
+	// DeleteInvitation revokes an invitation: not_found when the organization has no such one.
+	DeleteInvitation(ctx context.Context, orgID, id string) error
+	// AcceptInvitation removes the invitation inv (as read by GetInvitationByHash) and creates
+	// the member m with a first token, in one atomic step, only if the invitation is still stored
+	// and has not expired at now: otherwise kiln.ErrInvitationInvalid and nothing changes. An
+	// email taken by a member meanwhile is conflict, and the invitation stays. Of many concurrent
+	// accepts of one invitation exactly one succeeds.
+	AcceptInvitation(ctx context.Context, inv *kiln.Invitation, now time.Time, m *kiln.Member, token *kiln.Token) error
 }
 
 // Tokens keeps API tokens.

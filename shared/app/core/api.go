@@ -44,6 +44,9 @@ func (c *Core) API() httpapi.Config {
 
 		BuildCacheMaxPerOrg: c.CacheMaxPerOrg,
 	}
+	if c.Mail != nil { // never a nil *SMTP in the interface
+		cfg.Mail = c.Mail
+	}
 	if c.Caches != nil { // never a nil *Cache in the interface
 		cfg.BuildCaches = c.Caches
 		cfg.BuildSettings.Caches, cfg.BuildSettings.Settings, cfg.BuildSettings.Logger = c.Caches, c.parts.Store, c.parts.Logger

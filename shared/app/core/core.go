@@ -98,6 +98,8 @@ type Core struct {
 	Webhooks     *webhooks.Sender
 	AutoDeployer *builds.AutoDeployer
 	Plans        *plans.Plans
+	// Mail sends email (build notifications, invitations); nil without KILN_SMTP_URL.
+	Mail *notify.SMTP
 	// Statuses posts GitHub commit statuses (nil without a GitHub App).
 	Statuses *github.StatusPoster
 	Builds   *builds.Service
@@ -143,6 +145,7 @@ func New(p Parts, s Settings) (*Core, error) {
 		if err != nil {
 			return nil, fmt.Errorf("KILN_SMTP_URL: %w", err)
 		}
+		c.Mail = sender
 		c.Events.Mail = &builds.Mailer{Store: p.Store, Sender: sender, Logger: p.Logger, Now: p.Now,
 			Downloads: downloadSigner(p.Keys, s.PublicURL)}
 	}

@@ -62,6 +62,9 @@ const (
 	typeSkipKey      = "skipkey"
 	typeHostedHost   = "hostedhost"
 	typeAudit        = "audit"
+	typeInvitation   = "invitation"
+	typeInviteHash   = "invitationhash"
+	typeInviteEmail  = "invitationemail"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -78,6 +81,7 @@ const (
 	prefixArtifact = "ARTIFACT#"
 	prefixWebhook  = "WEBHOOK#"
 	prefixDelivery = "DELIVERY#"
+	prefixInvite   = "INVITATION#"
 )
 
 func orgPK(orgID string) string { return "ORG#" + orgID }
@@ -107,6 +111,9 @@ func skipKeySK(key string) string                  { return "SKIPKEY#" + key }
 func webhookSK(webhookID string) string            { return prefixWebhook + webhookID }
 func deliveryPrefix(webhookID string) string       { return prefixDelivery + webhookID + "#" }
 func deliverySK(webhookID, id string) string       { return deliveryPrefix(webhookID) + id }
+func invitationSK(id string) string                { return prefixInvite + id }
+func invitationHashKey(hash string) string         { return "INVITATIONHASH#" + hash }
+func invitationEmailSK(email string) string        { return "INVITEEMAIL#" + kiln.NormalizeEmail(email) }
 
 // installationPK is the partition of the item that holds which organization a GitHub App
 // installation is linked to (its sort key is installationSK).

@@ -25,6 +25,7 @@ import (
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
 	t.Run("Members", func(t *testing.T) { testMembers(t, open) })
+	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
 	t.Run("MemberChanges", func(t *testing.T) { testMemberChanges(t, open) })
 	t.Run("AuditLog", func(t *testing.T) { testAuditLog(t, open) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })

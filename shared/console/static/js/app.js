@@ -48,6 +48,13 @@ async function render() {
   if (stop) { stop(); stop = null; }
   const mine = ++shown;
   clearErrors();
+  // An invitation's link works signed in or out: it makes a new member.
+  if (location.pathname === '/console/invitations/accept') {
+    nav.hidden = true;
+    put(who);
+    const page = await import('./invitations.js');
+    return page.renderAccept(main, {showError, clearErrors, navigate, title});
+  }
   if (!token.get()) return signIn();
   let ctx;
   try {

@@ -1,9 +1,10 @@
 // The organization: this month's usage against the plan, GitHub (the install flow), Perforce
-// credentials, members (members.js), the signed-in user's API tokens, and org webhooks (kiln's
+// credentials, members (members.js), invitations (invitations.js), the signed-in user's API tokens, and org webhooks (kiln's
 // signed events, or Slack and Discord notifications) with their delivery log.
 import {api, can} from './api.js';
 import {h, put, time, status, input, check, select, formValues, busy, bytes} from './dom.js';
 import {membersSection} from './members.js';
+import * as invitations from './invitations.js';
 
 const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped', 'build.fixed'];
 // Chat webhooks (Slack, Discord) are told of these; failed and fixed are checked at first.
@@ -73,6 +74,7 @@ export async function render(main, params, ctx) {
 
   main.append(await membersSection(orgPath, ctx, again));
 
+  if (admin) main.append(await invitations.section(orgPath, ctx, again));
   main.append(await tokensSection(ctx, again));
   if (admin) main.append(await webhooksSection(orgPath, ctx, again));
   return () => { if (stopPolling) stopPolling(); };
