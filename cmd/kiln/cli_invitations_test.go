@@ -1,36 +1,16 @@
 package main
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/kilnbuild/kiln/shared/app"
 )
 
 // TestCLIInvitations: kiln invitations create prints the link once, list shows the pending
 // invitation without it, revoke ends it; refusals exit 2 with the API's error.
 func TestCLIInvitations(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
-	data := filepath.Join(t.TempDir(), "data")
-	cfg, err := app.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", data, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out syncBuffer
-	svc, err := app.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
-	owner := regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`).FindString(out.String())
-	env := func(k string) string { return map[string]string{"KILN_URL": svc.URL(), "KILN_TOKEN": owner}[k] }
-
+	ps := startPlainService(t)
+	env := ps.envOf(ps.owner)
 	created, _, code, err := runKiln(t, env, "invitations", "create", "dev@studio.example", "admin")
 	link := regexp.MustCompile(`(?m)^http://\S+/console/invitations/accept#kinv_[0-9A-Za-z]{40}$`).FindString(created)
 	if code != 0 || link == "" || !strings.Contains(created, "invited dev@studio.example to") || !strings.Contains(created, "pass them this link") {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,24 +11,9 @@ import (
 
 // TestCLIMembers: kiln members list, role (by email), remove and leave, against kiln serve.
 func TestCLIMembers(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
-	data := filepath.Join(t.TempDir(), "data")
-	cfg, err := app.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", data, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out syncBuffer
-	svc, err := app.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	ps := startPlainService(t)
+	data, owner, envOf := ps.data, ps.owner, ps.envOf
 	tokenRe := regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`)
-	owner := tokenRe.FindString(out.String())
-	envOf := func(token string) func(string) string {
-		return func(k string) string { return map[string]string{"KILN_URL": svc.URL(), "KILN_TOKEN": token}[k] }
-	}
 	// Add an artist through kiln admin, as an operator does.
 	usage, _, _, _ := runKiln(t, envOf(owner), "usage", "--json")
 	orgID := regexp.MustCompile(`"organizationId":"([^"]+)"`).FindStringSubmatch(usage)
