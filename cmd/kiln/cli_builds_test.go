@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestCLIBuilds(t *testing.T) {
 
 	// The list, as a table and as JSON, and filtered by status.
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--project", "Shooter")
-	if code != 0 || !strings.HasPrefix(out, "#  PROJECT  ") || !hasRow(out, "1", "Shooter", good) || !strings.Contains(out, " seconds ago") || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
+	if code != 0 || !strings.HasPrefix(out, "#  PROJECT  ") || !hasRow(out, "1", "Shooter", good) || !regexp.MustCompile(`  (now|[0-9]+ seconds? ago)  `).MatchString(out) || !strings.Contains(out, "complete") || !strings.Contains(out, "failed") {
 		t.Fatalf("builds list: exit %d (%v)\n%s", code, err, out)
 	}
 	out, _, code, err = runKiln(t, w.env, "builds", "list", "--status", "failed", "--json")
