@@ -77,17 +77,11 @@ func (c *checkRunIDs) put(buildID string, id int64) {
 // in_progress while running, then completed with success (complete), failure (failed) or
 // cancelled (cancelled, or superseded by a newer build: it did not judge the commit).
 func (p *StatusPoster) CheckRunOf(b *kiln.Build) CheckRun {
-	run := CheckRun{Name: "kiln/" + string(b.Platform) + "-" + string(b.BuildType), HeadSHA: b.Commit, ExternalID: b.ID}
-	if p.PublicURL != "" {
-		run.DetailsURL = p.PublicURL + "/console/builds/" + b.ID
-	}
+	run := CheckRun{Name: checkName(b), HeadSHA: b.Commit, ExternalID: b.ID, DetailsURL: p.buildLink(b)}
 	if b.StartedAt != nil {
 		run.StartedAt = *b.StartedAt
 	}
-	build := "The build"
-	if b.Number > 0 {
-		build = "Build " + b.Label()
-	}
+	build := buildWords(b)
 	switch {
 	case b.Status == kiln.StatusComplete:
 		run.Conclusion, run.Title = ConclusionSuccess, build+" completed"

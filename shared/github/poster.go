@@ -96,14 +96,8 @@ func (p *StatusPoster) Wait() { p.idle.Wait() }
 
 // StatusOf is the commit status of a build as it is.
 func (p *StatusPoster) StatusOf(b *kiln.Build) CommitStatus {
-	st := CommitStatus{Context: "kiln/" + string(b.Platform) + "-" + string(b.BuildType)}
-	if p.PublicURL != "" {
-		st.TargetURL = p.PublicURL + "/console/builds/" + b.ID
-	}
-	build := "The build"
-	if b.Number > 0 {
-		build = "Build " + b.Label()
-	}
+	st := CommitStatus{Context: checkName(b), TargetURL: p.buildLink(b)}
+	build := buildWords(b)
 	switch {
 	case b.Status == kiln.StatusComplete:
 		st.State, st.Description = StateSuccess, build+" completed"
@@ -223,4 +217,26 @@ func (p *StatusPoster) log() *slog.Logger {
 		return p.Logger
 	}
 	return slog.Default()
+}
+
+// checkName is the name GitHub shows for a build's status or check run: "kiln/<platform>-<type>".
+func checkName(b *kiln.Build) string {
+	return "kiln/" + string(b.Platform) + "-" + string(b.BuildType)
+}
+
+// buildLink is the build's page in the console ("" without a public URL).
+func (p *StatusPoster) buildLink(b *kiln.Build) string {
+	if p.PublicURL == "" {
+		return ""
+	}
+	return p.PublicURL + "/console/builds/" + b.ID
+}
+
+// buildWords names the build in a status or check run: "Build #12", or "The build" without a
+// number.
+func buildWords(b *kiln.Build) string {
+	if b.Number > 0 {
+		return "Build " + b.Label()
+	}
+	return "The build"
 }
