@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,46 +10,20 @@ import (
 
 // invitations runs kiln invitations create|list|revoke.
 func invitations(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const commands = "create, list or revoke"
-	if len(args) == 0 {
-		return errNoSuchCommand("invitations", args, commands)
-	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		return groupHelp(stdout, "invitations")
-	}
-	fs := flag.NewFlagSet("kiln invitations "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	var want int
-	switch args[0] {
-	case "list":
-	case "create":
-		want = 2
-	case "revoke":
-		want = 1
-	default:
-		return errNoSuchCommand("invitations", args, commands)
-	}
-	pos, err := parseArgs(fs, args[1:], want)
-	if err != nil {
+	cmd, err := startOrgCommand(ctx, "invitations", "create, list or revoke",
+		map[string]int{"list": 0, "create": 2, "revoke": 1}, args, getenv, stdout, stderr)
+	if cmd == nil {
 		return err
 	}
-	c, err := apiClient(getenv)
-	if err != nil {
-		return err
-	}
-	me, err := c.Me(ctx)
-	if err != nil {
-		return err
-	}
+	c, me, pos, asJSON := cmd.c, cmd.me, cmd.pos, cmd.asJSON
 	org := me.Organization.ID
-	switch args[0] {
+	switch cmd.name {
 	case "create":
 		inv, err := c.Invite(ctx, org, pos[0], pos[1])
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return printJSON(stdout, inv)
 		}
 		fmt.Fprintf(stdout, "invited %s to %s as %s, until %s\n", inv.Email, me.Organization.Name, inv.Role, inv.ExpiresAt)
@@ -66,7 +39,7 @@ func invitations(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return printJSON(stdout, all)
 		}
 		return printInvitations(stdout, all)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,46 +11,20 @@ import (
 
 // members runs kiln members list|role|remove|leave.
 func members(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const commands = "list, role, remove or leave"
-	if len(args) == 0 {
-		return errNoSuchCommand("members", args, commands)
-	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		return groupHelp(stdout, "members")
-	}
-	fs := flag.NewFlagSet("kiln members "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	var want int
-	switch args[0] {
-	case "list", "leave":
-	case "role":
-		want = 2
-	case "remove":
-		want = 1
-	default:
-		return errNoSuchCommand("members", args, commands)
-	}
-	pos, err := parseArgs(fs, args[1:], want)
-	if err != nil {
+	cmd, err := startOrgCommand(ctx, "members", "list, role, remove or leave",
+		map[string]int{"list": 0, "leave": 0, "role": 2, "remove": 1}, args, getenv, stdout, stderr)
+	if cmd == nil {
 		return err
 	}
-	c, err := apiClient(getenv)
-	if err != nil {
-		return err
-	}
-	me, err := c.Me(ctx)
-	if err != nil {
-		return err
-	}
+	c, me, pos, asJSON := cmd.c, cmd.me, cmd.pos, cmd.asJSON
 	org := me.Organization.ID
-	switch args[0] {
+	switch cmd.name {
 	case "list":
 		all, err := c.Members(ctx, org)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return printJSON(stdout, all)
 		}
 		return printMembers(stdout, all)
@@ -64,7 +37,7 @@ func members(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return printJSON(stdout, m)
 		}
 		fmt.Fprintf(stdout, "%s <%s> is now %s\n", m.User.Name, m.User.Email, m.Role)
