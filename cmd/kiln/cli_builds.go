@@ -36,8 +36,18 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if err != nil {
 			return err
 		}
+		// The projects are read once: to resolve --project, and for the table's names (best
+		// effort: without them the table shows ids).
+		var projects []client.Project
+		if *project != "" || !*asJSON {
+			all, err := allProjects(ctx, c)
+			if err != nil && *project != "" {
+				return err
+			}
+			projects = all
+		}
 		if *project != "" {
-			if *project, err = resolveProject(ctx, c, *project); err != nil {
+			if *project, err = projectIn(projects, *project); err != nil {
 				return err
 			}
 		}
@@ -48,7 +58,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *asJSON {
 			return printJSON(stdout, page)
 		}
-		return printBuilds(stdout, page.Items, projectNames(ctx, c), time.Now())
+		return printBuilds(stdout, page.Items, namesOf(projects), time.Now())
 	case "trigger":
 		var o client.TriggerOptions
 		fs.StringVar(&o.Branch, "branch", "", "build this branch instead of the setting's (GitHub projects)")

@@ -7,28 +7,42 @@ import (
 	"github.com/kilnbuild/kiln/shared/client"
 )
 
+// allProjects reads every project of the organization, page by page.
+func allProjects(ctx context.Context, c *client.Client) ([]client.Project, error) {
+	var all []client.Project
+	for cursor := ""; ; {
+		p, err := c.ListProjects(ctx, cursor)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, p.Items...)
+		if p.NextCursor == nil {
+			return all, nil
+		}
+		cursor = *p.NextCursor
+	}
+}
+
 // resolveProject answers the id of the project named by arg: its id, or its name when exactly
 // one project has that name.
 func resolveProject(ctx context.Context, c *client.Client, arg string) (string, error) {
+	all, err := allProjects(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return projectIn(all, arg)
+}
+
+// projectIn is resolveProject on projects already read.
+func projectIn(all []client.Project, arg string) (string, error) {
 	var named []string
-	cursor := ""
-	for {
-		p, err := c.ListProjects(ctx, cursor)
-		if err != nil {
-			return "", err
+	for _, pr := range all {
+		if pr.ID == arg {
+			return pr.ID, nil
 		}
-		for _, pr := range p.Items {
-			if pr.ID == arg {
-				return pr.ID, nil
-			}
-			if pr.Name == arg {
-				named = append(named, pr.ID)
-			}
+		if pr.Name == arg {
+			named = append(named, pr.ID)
 		}
-		if p.NextCursor == nil {
-			break
-		}
-		cursor = *p.NextCursor
 	}
 	switch len(named) {
 	case 0:
@@ -39,23 +53,18 @@ func resolveProject(ctx context.Context, c *client.Client, arg string) (string, 
 	return "", usageErr("%d projects are named %q; give one of their ids: %s", len(named), arg, strings.Join(named, ", "))
 }
 
-// projectNames maps the organization's project ids to their names, for tables. It is best
-// effort: a page that cannot be read leaves the ids to be shown instead of names.
-func projectNames(ctx context.Context, c *client.Client) map[string]string {
-	names := map[string]string{}
-	cursor := ""
-	for range 100 { // at most 100 pages
-		p, err := c.ListProjects(ctx, cursor)
-		if err != nil {
-			return names
-		}
-		for _, pr := range p.Items {
-			names[pr.ID] = pr.Name
-		}
-		if p.NextCursor == nil {
-			break
-		}
-		cursor = *p.NextCursor
+// namesOf maps project ids to their names, for tables.
+func namesOf(all []client.Project) map[string]string {
+	names := make(map[string]string, len(all))
+	for _, pr := range all {
+		names[pr.ID] = pr.Name
 	}
 	return names
+}
+
+// projectNames maps the organization's project ids to their names, for tables. It is best
+// effort: projects that cannot be read leave the ids to be shown instead of names.
+func projectNames(ctx context.Context, c *client.Client) map[string]string {
+	all, _ := allProjects(ctx, c)
+	return namesOf(all)
 }

@@ -82,22 +82,11 @@ func listSettings(ctx context.Context, c *client.Client, project string) ([]name
 
 // projectsOf is the project named project (its id or name), or every project for "".
 func projectsOf(ctx context.Context, c *client.Client, project string) ([]client.Project, error) {
-	var all []client.Project
-	for cursor := ""; ; {
-		p, err := c.ListProjects(ctx, cursor)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, p.Items...)
-		if p.NextCursor == nil {
-			break
-		}
-		cursor = *p.NextCursor
+	all, err := allProjects(ctx, c)
+	if err != nil || project == "" {
+		return all, err
 	}
-	if project == "" {
-		return all, nil
-	}
-	id, err := resolveProject(ctx, c, project)
+	id, err := projectIn(all, project)
 	if err != nil {
 		return nil, err
 	}
