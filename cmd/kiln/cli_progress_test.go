@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -52,42 +51,18 @@ func TestCLIDownloadProgress(t *testing.T) {
 	})
 
 	t.Run("terminal", func(t *testing.T) {
-		if runtime.GOOS != "linux" {
-			t.Skip("the pty is opened the Linux way")
-		}
-		ptm, pts, err := openPTY()
-		if err != nil {
-			t.Skipf("no pseudo-terminal here: %v", err)
-		}
-		defer ptm.Close()
-		read := make(chan string)
-		go func() { // read while the command writes: a full pty would block it
-			b, _ := io.ReadAll(ptm) // ends with EIO once the terminal side is closed
-			read <- string(b)
-		}()
+		pts, read := terminal(t)
 		download(t, pts, "tty.tar.gz")
-		if s := <-read; !strings.Contains(s, "] 100% ") || !strings.Contains(s, "[#") {
+		if s := read(); !strings.Contains(s, "] 100% ") || !strings.Contains(s, "[#") {
 			t.Errorf("no progress bar on the terminal: %q", s)
 		}
 	})
 
 	t.Run("terminal for both outputs", func(t *testing.T) {
-		if runtime.GOOS != "linux" {
-			t.Skip("the pty is opened the Linux way")
-		}
-		ptm, pts, err := openPTY()
-		if err != nil {
-			t.Skipf("no pseudo-terminal here: %v", err)
-		}
-		defer ptm.Close()
-		read := make(chan string)
-		go func() {
-			b, _ := io.ReadAll(ptm)
-			read <- string(b)
-		}()
+		pts, read := terminal(t)
 		dst := filepath.Join(dir, "both.tar.gz")
 		downloadTo(t, pts, pts, "both.tar.gz")
-		s := <-read
+		s := read()
 		bar := regexp.MustCompile(`\] 100% [0-9.]+ [KMG]?i?B / [0-9.]+ [KMG]?i?B\r?\n` + regexp.QuoteMeta(dst) + ` \(`)
 		if !bar.MatchString(s) {
 			t.Errorf("the bar's line does not end before the file is named: %q", s)

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,32 +95,20 @@ func TestCLISettings(t *testing.T) {
 // error with the build's stage and time left (from the setting's complete build), and ends it
 // with a newline before the build's outcome.
 func TestCLIFollowShowsProgress(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the pty is opened the Linux way")
-	}
 	w := newCLIWorld(t)
 	if _, errOut, code, err := runKiln(t, w.env, "builds", "trigger", "Shooter", w.settings["main"], "--follow"); code != 0 {
 		t.Fatalf("trigger --follow: exit %d (%v)\n%s", code, err, errOut)
 	}
 	defer func(d time.Duration) { stageEvery = d }(stageEvery)
 	stageEvery = 20 * time.Millisecond
-	ptm, pts, err := openPTY()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptm.Close()
-	read := make(chan string)
-	go func() {
-		b, _ := io.ReadAll(ptm)
-		read <- string(b)
-	}()
+	pts, read := terminal(t)
 	var out bytes.Buffer
-	err = run(context.Background(), []string{"builds", "trigger", "Shooter", "Linux/Shipping@main", "--follow"}, w.env, &out, pts)
+	err := run(context.Background(), []string{"builds", "trigger", "Shooter", "Linux/Shipping@main", "--follow"}, w.env, &out, pts)
 	pts.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := <-read
+	s := read()
 	line := regexp.MustCompile(`\r\x1b\[Kstage [a-z]+ · ([0-9]+% · about [0-9a-z.]+ left \(from the last build\)|[0-9a-z.]+, longer than the last build)`)
 	if !line.MatchString(s) {
 		t.Fatalf("no stage line with the time left on the terminal: %q", s)
