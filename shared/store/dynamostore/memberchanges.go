@@ -18,59 +18,58 @@ const memberChangeAttempts = 3
 // owners demoting each other at once therefore cannot both succeed (the transactions conflict, or
 // the second sees the first's change when it is tried again).
 func (s *Store) SetMemberRole(ctx context.Context, orgID, userID string, role kiln.Role) (*kiln.Member, error) {
-	for attempt := 1; ; attempt++ {
-		m, other, err := s.memberForChange(ctx, orgID, userID, role != kiln.RoleOwner)
-		if err != nil {
-			return nil, err
-		}
-		err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-			tx.Update(s.table.Update(attrPK, orgPK(orgID)).Range(attrSK, memberSK(userID)).Set("role", string(role)).
-				If("attribute_exists($) AND $ = ?", attrPK, "role", string(m.Role)))
-			if other != "" {
-				tx.Check(s.ownerCheck(orgID, other))
-			}
-		})
-		if txFailedAt(err) != nil && attempt < memberChangeAttempts {
-			continue // the member or the other owner changed: read again
-		}
-		if txFailedAt(err) != nil {
-			return nil, kiln.ErrLastOwner()
-		}
-		if err != nil {
-			return nil, wrap("set member role", err)
-		}
-		m.Role = role
-		return m, nil
+	m, err := s.changeMember(ctx, orgID, userID, role != kiln.RoleOwner, "set member role", func(tx *dynamo.WriteTx, m *kiln.Member) {
+		tx.Update(s.table.Update(attrPK, orgPK(orgID)).Range(attrSK, memberSK(userID)).Set("role", string(role)).
+			If("attribute_exists($) AND $ = ?", attrPK, "role", string(m.Role)))
+	})
+	if err != nil {
+		return nil, err
 	}
+	m.Role = role
+	return m, nil
 }
 
 // RemoveMember deletes the member and email items in one transaction (with the check of another
 // owner when the member is one), then the member's tokens with their hash items. A token left by
 // a crash in between no longer resolves: authentication reads the membership.
 func (s *Store) RemoveMember(ctx context.Context, orgID, userID string) error {
+	_, err := s.changeMember(ctx, orgID, userID, true, "remove member", func(tx *dynamo.WriteTx, m *kiln.Member) {
+		tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, memberSK(userID)).
+			If("attribute_exists($) AND $ = ?", attrPK, "role", string(m.Role)))
+		tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, emailSK(m.User.Email)))
+	})
+	if err != nil {
+		return err
+	}
+	return s.deleteMemberTokens(ctx, orgID, userID)
+}
+
+// changeMember reads the member (and, when the change takes away an owner's ownership, another
+// owner), then runs change's writes in one transaction with the check that the other owner still
+// is one. A failed condition (the member or the other owner changed meanwhile) reads again, up to
+// memberChangeAttempts times, then is ErrLastOwner. It answers the member as read.
+func (s *Store) changeMember(ctx context.Context, orgID, userID string, losing bool, op string,
+	change func(tx *dynamo.WriteTx, m *kiln.Member)) (*kiln.Member, error) {
 	for attempt := 1; ; attempt++ {
-		m, other, err := s.memberForChange(ctx, orgID, userID, true)
+		m, other, err := s.memberForChange(ctx, orgID, userID, losing)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		err = s.runTx(ctx, func(tx *dynamo.WriteTx) {
-			tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, memberSK(userID)).
-				If("attribute_exists($) AND $ = ?", attrPK, "role", string(m.Role)))
-			tx.Delete(s.table.Delete(attrPK, orgPK(orgID)).Range(attrSK, emailSK(m.User.Email)))
+			change(tx, m)
 			if other != "" {
 				tx.Check(s.ownerCheck(orgID, other))
 			}
 		})
-		if txFailedAt(err) != nil && attempt < memberChangeAttempts {
+		switch {
+		case txFailedAt(err) != nil && attempt < memberChangeAttempts:
 			continue
+		case txFailedAt(err) != nil:
+			return nil, kiln.ErrLastOwner()
+		case err != nil:
+			return nil, wrap(op, err)
 		}
-		if txFailedAt(err) != nil {
-			return kiln.ErrLastOwner()
-		}
-		if err != nil {
-			return wrap("remove member", err)
-		}
-		return s.deleteMemberTokens(ctx, orgID, userID)
+		return m, nil
 	}
 }
 
