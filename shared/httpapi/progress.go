@@ -58,7 +58,7 @@ func (s *Server) addProgress(ctx context.Context, orgID string, bs []*kiln.Build
 		h, ok := history[b.BuildSettingID]
 		if !ok {
 			var err error
-			// One more than the estimate uses: the build itself is never in it (it is running).
+			// The build itself is never among them: it is running, not complete.
 			h, _, err = s.history.ListBuilds(ctx, orgID, store.BuildFilter{BuildSettingID: b.BuildSettingID, Status: kiln.StatusComplete},
 				store.Page{Limit: builds.EstimateHistory})
 			if err != nil {

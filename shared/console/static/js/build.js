@@ -1,7 +1,7 @@
 // A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, re-run,
 // redeploy and size report.
 import {api, can} from './api.js';
-import {h, put, time, duration, status, bytes, busy, buildLabel} from './dom.js';
+import {h, put, time, duration, status, bytes, busy, buildLabel, confirmed} from './dom.js';
 import {sizeReport} from './sizes.js';
 import {triggerView} from './trigger.js';
 import {progressView} from './progress.js';
@@ -42,15 +42,9 @@ export async function render(main, params, ctx) {
       b.autoDeployStatus ? pair('Auto deploy', [status(b.autoDeployStatus), ' ', b.autoDeployError || '', ` (${b.autoDeployAttempts} attempts)`]) : []);
     put(actions);
     if (can.write(ctx.role) && !ENDED.includes(b.status)) {
-      const sure = h('span', {class: 'row', hidden: true}, 'Stop this build? ',
-        h('button', {type: 'button', class: 'danger', id: 'cancel-yes', onclick: (ev) => busy(ev.target, async () => {
-          try { b = await api('POST', '/builds/' + id + '/cancel', {}); show(); } catch (e) { ctx.showError(e); }
-        })}, 'Yes, cancel it'),
-        h('button', {type: 'button', class: 'secondary', onclick: () => { sure.hidden = true; ask.hidden = false; ask.focus(); }}, 'No'));
-      const ask = h('button', {type: 'button', class: 'danger', id: 'cancel', onclick: () => {
-        ask.hidden = true; sure.hidden = false; sure.querySelector('button').focus();
-      }}, 'Cancel build');
-      actions.append(ask, sure);
+      actions.append(...confirmed('cancel', 'Cancel build', 'Stop this build?', 'Yes, cancel it', async () => {
+        try { b = await api('POST', '/builds/' + id + '/cancel', {}); show(); } catch (e) { ctx.showError(e); }
+      }));
     }
     if (can.write(ctx.role) && ENDED.includes(b.status)) actions.append(rerunButton(b, ctx));
     if (can.write(ctx.role) && b.status === 'complete' && b.autoDeployStatus) {

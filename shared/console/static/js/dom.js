@@ -86,3 +86,16 @@ export async function busy(button, fn) {
   button.disabled = true;
   try { return await fn(); } finally { button.disabled = false; }
 }
+
+// confirmed asks again in place before something that cannot be undone: the button id (label)
+// shows the question with a "yes" button (id + '-yes') that runs action, and "No"; the focus
+// moves to the answer and back. It answers both parts, to append side by side.
+export function confirmed(id, label, question, yes, action) {
+  const ask = h('button', {type: 'button', class: 'danger', id, onclick: () => {
+    ask.hidden = true; sure.hidden = false; sure.querySelector('button').focus();
+  }}, label);
+  const sure = h('span', {class: 'row', hidden: true}, question + ' ',
+    h('button', {type: 'button', class: 'danger', id: id + '-yes', onclick: (ev) => busy(ev.target, action)}, yes),
+    h('button', {type: 'button', class: 'secondary', onclick: () => { sure.hidden = true; ask.hidden = false; ask.focus(); }}, 'No'));
+  return [ask, sure];
+}

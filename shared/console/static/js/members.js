@@ -1,7 +1,7 @@
 // The organization's members: owners and admins change roles and remove members (after a
 // confirmation); everyone may leave. The API keeps the last owner and says why when it refuses.
 import {api, can, token, forgetMe} from './api.js';
-import {h, time, busy} from './dom.js';
+import {h, time, confirmed} from './dom.js';
 
 const ROLES = ['owner', 'admin', 'member', 'viewer'];
 
@@ -42,15 +42,9 @@ export async function membersSection(orgPath, ctx, again) {
       h('tbody', {}, rows)));
 }
 
-// confirmButton asks again in place before doing something that cannot be undone.
+// confirmButton is a confirmed action whose refusal is shown as the API's error.
 function confirmButton(label, question, id, action, ctx) {
-  const box = h('span', {class: 'row'});
-  const ask = h('button', {type: 'button', class: 'danger', id, onclick: () => { ask.hidden = true; sure.hidden = false; }}, label);
-  const sure = h('span', {class: 'row', hidden: true}, question + ' ',
-    h('button', {type: 'button', class: 'danger', id: id + '-yes', onclick: (ev) => busy(ev.target, async () => {
-      try { await action(); } catch (e) { ctx.showError(e); }
-    })}, 'Yes, ' + label.toLowerCase()),
-    h('button', {type: 'button', onclick: () => { sure.hidden = true; ask.hidden = false; }}, 'No'));
-  box.append(ask, sure);
-  return box;
+  return h('span', {class: 'row'}, confirmed(id, label, question, 'Yes, ' + label.toLowerCase(), async () => {
+    try { await action(); } catch (e) { ctx.showError(e); }
+  }));
 }
