@@ -87,7 +87,9 @@ type AuditLog interface {
 	ListAudit(ctx context.Context, orgID string, f kiln.AuditFilter, p Page) ([]*kiln.AuditEvent, string, error)
 }
 
-// Members keeps users and their memberships; a user belongs to one organization.
+// Members keeps users and their memberships. A user made by an operator or an invitation form
+// belongs to one organization; a user who signs in with GitHub (Users) may belong to several,
+// under the same user id.
 type Members interface {
 	// CreateMember adds a user to an organization together with a first token. The email
 	// (compared case-insensitively) must be new in the organization (conflict otherwise).
@@ -102,6 +104,31 @@ type Members interface {
 	// it: not_found for no such member, invalid_state (kiln.ErrLastOwner) for its last owner.
 	// Their tokens stop resolving when the membership is gone, even if a crash leaves some behind.
 	RemoveMember(ctx context.Context, orgID, userID string) error
+}
+
+// Users keeps the people who sign in with GitHub and their console sessions.
+type Users interface {
+	// SignInGitHubUser records a sign-in: the first one creates the user with u's fields (u.ID
+	// new, from kiln.NewID); a later one, found by u.GitHubID, updates the stored user's email,
+	// name and login and keeps its ID and CreatedAt. Answers the user as stored.
+	SignInGitHubUser(ctx context.Context, u *kiln.GitHubUser) (*kiln.GitHubUser, error)
+	// GetGitHubUser reads a user by kiln user id (not_found when none).
+	GetGitHubUser(ctx context.Context, userID string) (*kiln.GitHubUser, error)
+	// ListMemberships lists every membership of the user, in any organization, oldest first (a
+	// user has few).
+	ListMemberships(ctx context.Context, userID string) ([]*kiln.Member, error)
+	// CreateSession stores a session; a taken id or hash is conflict.
+	CreateSession(ctx context.Context, s *kiln.Session) error
+	// GetSessionByHash finds a session by the SHA-256 of its secret, expired or not (not_found
+	// when none or deleted).
+	GetSessionByHash(ctx context.Context, hash string) (*kiln.Session, error)
+	// ListSessions lists the user's sessions that have not expired at now, newest first.
+	ListSessions(ctx context.Context, userID string, now time.Time) ([]*kiln.Session, error)
+	// SetSessionOrganization makes the user's session act for orgID and answers it as it now is
+	// (not_found when the user has no such session). The caller checks the membership.
+	SetSessionOrganization(ctx context.Context, userID, sessionID, orgID string) (*kiln.Session, error)
+	// DeleteSession signs a session out: not_found when the user has no such session.
+	DeleteSession(ctx context.Context, userID, sessionID string) error
 }
 
 // Invitations keeps the invitations to join an organization. An organization has at most one
