@@ -1,6 +1,6 @@
 // Package github is kiln's GitHub App client: it reads the repositories of the installations
-// studios link (repositories, branches, .uproject files) and runs the OAuth step of the install
-// flow. Every failure comes back as a *kiln.Error (use errors.As or kiln.ErrorCode) with one of
+// studios link (repositories, branches, .uproject files) and runs the OAuth steps of the install
+// flow and of "Sign in with GitHub". Every failure comes back as a *kiln.Error (use errors.As or kiln.ErrorCode) with one of
 // kiln's codes or EGitHubUnavailable. Tokens never appear in errors.
 package github
 
@@ -34,7 +34,8 @@ type Config struct {
 	PrivateKeyPEM []byte
 	// Slug is the App's slug (its install page's path); "" asks GitHub for it when first needed.
 	Slug string
-	// ClientID and ClientSecret are the App's OAuth client, needed by ExchangeCode only.
+	// ClientID and ClientSecret are the App's OAuth client, needed by the install flow and
+	// sign-in (ExchangeCode, SignInURL) only.
 	ClientID, ClientSecret string
 	// HTTPClient defaults to a client with a 30-second timeout.
 	HTTPClient *http.Client

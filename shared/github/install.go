@@ -62,11 +62,11 @@ func (c *Client) InstallURL(ctx context.Context, state string) (string, error) {
 	return u.String(), nil
 }
 
-// ExchangeCode trades the code GitHub sent back to the install callback for the installing user's
-// token. A code GitHub refuses (expired, used) → validation_failed on "code".
+// ExchangeCode trades the code GitHub sent back to the install or sign-in callback for the user's
+// access token. A code GitHub refuses (expired, used) → validation_failed on "code".
 func (c *Client) ExchangeCode(ctx context.Context, code string) (string, error) {
-	if c.cfg.ClientID == "" || c.cfg.ClientSecret == "" {
-		return "", errors.New("github: the App's OAuth client is not configured")
+	if err := c.oauthConfigured(); err != nil {
+		return "", err
 	}
 	form := url.Values{"client_id": {c.cfg.ClientID}, "client_secret": {c.cfg.ClientSecret}, "code": {code}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.webURL.JoinPath("login", "oauth", "access_token").String(),
@@ -93,7 +93,7 @@ func (c *Client) ExchangeCode(ctx context.Context, code string) (string, error) 
 	}
 	switch {
 	case out.Error == "bad_verification_code":
-		return "", invalidField("code", "was not accepted by GitHub (expired or already used); install again")
+		return "", invalidField("code", "was not accepted by GitHub (expired or already used); sign in or install again")
 	case out.Error != "":
 		// incorrect_client_credentials and the like: the operator's configuration.
 		return "", errors.New("github: exchange OAuth code: GitHub answered " + out.Error)

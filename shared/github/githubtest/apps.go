@@ -171,8 +171,11 @@ func (s *Server) oauthToken(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	grant, ok := s.codes[r.PostForm.Get("code")]
 	delete(s.codes, r.PostForm.Get("code"))
+	if ok && !grant.expires.IsZero() && !s.now().Before(grant.expires) {
+		ok = false
+	}
 	if ok {
-		s.users[grant.token] = grant.ids
+		s.users[grant.token] = grant
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -186,9 +189,9 @@ func (s *Server) oauthToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listUserInstallations(w http.ResponseWriter, r *http.Request) {
 	tok, _ := bearer(r)
 	s.mu.Lock()
-	ids, ok := s.users[tok]
+	grant, ok := s.users[tok]
 	var list []*github.Installation
-	for _, id := range ids {
+	for _, id := range grant.ids {
 		if in := s.insts[id]; in != nil {
 			list = append(list, s.installationJSON(in))
 		}

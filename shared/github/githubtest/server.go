@@ -3,7 +3,7 @@
 // Repositories are real bare git repositories on disk, made and read with the git CLI.
 //
 // The API is served GitHub Enterprise style under URL() (".../api/v3/"); the web side (OAuth
-// token exchange, clone URLs "<server>/<owner>/<repo>.git") under WebURL().
+// web flow and token exchange, clone URLs "<server>/<owner>/<repo>.git") under WebURL().
 package githubtest
 
 import (
@@ -31,6 +31,12 @@ const (
 	RouteTree              = "GET /repos/{owner}/{repo}/git/trees/{sha}"
 	RouteContents          = "GET /repos/{owner}/{repo}/contents/{path...}"
 	RouteOAuthToken        = "POST /login/oauth/access_token"
+	RouteUser              = "GET /user"
+	RouteUserEmails        = "GET /user/emails"
+	// RouteAuthorizePage is the web page where a user authorizes the App (OAuth web flow), and
+	// RouteAuthorize its form, which sends the browser back with a code.
+	RouteAuthorizePage = "GET /login/oauth/authorize"
+	RouteAuthorize     = "POST /login/oauth/authorize"
 	// RouteGit covers every smart HTTP request under /{owner}/{repo}.git/.
 	RouteGit = "git"
 )
@@ -55,10 +61,13 @@ type Server struct {
 	// tokens maps an installation token to its installation and expiry.
 	tokens map[string]issuedToken
 	codes  map[string]userGrant // OAuth codes not yet exchanged
-	users  map[string][]int64   // user token → installations the user may see
-	counts map[string]int
-	fails  map[string]int
-	nextID int64
+	users  map[string]userGrant // user access token → what it was granted
+	// accounts are the users that can sign in, by lower-case login; logins is their order.
+	accounts map[string]*User
+	logins   []string
+	counts   map[string]int
+	fails    map[string]int
+	nextID   int64
 	// statuses are the commit statuses received, oldest first.
 	statuses []Status
 	// checkRuns are the check runs created, oldest first.
@@ -80,9 +89,15 @@ type issuedToken struct {
 	expires        time.Time
 }
 
+// userGrant is what an OAuth code gives once exchanged.
 type userGrant struct {
 	token string
-	ids   []int64
+	// ids are the installations GET /user/installations lists for the token.
+	ids []int64
+	// userID is the account GET /user answers with (0: none, the token came from AuthorizeUser).
+	userID int64
+	// expires is when the code stops being accepted (zero: never).
+	expires time.Time
 }
 
 // New starts a fake GitHub on 127.0.0.1; it stops when the test ends.
@@ -107,7 +122,8 @@ func NewAt(t TB, addr string) *Server {
 		repos:         map[string]*Repo{},
 		tokens:        map[string]issuedToken{},
 		codes:         map[string]userGrant{},
-		users:         map[string][]int64{},
+		users:         map[string]userGrant{},
+		accounts:      map[string]*User{},
 		counts:        map[string]int{},
 		fails:         map[string]int{},
 		nextID:        1000,
@@ -119,6 +135,8 @@ func NewAt(t TB, addr string) *Server {
 	s.handle(api, RouteAccessToken, s.createToken)
 	s.handle(api, RouteInstallationRepos, s.listInstallationRepos)
 	s.handle(api, RouteUserInstallations, s.listUserInstallations)
+	s.handle(api, RouteUser, s.getUser)
+	s.handle(api, RouteUserEmails, s.listUserEmails)
 	s.handle(api, RouteRepo, s.getRepo)
 	s.handle(api, RouteBranches, s.listBranches)
 	s.handle(api, RouteBranch, s.getBranch)
@@ -134,6 +152,8 @@ func NewAt(t TB, addr string) *Server {
 	root := http.NewServeMux()
 	root.Handle("/api/v3/", http.StripPrefix("/api/v3", api))
 	s.handle(root, RouteOAuthToken, s.oauthToken)
+	s.handle(root, RouteAuthorizePage, s.authorizePage)
+	s.handle(root, RouteAuthorize, s.authorize)
 	s.handleAs(root, "/", RouteGit, s.serveGit)
 
 	s.http = httptest.NewUnstartedServer(root) // listens on 127.0.0.1
