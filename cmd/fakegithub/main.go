@@ -1,7 +1,8 @@
 // Command fakegithub runs the fake GitHub of kiln's tests as a program, so kiln can be tried
 // without a real GitHub App: one App, one installation ("demo") with a repository holding an
-// Unreal project. It prints the settings that point `kiln serve` at it (and, with --env FILE,
-// writes them there for scripts such as `make demo`), and serves until Ctrl-C.
+// Unreal project, and one account ("octo-dev") to sign in with. It prints the settings that point
+// `kiln serve` at it (and, with --env FILE, writes them there for scripts such as `make demo`),
+// and serves until Ctrl-C.
 package main
 
 import (
@@ -21,18 +22,29 @@ import (
 // demoInstallation is the installation id to link.
 const demoInstallation = 1
 
+// demoUser is the GitHub account the fake's authorize page offers for "Sign in with GitHub".
+var demoUser = githubtest.User{Login: "octo-dev", Name: "Octo Dev",
+	Emails: []githubtest.Email{{Address: "octo-dev@example.com", Primary: true, Verified: true}}}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on (host:port; port 0 picks a free one)")
 	envFile := flag.String("env", "", "also write the kiln settings to this file, as KEY='value' lines")
+	oauth := flag.Bool("oauth-client", false, "also write the App's OAuth client (KILN_GITHUB_CLIENT_ID, KILN_GITHUB_CLIENT_SECRET) "+
+		"to the --env file, for sign-in and the verified install flow (linking an installation by id is then refused)")
 	flag.Parse()
 	if err := checkLoopback(*addr); err != nil {
 		fmt.Fprintln(os.Stderr, "fakegithub:", err)
+		os.Exit(2)
+	}
+	if *oauth && *envFile == "" {
+		fmt.Fprintln(os.Stderr, "fakegithub: --oauth-client writes to the --env file; give one")
 		os.Exit(2)
 	}
 	p := &program{}
 	defer p.cleanup()
 	gh := githubtest.NewAt(p, *addr)
 	gh.AddInstallation(demoInstallation, "demo")
+	gh.AddUser(demoUser)
 	repo := gh.AddRepo(demoInstallation, "demo/shooter", true, "main")
 	repo.Commit("main", "Add the Shooter game", "Ada Lovelace", map[string]string{
 		"Shooter/Shooter.uproject": `{"FileVersion": 3, "EngineAssociation": "5.3",
@@ -49,6 +61,11 @@ func main() {
 		{"KILN_GITHUB_APP_ID", fmt.Sprint(gh.AppID)}, {"KILN_GITHUB_APP_KEY", keyPath},
 		{"KILN_GITHUB_API_URL", gh.URL()}, {"KILN_GITHUB_WEB_URL", gh.WebURL()},
 	}
+	if *oauth {
+		// Only written to the file (mode 0600), never printed.
+		settings = append(settings, [2]string{"KILN_GITHUB_CLIENT_ID", gh.ClientID},
+			[2]string{"KILN_GITHUB_CLIENT_SECRET", gh.ClientSecret})
+	}
 	if *envFile != "" {
 		var b strings.Builder
 		for _, kv := range settings {
@@ -62,7 +79,8 @@ func main() {
 			p.Fatalf("write %s: %v", *envFile, err)
 		}
 	}
-	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter).\n", demoInstallation)
+	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter),\n", demoInstallation)
+	fmt.Printf("and the GitHub account %s to sign in with (with the App's OAuth client set: --oauth-client).\n", demoUser.Login)
 	fmt.Printf("Start kiln against it with:\n\n")
 	fmt.Printf("  export KILN_GITHUB_APP_ID=%d KILN_GITHUB_APP_KEY=%s \\\n", gh.AppID, keyPath)
 	fmt.Printf("         KILN_GITHUB_API_URL=%s KILN_GITHUB_WEB_URL=%s\n", gh.URL(), gh.WebURL())
