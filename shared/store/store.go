@@ -38,6 +38,7 @@ type Store interface {
 	Organizations
 	AuditLog
 	Members
+	Users
 	Invitations
 	Tokens
 	TriggerTokens
