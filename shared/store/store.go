@@ -38,6 +38,7 @@ type Store interface {
 	Organizations
 	AuditLog
 	Members
+	Users
 	Invitations
 	Tokens
 	TriggerTokens
@@ -56,8 +57,9 @@ type Store interface {
 // Organizations keeps organizations.
 type Organizations interface {
 	// CreateOrganization creates an organization together with its first member and that member's
-	// token, in one atomic write. The slug must be free (conflict otherwise). A new organization
-	// starts with no integrations, whatever org.Integrations holds.
+	// token (nil for a signed-in GitHub user, who may already belong to other organizations), in
+	// one atomic write. The slug must be free (conflict otherwise). A new organization starts
+	// with no integrations, whatever org.Integrations holds.
 	CreateOrganization(ctx context.Context, org *kiln.Organization, owner *kiln.Member, token *kiln.Token) error
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 	// UpdateOrganization replaces the organization's editable fields (name, plan,
@@ -91,8 +93,9 @@ type AuditLog interface {
 // belongs to one organization; a user who signs in with GitHub (Users) may belong to several,
 // under the same user id.
 type Members interface {
-	// CreateMember adds a user to an organization together with a first token. The email
-	// (compared case-insensitively) must be new in the organization (conflict otherwise).
+	// CreateMember adds a user to an organization together with a first token (nil for a GitHub
+	// user, who may already belong to other organizations). The email (compared
+	// case-insensitively) must be new in the organization (conflict otherwise).
 	CreateMember(ctx context.Context, m *kiln.Member, token *kiln.Token) error
 	GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error)
 	ListMembers(ctx context.Context, orgID string, p Page) ([]*kiln.Member, string, error)
@@ -148,10 +151,10 @@ type Invitations interface {
 	// DeleteInvitation revokes an invitation: not_found when the organization has no such one.
 	DeleteInvitation(ctx context.Context, orgID, id string) error
 	// AcceptInvitation removes the invitation inv (as read by GetInvitationByHash) and creates
-	// the member m with a first token, in one atomic step, only if the invitation is still stored
-	// and has not expired at now: otherwise kiln.ErrInvitationInvalid and nothing changes. An
-	// email taken by a member meanwhile is conflict, and the invitation stays. Of many concurrent
-	// accepts of one invitation exactly one succeeds.
+	// the member m with a first token (nil for a GitHub user), in one atomic step, only if the
+	// invitation is still stored and has not expired at now: otherwise kiln.ErrInvitationInvalid
+	// and nothing changes. An email taken by a member meanwhile is conflict, and the invitation
+	// stays. Of many concurrent accepts of one invitation exactly one succeeds.
 	AcceptInvitation(ctx context.Context, inv *kiln.Invitation, now time.Time, m *kiln.Member, token *kiln.Token) error
 }
 

@@ -136,9 +136,12 @@ func (s *Store) DeleteInvitation(ctx context.Context, orgID, id string) error {
 
 // AcceptInvitation writes in one transaction: a check that the organization exists, the deletion
 // of the invitation's items (only if it is there and unexpired at now), and the member, email,
-// token and token hash items (each only if absent).
+// token and token hash items (each only if absent; no token for a GitHub user).
 func (s *Store) AcceptInvitation(ctx context.Context, inv *kiln.Invitation, now time.Time, m *kiln.Member, token *kiln.Token) error {
-	puts := append(s.memberPuts(m), s.tokenPuts(token)...)
+	puts := s.memberPuts(m)
+	if token != nil { // a GitHub user joins without a token
+		puts = append(puts, s.tokenPuts(token)...)
+	}
 	err := s.runTx(ctx, func(tx *dynamo.WriteTx) {
 		tx.Check(s.table.Check(attrPK, orgPK(inv.OrganizationID)).Range(attrSK, orgSK).IfExists())
 		s.invitationDeletes(tx, inv, "attribute_exists($) AND $ = ? AND $ > ?", attrPK, "hash", inv.Hash, "expiresAt", toMS(now))

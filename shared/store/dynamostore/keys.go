@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -24,7 +25,7 @@ const (
 const (
 	// indexGSI1 holds builds by project ("ORG#o#PROJECT#p" / "BUILD#b"), artifacts by project
 	// ("ORG#o#PROJECT#p#ARTIFACTS" / "ARTIFACT#b") and projects by source control
-	// ("ORG#o#SOURCE#github" / "PROJECT#p").
+	// ("ORG#o#SOURCE#github" / "PROJECT#p"), and a user's memberships ("USER#u" / "MEMBER#o").
 	indexGSI1 = "GSI1"
 	// indexGSI2 holds builds by build setting ("ORG#o#SETTING#s" / "BUILD#b").
 	indexGSI2 = "GSI2"
@@ -65,6 +66,10 @@ const (
 	typeInvitation   = "invitation"
 	typeInviteHash   = "invitationhash"
 	typeInviteEmail  = "invitationemail"
+	typeUser         = "user"
+	typeGitHubID     = "githubid"
+	typeSession      = "session"
+	typeSessionHash  = "sessionhash"
 )
 
 // Sort key prefixes of the items in an organization's partition.
@@ -114,6 +119,20 @@ func deliverySK(webhookID, id string) string       { return deliveryPrefix(webho
 func invitationSK(id string) string                { return prefixInvite + id }
 func invitationHashKey(hash string) string         { return "INVITATIONHASH#" + hash }
 func invitationEmailSK(email string) string        { return "INVITEEMAIL#" + kiln.NormalizeEmail(email) }
+
+// A user who signs in with GitHub has a partition of their own: their profile and their console
+// sessions. Their memberships stay in the organizations' partitions, listed through GSI1.
+func userPK(userID string) string { return "USER#" + userID }
+
+const (
+	userProfileSK = "PROFILE"
+	prefixSession = "SESSION#"
+)
+
+func sessionSK(id string) string        { return prefixSession + id }
+func sessionHashKey(hash string) string { return "SESSIONHASH#" + hash }
+func githubIDKey(githubID int64) string { return "GHUSER#" + strconv.FormatInt(githubID, 10) }
+func membershipSK(orgID string) string  { return prefixMember + orgID }
 
 // installationPK is the partition of the item that holds which organization a GitHub App
 // installation is linked to (its sort key is installationSK).

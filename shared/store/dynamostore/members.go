@@ -9,7 +9,8 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// memberItem is a user and their membership: PK "ORG#<org>", SK "MEMBER#<userId>".
+// memberItem is a user and their membership: PK "ORG#<org>", SK "MEMBER#<userId>", and in GSI1
+// under the user (GSI1PK "USER#<userId>", GSI1SK "MEMBER#<org>") for ListMemberships.
 type memberItem struct {
 	itemKeys
 	OrganizationID string `dynamo:"organizationId"`
@@ -30,7 +31,8 @@ type emailItem struct {
 
 func newMemberItem(m *kiln.Member) *memberItem {
 	return &memberItem{
-		itemKeys:       itemKeys{PK: orgPK(m.OrganizationID), SK: memberSK(m.User.ID), Type: typeMember},
+		itemKeys: itemKeys{PK: orgPK(m.OrganizationID), SK: memberSK(m.User.ID), Type: typeMember,
+			GSI1PK: userPK(m.User.ID), GSI1SK: membershipSK(m.OrganizationID)},
 		OrganizationID: m.OrganizationID,
 		UserID:         m.User.ID, Email: m.User.Email, Name: m.User.Name,
 		UserCreatedAt: toMS(m.User.CreatedAt),

@@ -88,6 +88,6 @@ func (s *Store) AcceptInvitation(ctx context.Context, inv *kiln.Invitation, now 
 		if err := insertMember(ctx, tx, m); err != nil {
 			return err
 		}
-		return insertToken(ctx, tx, token)
+		return insertFirstToken(ctx, tx, token)
 	})
 }

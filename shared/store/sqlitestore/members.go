@@ -38,7 +38,7 @@ func (s *Store) CreateMember(ctx context.Context, m *kiln.Member, token *kiln.To
 		if err := insertMember(ctx, tx, m); err != nil {
 			return err
 		}
-		return insertToken(ctx, tx, token)
+		return insertFirstToken(ctx, tx, token)
 	})
 }
 

@@ -76,7 +76,7 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 		if err := insertMember(ctx, tx, owner); err != nil {
 			return err
 		}
-		return insertToken(ctx, tx, token)
+		return insertFirstToken(ctx, tx, token)
 	})
 }
 

@@ -26,6 +26,15 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// insertFirstToken adds a new member's first token in tx, if they get one: a member made in the
+// console (a GitHub user) has none.
+func insertFirstToken(ctx context.Context, tx *sql.Tx, t *kiln.Token) error {
+	if t == nil {
+		return nil
+	}
+	return insertToken(ctx, tx, t)
+}
+
 func insertToken(ctx context.Context, db execer, t *kiln.Token) error {
 	// A token with a parent is written only while the parent exists, so none outlives a
 	// revocation of its parent that ran at the same time.

@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Members", func(t *testing.T) { testMembers(t, open) })
 	t.Run("Invitations", func(t *testing.T) { testInvitations(t, open) })
 	t.Run("MemberChanges", func(t *testing.T) { testMemberChanges(t, open) })
+	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
 	t.Run("AuditLog", func(t *testing.T) { testAuditLog(t, open) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, open) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open) })
