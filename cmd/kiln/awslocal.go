@@ -56,7 +56,7 @@ func awsLocalSettings(cfg app.Config) (awslocalapp.Settings, error) {
 	}
 	return awslocalapp.Settings{
 		Addr: cfg.Addr, Data: cfg.Data, PublicURL: cfg.GivenPublicURL(), Engines: cfg.Engines, Workers: cfg.Workers,
-		GitHub: gh, GitHubWebhookSecret: cfg.GitHubWebhookSecret, Perforce: cfg.PerforceVerifier(),
+		GitHub: gh, GitHubWebhookSecret: cfg.GitHubWebhookSecret, SignUp: cfg.SignUp, Perforce: cfg.PerforceVerifier(),
 		P4: cfg.P4, Sandbox: cfg.Sandbox, Bwrap: cfg.Bwrap, OutboundAllow: cfg.OutboundAllow,
 		RateLimit: cfg.RateLimit, SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, Plans: cfg.Plans,
 		BuildTimeout: cfg.BuildTimeout, BuildUIDs: cfg.BuildUIDs,

@@ -38,6 +38,8 @@ const (
 	ContextPublicURL       = "kiln:publicUrl"
 	ContextGitHubAppID     = "kiln:githubAppId"
 	ContextGitHubAppSlug   = "kiln:githubAppSlug"
+	ContextGitHubClientID  = "kiln:githubClientId"
+	ContextSignUp          = "kiln:signup" // github or off (default)
 	ContextSMTPURL         = "kiln:smtpUrl"
 	ContextSMTPFrom        = "kiln:smtpFrom"
 	ContextTracing         = "kiln:tracing"
@@ -86,6 +88,18 @@ func PropsFromContext(get func(key string) any) (Props, error) {
 	p.PublicURL = str(ContextPublicURL)
 	p.GitHubAppID = str(ContextGitHubAppID)
 	p.GitHubAppSlug = str(ContextGitHubAppSlug)
+	p.GitHubClientID = str(ContextGitHubClientID)
+	switch v := str(ContextSignUp); v {
+	case "", "off":
+	case "github":
+		if p.GitHubAppID == "" || p.GitHubClientID == "" {
+			return p, fmt.Errorf("%s: github needs %s and %s (the App's OAuth client; its secret goes in the App's secret as \"clientSecret\")",
+				ContextSignUp, ContextGitHubAppID, ContextGitHubClientID)
+		}
+		p.SignUp = true
+	default:
+		return p, fmt.Errorf("%s: want github or off, not %q", ContextSignUp, v)
+	}
 	p.SMTPURL = str(ContextSMTPURL)
 	p.SMTPFrom = str(ContextSMTPFrom)
 	switch v := get(ContextHostImages).(type) {

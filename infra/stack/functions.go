@@ -94,6 +94,9 @@ func (s *KilnStack) environment() map[string]*string {
 	if s.props.GitHubAppID != "" { // the loaders refuse the secret without the App's id (before step 2 of docs/deploy.md)
 		env["KILN_GITHUB_SECRET_ARN"] = s.githubApp.SecretArn()
 	}
+	if s.props.SignUp {
+		env["KILN_SIGNUP"] = jsii.String("github")
+	}
 	if s.workflow != nil {
 		env["KILN_STATE_MACHINE_ARN"] = s.workflow.StateMachineArn()
 	}
@@ -108,10 +111,11 @@ func (s *KilnStack) environment() map[string]*string {
 		env["KILN_AWS_ACCOUNT_ID"] = awscdk.Aws_ACCOUNT_ID()
 	}
 	for name, v := range map[string]string{
-		"KILN_GITHUB_APP_ID":   s.props.GitHubAppID,
-		"KILN_GITHUB_APP_SLUG": s.props.GitHubAppSlug,
-		"KILN_SMTP_URL":        s.props.SMTPURL,
-		"KILN_SMTP_FROM":       s.props.SMTPFrom,
+		"KILN_GITHUB_APP_ID":    s.props.GitHubAppID,
+		"KILN_GITHUB_APP_SLUG":  s.props.GitHubAppSlug,
+		"KILN_GITHUB_CLIENT_ID": s.props.GitHubClientID,
+		"KILN_SMTP_URL":         s.props.SMTPURL,
+		"KILN_SMTP_FROM":        s.props.SMTPFrom,
 	} {
 		if v != "" {
 			env[name] = jsii.String(v)

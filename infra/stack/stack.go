@@ -45,6 +45,10 @@ type Props struct {
 	PublicURL string
 	// GitHubAppID and GitHubAppSlug identify the GitHub App (docs/deploy.md); empty until set up.
 	GitHubAppID, GitHubAppSlug string
+	// GitHubClientID is the App's OAuth client id; SignUp opens GitHub sign-in and self-service
+	// organizations (KILN_SIGNUP=github), which need it.
+	GitHubClientID string
+	SignUp         bool
 	// SMTPURL and SMTPFrom configure build notification mail; empty sends none.
 	SMTPURL, SMTPFrom string
 	// Tracing turns on X-Ray tracing of the state machine.

@@ -66,7 +66,32 @@ func CreateOrganization(ctx context.Context, s Store, in NewOrganization, now ti
 		return nil, err
 	}
 	secret, tok := auth.NewToken(org.ID, owner.User.ID, "bootstrap", now, 0)
-	base := in.Slug
+	if err := createWithFreeSlug(ctx, s, org, owner, tok, in.Slug); err != nil {
+		return nil, err
+	}
+	return &Created{Organization: org, Member: owner, Token: secret}, nil
+}
+
+// CreateOwnedOrganization creates an organization on plan whose owner is an existing user who
+// signed in (a self-service organization): no token is made, the user's console session acts
+// for it. The slug is made from the name, with a suffix when taken.
+func CreateOwnedOrganization(ctx context.Context, s Store, name string, user kiln.User, plan kiln.Plan, now time.Time) (*kiln.Organization, error) {
+	now = now.UTC().Truncate(time.Millisecond)
+	org := &kiln.Organization{ID: kiln.NewID(), Name: strings.TrimSpace(name), Plan: plan, CreatedAt: now, UpdatedAt: now}
+	owner := &kiln.Member{OrganizationID: org.ID, Role: kiln.RoleOwner, CreatedAt: now, User: user}
+	if err := org.Validate(); err != nil {
+		return nil, err
+	}
+	if err := createWithFreeSlug(ctx, s, org, owner, nil, ""); err != nil {
+		return nil, err
+	}
+	return org, nil
+}
+
+// createWithFreeSlug stores org with its owner (and the owner's token, if any). When the slug is
+// taken and was not asked for explicitly (asked is ""), it tries name-2, name-3, ...
+func createWithFreeSlug(ctx context.Context, s Store, org *kiln.Organization, owner *kiln.Member, tok *kiln.Token, asked string) error {
+	base := asked
 	if base == "" {
 		base = kiln.Slugify(org.Name)
 	}
@@ -77,13 +102,13 @@ func CreateOrganization(ctx context.Context, s Store, in NewOrganization, now ti
 		}
 		err := s.CreateOrganization(ctx, org, owner, tok)
 		if err == nil {
-			return &Created{Organization: org, Member: owner, Token: secret}, nil
+			return nil
 		}
-		if !kiln.IsCode(err, kiln.EConflict) || in.Slug != "" {
-			return nil, fmt.Errorf("create organization: %w", err)
+		if !kiln.IsCode(err, kiln.EConflict) || asked != "" {
+			return fmt.Errorf("create organization: %w", err)
 		}
 	}
-	return nil, kiln.Errorf(kiln.EConflict, "no free slug for %q", org.Name)
+	return kiln.Errorf(kiln.EConflict, "no free slug for %q", org.Name)
 }
 
 // AddMember adds a user with a role to an existing organization, with a first token.

@@ -33,6 +33,8 @@ type Config struct {
 	GitHubAppKey        string
 	GitHubWebhookSecret string
 	GitHubClientID      string
+	// SignUp opens GitHub sign-in and self-service organizations (KILN_SIGNUP=github).
+	SignUp bool
 	GitHubClientSecret  string
 	GitHubWebURL        string
 	P4                  string
@@ -139,6 +141,7 @@ var serveSettings = []setting{
 	{"KILN_GITHUB_WEBHOOK_SECRET", "", "secret of GitHub webhook signatures (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubWebhookSecret })},
 	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id", str(func(c *Config) *string { return &c.GitHubClientID })},
 	{"KILN_GITHUB_CLIENT_SECRET", "", "the GitHub App's OAuth client secret (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubClientSecret })},
+	shared(settings.SignUp, func(c *Config) *bool { return &c.SignUp }),
 	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL", httpURL(func(c *Config) *string { return &c.GitHubWebURL })},
 	{"KILN_P4", "p4", "the Perforce command-line client", str(func(c *Config) *string { return &c.P4 })},
 	shared(settings.OutboundAllow, func(c *Config) *[]netip.Prefix { return &c.OutboundAllow }),
@@ -240,6 +243,9 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	}
 	if c.Data == "" {
 		return c, errors.New("KILN_DATA: must not be empty")
+	}
+	if c.SignUp && (c.GitHubClientID == "" || c.GitHubClientSecret == "" || c.GitHubAppID == "") {
+		return c, errors.New("KILN_SIGNUP: github needs the GitHub App and its OAuth client (KILN_GITHUB_APP_ID, KILN_GITHUB_APP_KEY, KILN_GITHUB_CLIENT_ID, KILN_GITHUB_CLIENT_SECRET)")
 	}
 	return c, nil
 }

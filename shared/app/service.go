@@ -124,6 +124,9 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	apiCfg.GitHubOAuth = cfg.GitHubClientID != ""
 	if gh != nil {
 		apiCfg.GitHub = gh
+		if cfg.SignUp {
+			apiCfg.SignIn = gh
+		}
 	}
 	api := withAgentAPIs(httpapi.New(apiCfg), cfg, local.Store, machine, local.Keys, gh, logger)
 	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))

@@ -31,9 +31,25 @@ func TestNewTokenKeepsOnlyTheHash(t *testing.T) {
 }
 
 type fakeStore struct {
-	tokens  map[string]*kiln.Token
-	members map[string]*kiln.Member
-	orgs    map[string]*kiln.Organization
+	tokens   map[string]*kiln.Token
+	members  map[string]*kiln.Member
+	orgs     map[string]*kiln.Organization
+	sessions map[string]*kiln.Session
+	users    map[string]*kiln.GitHubUser
+}
+
+func (f *fakeStore) GetSessionByHash(_ context.Context, h string) (*kiln.Session, error) {
+	if s, ok := f.sessions[h]; ok {
+		return s, nil
+	}
+	return nil, kiln.NotFound("session")
+}
+
+func (f *fakeStore) GetGitHubUser(_ context.Context, id string) (*kiln.GitHubUser, error) {
+	if u, ok := f.users[id]; ok {
+		return u, nil
+	}
+	return nil, kiln.NotFound("user")
 }
 
 func (f *fakeStore) GetTokenByHash(_ context.Context, h string) (*kiln.Token, error) {
@@ -118,5 +134,41 @@ func TestResolveCachesUntilForgotten(t *testing.T) {
 	clock = clock.Add(6 * time.Second)
 	if _, err := a.Resolve(ctx, secret); !kiln.IsCode(err, kiln.EInvalidToken) {
 		t.Fatalf("revoked elsewhere, after the TTL: %v", err)
+	}
+}
+
+func TestResolveSession(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	inOrg, s1 := NewSession("u1", "o1", "Firefox", "127.0.0.1", now)
+	noOrg, s2 := NewSession("u1", "", "Firefox", "127.0.0.1", now)
+	expired, s3 := NewSession("u1", "o1", "", "", now.Add(-kiln.SessionTTL-time.Second))
+	removed, s4 := NewSession("u2", "o1", "", "", now)
+	if !WellFormedSession(inOrg) || WellFormed(inOrg) || WellFormedSession(strings.Replace(inOrg, SessionPrefix, TokenPrefix, 1)) {
+		t.Fatalf("a session secret %q is taken for a token or the other way round", inOrg)
+	}
+	st := &fakeStore{
+		sessions: map[string]*kiln.Session{s1.Hash: s1, s2.Hash: s2, s3.Hash: s3, s4.Hash: s4},
+		members:  map[string]*kiln.Member{"o1/u1": {OrganizationID: "o1", Role: kiln.RoleAdmin, User: kiln.User{ID: "u1"}}},
+		orgs:     map[string]*kiln.Organization{"o1": {ID: "o1"}},
+		users:    map[string]*kiln.GitHubUser{"u1": {User: kiln.User{ID: "u1", Name: "Ada"}, GitHubID: 7}},
+	}
+	a := &Authenticator{Store: st, Now: func() time.Time { return now }}
+	p, err := a.Resolve(context.Background(), inOrg)
+	if err != nil || p.Organization.ID != "o1" || p.Member.Role != kiln.RoleAdmin || p.Token != nil || p.Session.ID != s1.ID ||
+		p.CredentialKey() != "session:"+s1.ID || p.Require(kiln.ActAdmin) != nil {
+		t.Fatalf("session in an organization: %+v %v", p, err)
+	}
+	p, err = a.Resolve(context.Background(), noOrg)
+	if err != nil || p.Organization != nil || p.Member.User.Name != "Ada" {
+		t.Fatalf("session without an organization: %+v %v", p, err)
+	}
+	if err := p.Require(kiln.ActRead); !kiln.IsCode(err, kiln.EInsufficientScope) || !strings.Contains(err.Error(), "no organization") {
+		t.Errorf("a session without an organization may read: %v", err)
+	}
+	for name, secret := range map[string]string{"expired": expired, "removed from its organization": removed,
+		"unknown": SessionPrefix + strings.Repeat("x", 40)} {
+		if _, err := a.Resolve(context.Background(), secret); !kiln.IsCode(err, kiln.EInvalidToken) {
+			t.Errorf("%s: %v, want invalid_token", name, err)
+		}
 	}
 }

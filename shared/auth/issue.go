@@ -35,8 +35,8 @@ func TokenLifetime(field string, days *int, errs kiln.FieldErrors) time.Duration
 }
 
 // IssueToken makes a new API token for the caller p in its organization, named name and expiring
-// after ttl (0: never). It is a child of the token p used: revoking that one revokes this one
-// too. A user holds at most MaxTokensPerUser; a caller whose token was revoked meanwhile gets
+// after ttl (0: never). It is a child of the token p used, if p used one: revoking that one
+// revokes this one too. A user holds at most MaxTokensPerUser; a caller whose token was revoked meanwhile gets
 // ErrInvalidToken. The secret is returned once and never stored.
 func IssueToken(ctx context.Context, st TokenIssuer, p *Principal, name string, ttl time.Duration, now time.Time) (string, *kiln.Token, error) {
 	held, _, err := st.ListTokens(ctx, p.Organization.ID, p.Member.User.ID, store.Page{Limit: MaxTokensPerUser})
@@ -47,7 +47,9 @@ func IssueToken(ctx context.Context, st TokenIssuer, p *Principal, name string, 
 		return "", nil, kiln.Errorf(kiln.EInvalidState, "you hold %d tokens, the most a user may have; revoke one (DELETE /auth/tokens/:id) first", MaxTokensPerUser)
 	}
 	secret, tok := NewToken(p.Organization.ID, p.Member.User.ID, name, now, ttl)
-	tok.ParentID = p.Token.ID
+	if p.Token != nil {
+		tok.ParentID = p.Token.ID
+	}
 	if err := st.CreateToken(ctx, tok); kiln.IsCode(err, kiln.ENotFound) {
 		return "", nil, ErrInvalidToken() // the caller's token was revoked meanwhile
 	} else if err != nil {

@@ -8,16 +8,49 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// Principal is the caller of a request, as its token says.
+// Principal is the caller of a request, as its API token or console session says.
 type Principal struct {
+	// Organization is the organization the caller acts for; nil for a session of a user who has
+	// none yet (or has not chosen one).
 	Organization *kiln.Organization
-	Member       *kiln.Member
-	Token        *kiln.Token
+	// Member is the caller's membership of Organization; without an organization it holds only
+	// the user, with no role.
+	Member *kiln.Member
+	// Token is the API token used, or nil.
+	Token *kiln.Token
+	// Session is the console session used, or nil.
+	Session *kiln.Session
 }
 
-// Require returns insufficient_scope unless the caller's role allows the action. It is the one
-// place where the role matrix is enforced.
+// CredentialKey names the token or session used, for per-credential budgets.
+func (p *Principal) CredentialKey() string {
+	if p.Session != nil {
+		return "session:" + p.Session.ID
+	}
+	return "token:" + p.Token.ID
+}
+
+// expired reports whether the credential used has expired at now.
+func (p *Principal) expired(now time.Time) bool {
+	if p.Session != nil {
+		return p.Session.Expired(now)
+	}
+	return p.Token.Expired(now)
+}
+
+// ErrNoOrganization is the answer to a session that acts for no organization when the request
+// needs one.
+func ErrNoOrganization() error {
+	return kiln.Errorf(kiln.EInsufficientScope,
+		"this session acts for no organization yet: create one (POST /organizations) or switch to one (PUT /auth/session/organization)")
+}
+
+// Require returns insufficient_scope unless the caller acts for an organization in a role that
+// allows the action. It is the one place where the role matrix is enforced.
 func (p *Principal) Require(a kiln.Action) error {
+	if p != nil && p.Organization == nil {
+		return ErrNoOrganization()
+	}
 	if p == nil || !p.Member.Role.Allows(a) {
 		return kiln.Errorf(kiln.EInsufficientScope, "your role may not do this")
 	}
@@ -32,9 +65,11 @@ type TokenStore interface {
 	GetTokenByHash(ctx context.Context, hash string) (*kiln.Token, error)
 	GetMember(ctx context.Context, orgID, userID string) (*kiln.Member, error)
 	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
+	GetSessionByHash(ctx context.Context, hash string) (*kiln.Session, error)
+	GetGitHubUser(ctx context.Context, userID string) (*kiln.GitHubUser, error)
 }
 
-// Authenticator resolves bearer tokens.
+// Authenticator resolves bearer tokens and console sessions.
 type Authenticator struct {
 	Store TokenStore
 	Now   func() time.Time
@@ -46,18 +81,25 @@ type Authenticator struct {
 
 // ForgetToken drops a token from the cache (it was revoked).
 func (a *Authenticator) ForgetToken(tokenID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Token.ID == tokenID })
+	a.cache.forget(func(p *Principal) bool { return p.Token != nil && p.Token.ID == tokenID })
 }
 
-// ForgetUser drops a user's tokens from the cache (a revocation that takes the tokens created
-// from the revoked one with it).
+// ForgetSession drops a session from the cache (it was signed out or switched organization).
+func (a *Authenticator) ForgetSession(sessionID string) {
+	a.cache.forget(func(p *Principal) bool { return p.Session != nil && p.Session.ID == sessionID })
+}
+
+// ForgetUser drops a user's tokens and sessions in an organization from the cache (a revocation
+// that takes the tokens created from the revoked one with it, a removal, a role change).
 func (a *Authenticator) ForgetUser(orgID, userID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID && p.Member.User.ID == userID })
+	a.cache.forget(func(p *Principal) bool {
+		return p.Organization != nil && p.Organization.ID == orgID && p.Member.User.ID == userID
+	})
 }
 
 // ForgetOrganization drops an organization's principals from the cache (it changed).
 func (a *Authenticator) ForgetOrganization(orgID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID })
+	a.cache.forget(func(p *Principal) bool { return p.Organization != nil && p.Organization.ID == orgID })
 }
 
 var errInvalidToken = kiln.Errorf(kiln.EInvalidToken, "the bearer token is missing, malformed, unknown, expired or revoked")
@@ -65,18 +107,34 @@ var errInvalidToken = kiln.Errorf(kiln.EInvalidToken, "the bearer token is missi
 // ErrInvalidToken is returned for every token that does not resolve; it never says which reason.
 func ErrInvalidToken() error { return errInvalidToken }
 
-// Resolve finds the caller for a token secret.
+// Resolve finds the caller for an API token or console session secret.
 func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal, error) {
-	if !WellFormed(secret) {
+	token := WellFormed(secret)
+	if !token && !WellFormedSession(secret) {
 		return nil, errInvalidToken
 	}
 	hash := HashToken(secret)
 	now := a.now()
 	if a.CacheTTL > 0 {
-		if p := a.cache.get(hash, now); p != nil && !p.Token.Expired(now) {
+		if p := a.cache.get(hash, now); p != nil && !p.expired(now) {
 			return p, nil
 		}
 	}
+	resolve := a.resolveSession
+	if token {
+		resolve = a.resolveToken
+	}
+	p, err := resolve(ctx, hash, now)
+	if err != nil {
+		return nil, err
+	}
+	if a.CacheTTL > 0 {
+		a.cache.put(hash, p, now.Add(a.CacheTTL))
+	}
+	return p, nil
+}
+
+func (a *Authenticator) resolveToken(ctx context.Context, hash string, now time.Time) (*Principal, error) {
 	tok, err := a.Store.GetTokenByHash(ctx, hash)
 	if err != nil {
 		return nil, notFoundAs(err, "look up token")
@@ -84,19 +142,49 @@ func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal,
 	if tok.Expired(now) {
 		return nil, errInvalidToken
 	}
-	m, err := a.Store.GetMember(ctx, tok.OrganizationID, tok.UserID)
+	p, err := a.membership(ctx, tok.OrganizationID, tok.UserID)
+	if err != nil {
+		return nil, err
+	}
+	p.Token = tok
+	return p, nil
+}
+
+// resolveSession finds a session's user and, when it acts for an organization, their membership
+// of it: a session of a member who was removed from its organization no longer resolves.
+func (a *Authenticator) resolveSession(ctx context.Context, hash string, now time.Time) (*Principal, error) {
+	sess, err := a.Store.GetSessionByHash(ctx, hash)
+	if err != nil {
+		return nil, notFoundAs(err, "look up session")
+	}
+	if sess.Expired(now) {
+		return nil, errInvalidToken
+	}
+	if sess.OrganizationID == "" {
+		u, err := a.Store.GetGitHubUser(ctx, sess.UserID)
+		if err != nil {
+			return nil, notFoundAs(err, "look up user")
+		}
+		return &Principal{Member: &kiln.Member{User: u.User}, Session: sess}, nil
+	}
+	p, err := a.membership(ctx, sess.OrganizationID, sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	p.Session = sess
+	return p, nil
+}
+
+func (a *Authenticator) membership(ctx context.Context, orgID, userID string) (*Principal, error) {
+	m, err := a.Store.GetMember(ctx, orgID, userID)
 	if err != nil {
 		return nil, notFoundAs(err, "look up member")
 	}
-	org, err := a.Store.GetOrganization(ctx, tok.OrganizationID)
+	org, err := a.Store.GetOrganization(ctx, orgID)
 	if err != nil {
 		return nil, notFoundAs(err, "look up organization")
 	}
-	p := &Principal{Organization: org, Member: m, Token: tok}
-	if a.CacheTTL > 0 {
-		a.cache.put(hash, p, now.Add(a.CacheTTL))
-	}
-	return p, nil
+	return &Principal{Organization: org, Member: m}, nil
 }
 
 func (a *Authenticator) now() time.Time {

@@ -25,3 +25,11 @@ type GitHubApp interface {
 	ExchangeCode(ctx context.Context, code string) (string, error)
 	UserInstallationIDs(ctx context.Context, userToken string) ([]int64, error)
 }
+
+// GitHubSignIn is the GitHub App's OAuth client as the sign-in flow uses it: where to send the
+// browser, the code GitHub sends back traded for the user's token, and who that user is.
+type GitHubSignIn interface {
+	SignInURL(state, redirectURI string) (string, error)
+	ExchangeCode(ctx context.Context, code string) (string, error)
+	SignedInUser(ctx context.Context, userToken string) (*github.SignedInUser, error)
+}

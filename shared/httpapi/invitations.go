@@ -150,13 +150,16 @@ type acceptInvitationRequest struct {
 
 type acceptedBody struct {
 	meBody
-	Token string `json:"token"`
+	// Token is the new member's first API token, for an invitation accepted without signing in.
+	Token string `json:"token,omitempty"`
 }
 
-// acceptInvitation answers POST /invitations/accept, without a token: the invitation's secret
-// and the person's name make them a member with the invited email and role, and a first API
-// token, shown once. Every attempt takes from the client address's budget of failed sign-ins,
-// so secrets cannot be guessed fast; a secret that is unknown, used, revoked or expired gets one
+// acceptInvitation answers POST /invitations/accept. With a console session (GitHub sign-in), the
+// signed-in user joins the organization, if the invitation was sent to their verified email, and
+// the session switches to it. Without a token (only where GitHub sign-in is off), the secret and
+// the person's name make them a new member with the invited email and role, and a first API
+// token, shown once. Every attempt takes from the client address's budget of failed sign-ins, so
+// secrets cannot be guessed fast; a secret that is unknown, used, revoked or expired gets one
 // answer that does not say which.
 func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
@@ -169,6 +172,19 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) accept(w http.ResponseWriter, r *http.Request, now time.Time) error {
+	var caller *auth.Principal
+	if _, ok := bearerToken(r); ok {
+		p, err := s.authenticate(r)
+		if err != nil {
+			return err
+		}
+		if p.Session == nil {
+			return kiln.Errorf(kiln.EBadRequest, "accept an invitation signed in to the console, or without a token; an API token cannot")
+		}
+		caller = p
+	} else if s.signIn != nil {
+		return kiln.Errorf(kiln.EInvalidToken, "sign in with GitHub to accept this invitation")
+	}
 	var req acceptInvitationRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
@@ -177,26 +193,18 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, now time.Time) e
 	if req.Secret == "" {
 		errs.Add("secret", "is required")
 	}
-	kiln.ValidateName("name", strings.TrimSpace(req.Name), errs)
+	if caller == nil {
+		kiln.ValidateName("name", strings.TrimSpace(req.Name), errs)
+	}
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if !auth.WellFormedInvitation(req.Secret) {
-		return kiln.ErrInvitationInvalid()
-	}
-	inv, err := s.invites.GetInvitationByHash(r.Context(), auth.HashToken(req.Secret))
-	if kiln.IsCode(err, kiln.ENotFound) || err == nil && inv.Expired(now) {
-		return kiln.ErrInvitationInvalid()
-	}
+	inv, org, err := s.pendingInvitation(r, req.Secret, now)
 	if err != nil {
 		return err
 	}
-	org, err := s.orgs.GetOrganization(r.Context(), inv.OrganizationID)
-	if kiln.IsCode(err, kiln.ENotFound) {
-		return kiln.ErrInvitationInvalid()
-	}
-	if err != nil {
-		return err
+	if caller != nil {
+		return s.acceptSignedIn(w, r, caller, inv, org, now)
 	}
 	m, secret, tok := accounts.NewMember(org.ID, inv.Email, req.Name, inv.Role, now)
 	if err := m.Validate(); err != nil {
@@ -205,13 +213,72 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, now time.Time) e
 	if err := s.invites.AcceptInvitation(r.Context(), inv, now, m, tok); err != nil {
 		return err
 	}
-	s.recordAudit(r, &kiln.AuditEvent{ID: kiln.NewID(), OrganizationID: org.ID, At: now.UTC(), Kind: "invitation.accepted",
-		ActorKind: kiln.AuditActorMember, ActorID: m.User.ID, ActorName: m.User.Name, ActorEmail: m.User.Email,
-		Address: clientAddr(r), Target: inv.ID, Details: map[string]string{"member": m.User.Email, "role": string(m.Role)}})
+	s.recordAccepted(r, inv, m, now)
+	o := orgSummary(org)
 	writeJSON(w, http.StatusCreated, acceptedBody{
 		meBody: meBody{User: userBody{ID: m.User.ID, Email: m.User.Email, Name: m.User.Name},
-			Organization: orgSummary(org), Membership: membershipBody{Role: string(m.Role)}},
+			Organization: &o, Membership: &membershipBody{Role: string(m.Role)},
+			Organizations: []belongsBody{{orgSummaryBody: o, Role: string(m.Role)}}},
 		Token: secret,
 	})
 	return nil
+}
+
+// pendingInvitation finds the invitation a secret opens and its organization; anything that does
+// not make a valid invitation is kiln.ErrInvitationInvalid.
+func (s *Server) pendingInvitation(r *http.Request, secret string, now time.Time) (*kiln.Invitation, *kiln.Organization, error) {
+	if !auth.WellFormedInvitation(secret) {
+		return nil, nil, kiln.ErrInvitationInvalid()
+	}
+	inv, err := s.invites.GetInvitationByHash(r.Context(), auth.HashToken(secret))
+	if kiln.IsCode(err, kiln.ENotFound) || err == nil && inv.Expired(now) {
+		return nil, nil, kiln.ErrInvitationInvalid()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	org, err := s.orgs.GetOrganization(r.Context(), inv.OrganizationID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return nil, nil, kiln.ErrInvitationInvalid()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return inv, org, nil
+}
+
+// acceptSignedIn makes the signed-in user a member by an invitation sent to their verified
+// email, and switches their session to the organization. An invitation for another email stays
+// for its addressee.
+func (s *Server) acceptSignedIn(w http.ResponseWriter, r *http.Request, p *auth.Principal, inv *kiln.Invitation, org *kiln.Organization, now time.Time) error {
+	ctx := r.Context()
+	u, err := s.users.GetGitHubUser(ctx, p.Session.UserID)
+	if err != nil {
+		return err
+	}
+	if kiln.NormalizeEmail(u.Email) != kiln.NormalizeEmail(inv.Email) {
+		return kiln.Errorf(kiln.EInsufficientScope,
+			"this invitation was sent to another email address than your GitHub account's verified primary email (%s); sign in with the account it was sent to, or ask for an invitation to %s",
+			u.Email, u.Email)
+	}
+	m := &kiln.Member{OrganizationID: org.ID, Role: inv.Role, CreatedAt: now.UTC().Truncate(time.Millisecond), User: u.User}
+	if err := s.invites.AcceptInvitation(ctx, inv, now, m, nil); err != nil {
+		if kiln.IsCode(err, kiln.EConflict) {
+			return kiln.Errorf(kiln.EConflict, "you are already a member of %s", org.Name)
+		}
+		return err
+	}
+	s.recordAccepted(r, inv, m, now)
+	sess, err := s.users.SetSessionOrganization(ctx, u.ID, p.Session.ID, org.ID)
+	if err != nil {
+		return err
+	}
+	s.auth.ForgetSession(sess.ID)
+	return s.writeMe(w, r, &auth.Principal{Organization: org, Member: m, Session: sess}, http.StatusCreated)
+}
+
+func (s *Server) recordAccepted(r *http.Request, inv *kiln.Invitation, m *kiln.Member, now time.Time) {
+	s.recordAudit(r, &kiln.AuditEvent{ID: kiln.NewID(), OrganizationID: m.OrganizationID, At: now.UTC(), Kind: "invitation.accepted",
+		ActorKind: kiln.AuditActorMember, ActorID: m.User.ID, ActorName: m.User.Name, ActorEmail: m.User.Email,
+		Address: clientAddr(r), Target: inv.ID, Details: map[string]string{"member": m.User.Email, "role": string(m.Role)}})
 }

@@ -72,7 +72,7 @@ func (s *Server) getBuildLogs(w http.ResponseWriter, r *http.Request, p *auth.Pr
 			"page the log with format=json, passing each page's nextCursor as cursor and wait=%d to wait for new lines", MaxLogWait)
 	}
 	if following && !b.Status.Terminal() {
-		release := s.followers.acquire(slot{"build:" + id, maxFollowersPerBuild}, slot{"token:" + p.Token.ID, maxFollowersPerToken})
+		release := s.followers.acquire(slot{"build:" + id, maxFollowersPerBuild}, slot{p.CredentialKey(), maxFollowersPerToken})
 		if release == nil {
 			return busy(w, followRetryAfter, "too many log followers: at most %d per build and %d per token at once; retry after %d s",
 				maxFollowersPerBuild, maxFollowersPerToken, followRetryAfter)

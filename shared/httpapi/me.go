@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kilnbuild/kiln/shared/auth"
@@ -24,23 +25,70 @@ type membershipBody struct {
 	Role string `json:"role"`
 }
 
+// belongsBody is one of the organizations a user belongs to, with their role in it.
+type belongsBody struct {
+	orgSummaryBody
+	Role string `json:"role"`
+}
+
 type meBody struct {
-	User         userBody       `json:"user"`
-	Organization orgSummaryBody `json:"organization"`
-	Membership   membershipBody `json:"membership"`
+	User userBody `json:"user"`
+	// Organization and Membership are what the token or session acts for: null for a session
+	// that acts for no organization yet.
+	Organization *orgSummaryBody `json:"organization"`
+	Membership   *membershipBody `json:"membership"`
+	// Organizations are all the organizations the user belongs to.
+	Organizations []belongsBody `json:"organizations"`
+	// Session is the console session the request was made with, or null for an API token.
+	Session *sessionBody `json:"session"`
 }
 
 func orgSummary(o *kiln.Organization) orgSummaryBody {
 	return orgSummaryBody{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan)}
 }
 
-// getMe answers GET /auth/me: who the token belongs to.
+// getMe answers GET /auth/me: who the token or session belongs to, what it acts for, and the
+// organizations the user may switch to.
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	return s.writeMe(w, r, p, http.StatusOK)
+}
+
+func (s *Server) writeMe(w http.ResponseWriter, r *http.Request, p *auth.Principal, status int) error {
+	belongs, err := s.belongsTo(r.Context(), p.Member.User.ID)
+	if err != nil {
+		return err
+	}
 	u := p.Member.User
-	writeJSON(w, http.StatusOK, meBody{
-		User:         userBody{ID: u.ID, Email: u.Email, Name: u.Name},
-		Organization: orgSummary(p.Organization),
-		Membership:   membershipBody{Role: string(p.Member.Role)},
-	})
+	body := meBody{User: userBody{ID: u.ID, Email: u.Email, Name: u.Name}, Organizations: belongs}
+	if p.Organization != nil {
+		o := orgSummary(p.Organization)
+		body.Organization, body.Membership = &o, &membershipBody{Role: string(p.Member.Role)}
+	}
+	if p.Session != nil {
+		sb := renderSession(p.Session, p.Session.ID)
+		body.Session = &sb
+	}
+	writeJSON(w, status, body)
 	return nil
+}
+
+// belongsTo lists the organizations a user belongs to, oldest membership first. An organization
+// that cannot be read (deleted meanwhile) is left out.
+func (s *Server) belongsTo(ctx context.Context, userID string) ([]belongsBody, error) {
+	ms, err := s.users.ListMemberships(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]belongsBody, 0, len(ms))
+	for _, m := range ms {
+		org, err := s.orgs.GetOrganization(ctx, m.OrganizationID)
+		if kiln.IsCode(err, kiln.ENotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, belongsBody{orgSummaryBody: orgSummary(org), Role: string(m.Role)})
+	}
+	return out, nil
 }

@@ -92,7 +92,16 @@ func (s *Server) leaveOrganization(w http.ResponseWriter, r *http.Request, p *au
 		return err
 	}
 	noteAuditTarget(r, p.Member.User.ID)
-	return s.endMembership(w, r, p.Organization.ID, p.Member.User.ID)
+	if err := s.endMembership(w, r, p.Organization.ID, p.Member.User.ID); err != nil {
+		return err
+	}
+	if p.Session != nil { // the session stays signed in, for no organization until it switches
+		if _, err := s.users.SetSessionOrganization(r.Context(), p.Member.User.ID, p.Session.ID, ""); err != nil {
+			s.logger.WarnContext(r.Context(), "leave: session keeps the organization it left", "session", p.Session.ID, "err", err)
+		}
+		s.auth.ForgetSession(p.Session.ID)
+	}
+	return nil
 }
 
 func (s *Server) endMembership(w http.ResponseWriter, r *http.Request, orgID, userID string) error {

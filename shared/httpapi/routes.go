@@ -15,7 +15,28 @@ func (s *Server) routes() {
 	s.handle(console.Prefix, methods{http.MethodGet: console.MustNew()})
 
 	s.handle("/auth/me", methods{
-		http.MethodGet: s.authed(kiln.ActRead, s.getMe),
+		http.MethodGet: s.signedIn(s.getMe),
+	})
+	s.handle("/auth/methods", methods{
+		http.MethodGet: http.HandlerFunc(s.getSignInMethods),
+	})
+	s.handle("/auth/github/signin", methods{
+		http.MethodGet: http.HandlerFunc(s.startGitHubSignIn),
+	})
+	s.handle("/auth/github/session", methods{
+		http.MethodPost: http.HandlerFunc(s.createSession),
+	})
+	s.handle("/auth/sessions", methods{
+		http.MethodGet: s.signedIn(s.listSessions),
+	})
+	s.handle("/auth/sessions/{id}", methods{
+		http.MethodDelete: s.signedIn(s.deleteSession),
+	})
+	s.handle("/auth/session/organization", methods{
+		http.MethodPut: s.signedIn(s.switchOrganization),
+	})
+	s.handle("/organizations", methods{
+		http.MethodPost: s.signedIn(s.createOrganization),
 	})
 	s.handle("/auth/tokens", methods{
 		http.MethodGet:  s.authed(kiln.ActRead, s.listTokens),

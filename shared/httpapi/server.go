@@ -83,6 +83,10 @@ type Config struct {
 	BuildCacheMaxPerOrg int64
 	// Mail sends invitation links (nil: they are only shown to the inviter).
 	Mail Mailer
+	// SignIn is GitHub sign-in (KILN_SIGNUP=github): people sign in to the console with GitHub
+	// and create their own organizations. nil turns both off; the console then signs in with an
+	// API token.
+	SignIn GitHubSignIn
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -107,6 +111,7 @@ type Server struct {
 	artifacts      artifacts.Store
 	logs           LogReader
 	mail           Mailer
+	signIn         GitHubSignIn
 	publicURL      string
 	caches         BuildCaches
 	cacheMax       int64
@@ -144,6 +149,7 @@ func New(cfg Config) *Server {
 		artifacts:      cfg.Artifacts,
 		logs:           cfg.Logs,
 		mail:           cfg.Mail,
+		signIn:         cfg.SignIn,
 		publicURL:      cfg.PublicURL,
 		caches:         cfg.BuildCaches,
 		cacheMax:       cfg.BuildCacheMaxPerOrg,
@@ -244,18 +250,27 @@ func (s *Server) authed(action kiln.Action, h apiHandler) http.Handler {
 			return
 		}
 		stateOf(r.Context()).principal = p
-		if !s.rateLimit(w, r, "token:"+p.Token.ID, now) {
+		if !s.rateLimit(w, r, p.CredentialKey(), now) {
 			return
 		}
-		if err := p.Require(action); err != nil {
-			writeError(w, r, err)
-			return
+		if action != actSignedIn {
+			if err := p.Require(action); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
 		if err := h(w, r, p); err != nil {
 			writeError(w, r, err)
 		}
 	})
 }
+
+// actSignedIn is the "action" of the routes any signed-in caller may use, whether or not a
+// session acts for an organization: who am I, sessions, switching, creating an organization.
+const actSignedIn kiln.Action = "signed-in"
+
+// signedIn wraps a handler that needs a caller but no organization or role.
+func (s *Server) signedIn(h apiHandler) http.Handler { return s.authed(actSignedIn, h) }
 
 func (s *Server) authenticate(r *http.Request) (*auth.Principal, error) {
 	secret, ok := bearerToken(r)

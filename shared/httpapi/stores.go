@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/plans"
@@ -92,6 +93,8 @@ type stores struct {
 	auditLogs   auditLogReader
 	members     memberChanges
 	invites     invitationStore
+	users       userStore
+	orgCreator  accounts.Store
 	once        onceKeys
 	// agentRevocations, projectCreator and artifactSizes are what agentpool.Revoke,
 	// plans.CreateProject and plans.Report read and write.
@@ -101,6 +104,17 @@ type stores struct {
 }
 
 func storesOf(st store.Store) stores {
-	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, auditLog: st, auditLogs: st, members: st, invites: st, once: st,
+	return stores{orgs: st, projects: st, history: st, credentials: st, hooks: st, auditLog: st, auditLogs: st, members: st, invites: st, users: st, orgCreator: st, once: st,
 		agentRevocations: st, projectCreator: st, artifactSizes: st}
+}
+
+// userStore is the people who sign in with GitHub, their memberships and console sessions.
+type userStore interface {
+	SignInGitHubUser(ctx context.Context, u *kiln.GitHubUser) (*kiln.GitHubUser, error)
+	GetGitHubUser(ctx context.Context, userID string) (*kiln.GitHubUser, error)
+	ListMemberships(ctx context.Context, userID string) ([]*kiln.Member, error)
+	CreateSession(ctx context.Context, s *kiln.Session) error
+	ListSessions(ctx context.Context, userID string, now time.Time) ([]*kiln.Session, error)
+	SetSessionOrganization(ctx context.Context, userID, sessionID, orgID string) (*kiln.Session, error)
+	DeleteSession(ctx context.Context, userID, sessionID string) error
 }

@@ -142,3 +142,15 @@ func ParseS3Store(v string) error {
 	_, err := s3artifacts.ParseURL(v)
 	return err
 }
+
+// ParseSignUp reads KILN_SIGNUP: true for github (GitHub sign-in and self-service organizations),
+// false for off.
+func ParseSignUp(v string) (bool, error) {
+	switch v {
+	case "github":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, errors.New("must be github or off")
+}

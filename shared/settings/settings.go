@@ -64,6 +64,7 @@ const (
 	KindAppID         Kind = "app-id"         // a GitHub App's numeric id, or empty (ParseAppID)
 	KindArtifactStore Kind = "artifact-store" // file or s3://bucket[/prefix] (ParseArtifactStore)
 	KindSize          Kind = "size"           // a positive size in bytes: 50GiB, 500MiB or 1048576 (ParseSize)
+	KindSignUp        Kind = "sign-up"        // github or off (ParseSignUp)
 	KindOwn           Kind = "own"            // parsed by the one deployment that reads it
 )
 

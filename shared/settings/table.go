@@ -52,6 +52,10 @@ var (
 	CacheMaxPerOrg = Setting[int64]{Row{"KILN_CACHE_MAX_PER_ORG", "100GiB",
 		"the most one organization's build caches may hold (compressed; e.g. 100GiB, 500MiB); past it the oldest are removed",
 		KindSize, Serve | Lambdas}, ParseSize}
+	SignUp = Setting[bool]{Row{"KILN_SIGNUP", "off",
+		"github: anyone may sign in to the console with GitHub (the App's OAuth client) and create organizations on the free plan; " +
+			"off: people join by an operator or an invitation and sign in with API tokens",
+		KindSignUp, Serve | Lambdas}, ParseSignUp}
 	GitHubAppID = Setting[int64]{Row{"KILN_GITHUB_APP_ID", "",
 		"the GitHub App's id",
 		KindAppID, Serve | Lambdas}, ParseAppID}
@@ -62,14 +66,16 @@ var (
 // KILN_DATA, the sandbox's and the build limits) are in its own table, shared/app/config.go.
 var Table = []Row{
 	PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
-	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row,
+	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row, SignUp.Row,
 
 	{"KILN_DYNAMODB_TABLE", "", "the DynamoDB table (required)", KindOwn, Lambdas},
 	{"KILN_MASTER_KEY_SECRET_ARN", "", "the Secrets Manager secret holding the master key (required)", KindOwn, Lambdas},
 	{"KILN_ENGINE_VERSIONS", "", "the engine versions the build hosts provide, e.g. 5.3,5.4", KindOwn, Lambdas},
 	{"KILN_DELIVERY_QUEUE_URL", "", "the SQS queue of delivery attempts (required by schedule and deliver)", KindOwn, Lambdas},
 	{"KILN_GITHUB_APP_SLUG", "", "the GitHub App's slug", KindOwn, Lambdas},
-	{"KILN_GITHUB_SECRET_ARN", "", "the Secrets Manager secret holding the GitHub App's {\"privateKey\",\"webhookSecret\"}", KindOwn, Lambdas},
+	{"KILN_GITHUB_SECRET_ARN", "", "the Secrets Manager secret holding the GitHub App's {\"privateKey\",\"webhookSecret\"} and, for KILN_SIGNUP=github, \"clientSecret\"", KindOwn, Lambdas},
+	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id, for KILN_SIGNUP=github", KindOwn, Lambdas},
+	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL (sign-in)", KindOwn, Lambdas},
 	{"KILN_STATE_MACHINE_ARN", "", "the builds' state machine; unset: builds do not run", KindOwn, Lambdas},
 	{"KILN_HOST_PROJECT", "", "the CodeBuild project of the Linux build hosts", KindOwn, Lambdas},
 	{"KILN_HOST_IMAGES", "", "JSON object of engine version to build host image", KindOwn, Lambdas},

@@ -29,7 +29,7 @@ func TestTableRows(t *testing.T) {
 		SMTPURL.Name: discard(SMTPURL), SMTPFrom.Name: discard(SMTPFrom), OutboundAllow.Name: discard(OutboundAllow),
 		Plans.Name: discard(Plans), ArtifactRetention.Name: discard(ArtifactRetention), DeliveryAttempts.Name: discard(DeliveryAttempts),
 		DeliveryBackoff.Name: discard(DeliveryBackoff), BuildTimeout.Name: discard(BuildTimeout), GitHubAPIURL.Name: discard(GitHubAPIURL),
-		GitHubAppID.Name: discard(GitHubAppID), CacheMaxPerOrg.Name: discard(CacheMaxPerOrg),
+		GitHubAppID.Name: discard(GitHubAppID), CacheMaxPerOrg.Name: discard(CacheMaxPerOrg), SignUp.Name: discard(SignUp),
 	}
 	shared := 0
 	for _, r := range Table {

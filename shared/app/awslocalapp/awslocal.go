@@ -246,7 +246,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 			p.Perforce = cfg.Perforce
 		}
 		if cfg.GitHub != nil {
-			p.GitHub = &awsapp.GitHubApp{Client: cfg.GitHub, WebhookSecret: cfg.GitHubWebhookSecret}
+			p.GitHub = &awsapp.GitHubApp{Client: cfg.GitHub, WebhookSecret: cfg.GitHubWebhookSecret, SignIn: cfg.SignUp}
 		}
 		return p, nil
 	}

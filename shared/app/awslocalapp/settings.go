@@ -28,6 +28,9 @@ type Settings struct {
 	// webhooks' signatures.
 	GitHub              *github.Client
 	GitHubWebhookSecret string
+	// SignUp opens GitHub sign-in and self-service organizations (KILN_SIGNUP=github), through
+	// GitHub's OAuth client.
+	SignUp bool
 	// Perforce checks and reads customers' Perforce servers for the API.
 	Perforce *perforce.Verifier
 	// P4 is the hosts' Perforce client (KILN_P4); Sandbox how they confine builds (KILN_SANDBOX),

@@ -19,4 +19,5 @@ var BadValues = map[settings.Kind]string{
 	settings.KindAppID:         "kiln",
 	settings.KindArtifactStore: "s3://x",
 	settings.KindSize:          "10 parsecs",
+	settings.KindSignUp:        "open",
 }

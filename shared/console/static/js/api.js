@@ -1,4 +1,5 @@
-// The public API, with the token the user pasted (kept in this tab's sessionStorage only).
+// The public API, with the API token the user pasted or the session GitHub sign-in made (kept in
+// this tab's sessionStorage only).
 const KEY = 'kiln.token';
 
 export const token = {
@@ -25,7 +26,8 @@ export function whenUnauthorized(fn) { onUnauthorized = fn; }
 export async function api(method, path, body, query) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) if (v !== null && v !== undefined && v !== '') url.searchParams.set(k, v);
-  const headers = {Authorization: 'Bearer ' + token.get(), Accept: 'application/json'};
+  const headers = {Accept: 'application/json'};
+  if (token.get()) headers.Authorization = 'Bearer ' + token.get();
   if (body !== null && body !== undefined) headers['Content-Type'] = 'application/json';
   const resp = await fetch(url, {method, headers, body: body == null ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit'});
   const rid = resp.headers.get('X-Request-Id');
@@ -42,7 +44,8 @@ export async function api(method, path, body, query) {
 }
 
 let meCache = null;
-// me is GET /auth/me: the user, the organization and the membership's role.
+// me is GET /auth/me: the user, the organization and the membership's role (both null for a
+// session that acts for no organization yet), the user's organizations and the session.
 export async function me() {
   if (!meCache) meCache = api('GET', '/auth/me').catch((e) => { meCache = null; throw e; });
   return meCache;

@@ -2,6 +2,7 @@
 import {api, token, me, forgetMe, whenUnauthorized} from './api.js';
 import {h, put} from './dom.js';
 import * as builds from './builds.js';
+import * as github from './signin.js';
 
 const main = document.getElementById('main');
 const errors = document.getElementById('errors');
@@ -17,6 +18,7 @@ const routes = [
   [/^projects\/([\w-]+)$/, () => import('./project.js'), 'id', 'Project'],
   [/^organization$/, () => import('./org.js'), '', 'Organization'],
   [/^organization\/audit-log$/, () => import('./auditlog.js'), '', 'Audit log'],
+  [/^account$/, () => import('./account.js'), '', 'Your account'],
 ];
 
 // title names the page in the browser's tab and for screen readers: "<what> · kiln".
@@ -55,6 +57,16 @@ async function render() {
     const page = await import('./invitations.js');
     return page.renderAccept(main, {showError, clearErrors, navigate, title});
   }
+  if (location.pathname === github.CALLBACK) {
+    nav.hidden = true;
+    put(who);
+    try {
+      return navigate(await github.finish(main, {title}), true);
+    } catch (e) {
+      await signIn();
+      return showError(e);
+    }
+  }
   if (!token.get()) return signIn();
   let ctx;
   try {
@@ -63,10 +75,17 @@ async function render() {
     if (e.status === 401) return;
     return showError(e);
   }
-  nav.hidden = false;
-  put(who, h('span', {}, ctx.user.name + ' · ' + ctx.organization.name + ' · ', h('strong', {}, ctx.membership.role)),
-    h('button', {type: 'button', onclick: signOut}, 'Sign out'));
-  const rest = location.pathname.replace(/^\/console\/?/, '');
+  if (mine !== shown) return;
+  let rest = location.pathname.replace(/^\/console\/?/, '');
+  // A session that acts for no organization yet: the account page, to create or switch to one.
+  if (!ctx.organization && rest !== 'account') {
+    history.replaceState(null, '', '/console/account');
+    rest = 'account';
+  }
+  nav.hidden = !ctx.organization;
+  put(who, h('span', {}, ctx.user.name, ctx.organization ? [' · ' + ctx.organization.name + ' · ', h('strong', {}, ctx.membership.role)] : null),
+    ctx.session ? h('a', {href: '/console/account', id: 'account'}, ctx.organizations.length > 1 ? 'Switch organization' : 'Account') : null,
+    h('button', {type: 'button', onclick: () => signOut(ctx)}, 'Sign out'));
   for (const a of nav.querySelectorAll('a')) {
     const target = a.getAttribute('href').replace(/^\/console\/?/, '');
     a.toggleAttribute('aria-current', target === '' ? rest === '' || rest.startsWith('builds') : rest.startsWith(target));
@@ -81,7 +100,7 @@ async function render() {
     if (param) params[param] = m[1];
     put(main, h('p', {class: 'muted'}, 'Loading…'));
     try {
-      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership.role, showError, navigate, title}) || null;
+      const cleanup = await page.render(main, params, {...ctx, role: ctx.membership && ctx.membership.role, showError, navigate, title}) || null;
       if (mine === shown) stop = cleanup; else if (cleanup) cleanup();
     } catch (e) {
       if (mine !== shown) return;
@@ -94,10 +113,11 @@ async function render() {
   put(main, h('h1', {}, 'Not found'), h('p', {}, h('a', {href: '/console/'}, 'Back to the builds')));
 }
 
-function signIn() {
+async function signIn() {
   title('Sign in');
   nav.hidden = true;
   put(who);
+  const withGitHub = (await github.methods()).github;
   // No name: a form submitted without this script can never put the token in a URL.
   const field = h('input', {id: 'token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false',
     placeholder: 'kiln_…', 'aria-describedby': 'token-help'});
@@ -116,12 +136,16 @@ function signIn() {
   }}, h('label', {for: 'token'}, 'API token'), field,
   h('p', {id: 'token-help', class: 'muted'}, 'Paste an API token once: the owner token ', h('code', {}, 'kiln serve'),
     ' printed on its first start, or one made on the organization page. It stays in this browser tab only (sessionStorage) and is sent to this server alone.'),
-  h('div', {}, h('button', {type: 'submit', id: 'signin'}, 'Sign in')));
-  put(main, h('section', {class: 'signin'}, h('h1', {}, 'Sign in to kiln'), form));
-  field.focus();
+  h('div', {}, h('button', {type: 'submit', id: 'signin', class: withGitHub ? 'secondary' : null}, withGitHub ? 'Sign in with the token' : 'Sign in')));
+  const next = location.pathname + location.search + location.hash;
+  put(main, h('section', {class: 'signin'}, h('h1', {}, 'Sign in to kiln'),
+    withGitHub ? [h('p', {}, github.button(next)), h('p', {class: 'muted'}, 'New here? Signing in with GitHub makes your kiln account; then create an organization or accept an invitation.'),
+      h('h2', {}, 'Or with an API token')] : null, form));
+  if (withGitHub) main.querySelector('#signin-github').focus(); else field.focus();
 }
 
-function signOut() {
+async function signOut(ctx) {
+  if (ctx && ctx.session) await api('DELETE', '/auth/sessions/' + ctx.session.id).catch(() => {});
   token.clear();
   forgetMe();
   navigate('/console/');

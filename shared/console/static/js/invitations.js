@@ -3,11 +3,13 @@
 // the organization page's section where owners and admins invite, see and revoke invitations.
 import {api, token, forgetMe} from './api.js';
 import {h, put, time, input, select, formValues, busy} from './dom.js';
+import {methods, button} from './signin.js';
 
 const ROLES = ['viewer', 'member', 'admin', 'owner'];
 
-// renderAccept asks the invited person's name, accepts, and shows their first token once.
-export function renderAccept(main, ctx) {
+// renderAccept accepts an invitation: where GitHub sign-in is on, signed in (signing in first if
+// need be); elsewhere it asks the invited person's name and shows their first token once.
+export async function renderAccept(main, ctx) {
   const secret = decodeURIComponent(location.hash.slice(1));
   if (location.hash) history.replaceState(null, '', location.pathname);
   ctx.title('Accept invitation');
@@ -15,6 +17,7 @@ export function renderAccept(main, ctx) {
     return put(main, h('section', {class: 'signin'}, h('h1', {}, 'Accept invitation'),
       h('p', {}, 'This page needs the whole link from the invitation. Open it again from the email, or ask for a new one.')));
   }
+  if ((await methods()).github) return acceptSignedIn(main, ctx, secret);
   const form = h('form', {id: 'accept', onsubmit: (ev) => {
     ev.preventDefault();
     busy(form.querySelector('button'), async () => {
@@ -30,6 +33,27 @@ export function renderAccept(main, ctx) {
   put(main, h('section', {class: 'signin'}, h('h1', {}, 'Accept invitation'),
     h('p', {}, 'You were invited to an organization on kiln. Say your name to join; you get an API token to sign in with.'), form));
   form.querySelector('input').focus();
+}
+
+// acceptSignedIn joins as the signed-in person, or first signs in with GitHub and comes back here.
+function acceptSignedIn(main, ctx, secret) {
+  if (!token.get()) {
+    put(main, h('section', {class: 'signin'}, h('h1', {}, 'Accept invitation'),
+      h('p', {}, 'You were invited to an organization on kiln. Sign in with the GitHub account of the email the invitation was sent to, then join.'),
+      h('p', {}, button('/console/invitations/accept#' + encodeURIComponent(secret), 'Sign in with GitHub to join'))));
+    return main.querySelector('#signin-github').focus();
+  }
+  const join = h('button', {type: 'button', id: 'accept-submit', onclick: () => busy(join, async () => {
+    ctx.clearErrors();
+    try {
+      await api('POST', '/invitations/accept', {secret});
+      forgetMe();
+      ctx.navigate('/console/', true);
+    } catch (e) { ctx.showError(e); }
+  })}, 'Join');
+  put(main, h('section', {class: 'signin'}, h('h1', {}, 'Accept invitation'),
+    h('p', {}, 'You were invited to an organization on kiln. Join it as the person you are signed in as?'), h('div', {}, join)));
+  join.focus();
 }
 
 function accepted(r, ctx) {

@@ -38,7 +38,7 @@ const (
 	requestID = "req_0PeSkx3a-Cz3o4TqjT2sLkAz"
 	validMe   = `{"user":{"id":"` + anID + `","email":"a@studio.example","name":"A"},` +
 		`"organization":{"id":"` + anID + `","name":"Studio","slug":"studio","plan":"free"},` +
-		`"membership":{"role":"owner"}}`
+		`"membership":{"role":"owner"},"organizations":[],"session":null}`
 	errorBody = `{"error":"%s","message":"m","requestId":"` + requestID + `"}`
 )
 
@@ -57,7 +57,7 @@ func fakeKiln(t *testing.T) http.Handler {
 			// role is not one of the enum, membership has a stray field, name is missing.
 			io.WriteString(w, `{"user":{"id":"`+anID+`","email":"a@studio.example"},`+
 				`"organization":{"id":"`+anID+`","name":"Studio","slug":"studio","plan":"free"},`+
-				`"membership":{"role":"superuser","extra":1}}`)
+				`"membership":{"role":"superuser","extra":1},"organizations":[],"session":null}`)
 		case "teapot":
 			w.WriteHeader(http.StatusTeapot)
 			fmt.Fprintf(w, errorBody, "internal")

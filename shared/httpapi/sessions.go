@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// sessionBody describes a console session, never its secret.
+type sessionBody struct {
+	ID             string  `json:"id"`
+	OrganizationID *string `json:"organizationId"`
+	CreatedAt      string  `json:"createdAt"`
+	ExpiresAt      string  `json:"expiresAt"`
+	UserAgent      string  `json:"userAgent"`
+	Address        string  `json:"address"`
+	// Current is true for the session the request was made with.
+	Current bool `json:"current"`
+}
+
+func renderSession(s *kiln.Session, currentID string) sessionBody {
+	b := sessionBody{ID: s.ID, CreatedAt: timestamp(s.CreatedAt), ExpiresAt: timestamp(s.ExpiresAt),
+		UserAgent: s.UserAgent, Address: s.Address, Current: s.ID == currentID}
+	if s.OrganizationID != "" {
+		b.OrganizationID = &s.OrganizationID
+	}
+	return b
+}
+
+func currentSessionID(p *auth.Principal) string {
+	if p.Session == nil {
+		return ""
+	}
+	return p.Session.ID
+}
+
+// listSessions answers GET /auth/sessions: the caller's console sessions that have not expired,
+// newest first, the one in use marked current.
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	list, err := s.users.ListSessions(r.Context(), p.Member.User.ID, s.now())
+	if err != nil {
+		return err
+	}
+	current := currentSessionID(p)
+	writeJSON(w, http.StatusOK, renderList(list, nil, func(x *kiln.Session) sessionBody { return renderSession(x, current) }))
+	return nil
+}
+
+// deleteSession answers DELETE /auth/sessions/:id: signs one of the caller's sessions out (the
+// current one: signing out). It stops working at once.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	id := r.PathValue("id")
+	if !kiln.ValidID(id) {
+		return kiln.NotFound("session")
+	}
+	if err := s.users.DeleteSession(r.Context(), p.Member.User.ID, id); err != nil {
+		return err
+	}
+	s.auth.ForgetSession(id)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type switchOrganizationRequest struct {
+	OrganizationID string `json:"organizationId"`
+}
+
+// switchOrganization answers PUT /auth/session/organization: the caller's session acts for
+// another organization they belong to from now on. An API token acts for the organization it was
+// made in, always.
+func (s *Server) switchOrganization(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	if p.Session == nil {
+		return kiln.Errorf(kiln.EBadRequest, "an API token acts for the organization it was made in; only a console session switches")
+	}
+	var req switchOrganizationRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	if !kiln.ValidID(req.OrganizationID) {
+		return fieldError("organizationId", "must be the id of an organization you belong to")
+	}
+	ctx := r.Context()
+	m, err := s.orgs.GetMember(ctx, req.OrganizationID, p.Member.User.ID)
+	if kiln.IsCode(err, kiln.ENotFound) {
+		return kiln.NotFound("organization")
+	}
+	if err != nil {
+		return err
+	}
+	org, err := s.orgs.GetOrganization(ctx, req.OrganizationID)
+	if err != nil {
+		return err
+	}
+	sess, err := s.users.SetSessionOrganization(ctx, p.Member.User.ID, p.Session.ID, org.ID)
+	if err != nil {
+		return err
+	}
+	s.auth.ForgetSession(sess.ID)
+	return s.writeMe(w, r, &auth.Principal{Organization: org, Member: m, Session: sess}, http.StatusOK)
+}
