@@ -50,6 +50,8 @@ func TestOnAWSLocal(t *testing.T) {
 		{"BuildProgress", TestBuildProgress},
 		{"CheckRunAnnotatesACompileErrorAndReruns", TestCheckRunAnnotatesACompileErrorAndReruns},
 		{"Invitations", TestInvitations},
+		{"GitHubSignInTeamFlow", TestGitHubSignInTeamFlow},
+		{"Sessions", TestSessions},
 		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
 		{"OrganizationWebhooks", TestOrganizationWebhooks},

@@ -34,13 +34,13 @@ type Config struct {
 	GitHubWebhookSecret string
 	GitHubClientID      string
 	// SignUp opens GitHub sign-in and self-service organizations (KILN_SIGNUP=github).
-	SignUp bool
-	GitHubClientSecret  string
-	GitHubWebURL        string
-	P4                  string
-	OutboundAllow       []netip.Prefix
-	DeliveryAttempts    int
-	DeliveryBackoff     time.Duration
+	SignUp             bool
+	GitHubClientSecret string
+	GitHubWebURL       string
+	P4                 string
+	OutboundAllow      []netip.Prefix
+	DeliveryAttempts   int
+	DeliveryBackoff    time.Duration
 	// RateLimit is requests per second per token (burst: four times that); 0 turns it off.
 	RateLimit float64
 	// ArtifactRetention is how long artifacts are kept.

@@ -218,6 +218,9 @@ func (s *Server) completeInstall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.auth.ForgetOrganization(org.ID)
+	s.recordAudit(r, &kiln.AuditEvent{ID: kiln.NewID(), OrganizationID: org.ID, At: s.now().UTC(), Kind: "github.linked",
+		ActorKind: kiln.AuditActorMember, ActorID: m.User.ID, ActorName: m.User.Name, ActorEmail: m.User.Email,
+		Address: clientAddr(r), Target: strconv.FormatInt(inst, 10), Details: map[string]string{"installationId": strconv.FormatInt(inst, 10)}})
 	writeJSON(w, http.StatusOK, map[string]any{
 		"message":             "GitHub is linked to " + org.Name + "; you can close this page.",
 		"organizationId":      org.ID,

@@ -90,7 +90,10 @@ func (s *Server) withRequestContext(next http.Handler) http.Handler {
 				slog.String("remote", r.RemoteAddr),
 			}
 			if p := state.principal; p != nil {
-				attrs = append(attrs, slog.String("org_id", p.Organization.ID), slog.String("user_id", p.Member.User.ID))
+				if p.Organization != nil {
+					attrs = append(attrs, slog.String("org_id", p.Organization.ID))
+				}
+				attrs = append(attrs, slog.String("user_id", p.Member.User.ID))
 			}
 			logger.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()

@@ -22,7 +22,7 @@ type createOrganizationRequest struct {
 // sign-up is open (KILN_SIGNUP=github), and only with a console session.
 func (s *Server) createOrganization(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	if s.signIn == nil {
-		return kiln.Errorf(kiln.EInsufficientScope, "creating organizations is off on this service (KILN_SIGNUP); ask its operator")
+		return kiln.Errorf(kiln.ENotFound, "creating organizations is off on this service (KILN_SIGNUP); ask its operator")
 	}
 	if p.Session == nil {
 		return kiln.Errorf(kiln.EBadRequest, "create an organization signed in to the console; an API token acts for the organization it was made in")
@@ -43,7 +43,7 @@ func (s *Server) createOrganization(w http.ResponseWriter, r *http.Request, p *a
 		}
 	}
 	if owned >= maxOwnedOrganizations {
-		return kiln.Errorf(kiln.EPlanLimitReached, "you own %d organizations, the most one person may create; ask the service's operator for more", owned)
+		return kiln.Errorf(kiln.EInvalidState, "you own %d organizations, the most one person may create; ask the service's operator for more", owned)
 	}
 	u, err := s.users.GetGitHubUser(ctx, p.Session.UserID)
 	if err != nil {

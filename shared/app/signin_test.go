@@ -1,0 +1,308 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/github/githubtest"
+	"github.com/kilnbuild/kiln/shared/kiln"
+)
+
+// signUpWorld is a world whose service lets people sign in with GitHub and create their own
+// organizations (KILN_SIGNUP=github), with the fake GitHub's OAuth client and three GitHub people:
+// ada and grace, and eve, whose only verified email is her own.
+func signUpWorld(t *testing.T) *world {
+	t.Helper()
+	var gh *githubtest.Server
+	w := newWorld(t, func(c *Config) {
+		c.SignUp = true
+		c.GitHubClientID, c.GitHubClientSecret = "Iv1.kilntestclient", "kiln-test-client-secret"
+	})
+	gh = w.gh
+	if gh.ClientID != "Iv1.kilntestclient" || gh.ClientSecret != "kiln-test-client-secret" {
+		t.Fatalf("the fake GitHub's OAuth client changed: %q", gh.ClientID)
+	}
+	for _, u := range []githubtest.User{
+		{Login: "ada", Name: "Ada Lovelace", Emails: []githubtest.Email{{Address: "old@ada.example", Verified: true}, {Address: "ada@studio.example", Primary: true, Verified: true}}},
+		{Login: "grace", Name: "Grace Hopper", Emails: []githubtest.Email{{Address: "grace@studio.example", Primary: true, Verified: true}}},
+		{Login: "eve", Name: "Eve", Emails: []githubtest.Email{{Address: "eve@elsewhere.example", Primary: true, Verified: true}, {Address: "grace@studio.example", Verified: false}}},
+	} {
+		gh.AddUser(u)
+	}
+	return w
+}
+
+// signIn goes through GitHub sign-in as the console does: the API's redirect to GitHub's
+// authorization page, the person's choice there, GitHub's redirect back with code and state, and
+// the code traded for a session. It returns the session's secret.
+func signIn(t *testing.T, w *world, login string) string {
+	t.Helper()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 30 * time.Second}
+	state := "state-" + login + "-0123456789abcdef"
+	resp, err := noFollow.Get(w.URL() + "/auth/github/signin?state=" + state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	to, _ := url.Parse(resp.Header.Get("Location"))
+	callback := w.URL() + "/console/signin/github"
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(to.String(), w.gh.WebURL()+"login/oauth/authorize") ||
+		to.Query().Get("client_id") != w.gh.ClientID || to.Query().Get("state") != state || to.Query().Get("redirect_uri") != callback {
+		t.Fatalf("sign-in redirect: %d to %q", resp.StatusCode, to)
+	}
+	form := url.Values{"login": {login}, "client_id": {w.gh.ClientID}, "redirect_uri": {callback}, "state": {state}}
+	resp, err = noFollow.PostForm(w.gh.WebURL()+"login/oauth/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(back.String(), callback+"?") || back.Query().Get("state") != state {
+		t.Fatalf("GitHub's redirect back: %d to %q", resp.StatusCode, back)
+	}
+	r := w.do(t, "POST", "/auth/github/session", "", map[string]any{"code": back.Query().Get("code")})
+	if r.Status != http.StatusCreated || !auth.WellFormedSession(field(t, r.Body, "token")) {
+		t.Fatalf("sign in as %s: %d %s", login, r.Status, r.Raw)
+	}
+	return field(t, r.Body, "token")
+}
+
+// TestGitHubSignInTeamFlow is a new studio's first day through the API: Ada signs in with GitHub
+// (her first sign-in makes her kiln user), creates an organization, links the GitHub App and
+// invites Grace; Eve, signed in with another email, cannot use Grace's link; Grace signs in,
+// accepts and builds; Ada demotes and then removes her, and Grace's token and session stop
+// working at once. Every change is in the audit log with its actor. It runs on kiln serve and,
+// in TestOnAWSLocal, on aws-local.
+func TestGitHubSignInTeamFlow(t *testing.T) {
+	w := signUpWorld(t)
+	if r := w.do(t, "GET", "/auth/methods", "", nil); r.Body["github"] != true {
+		t.Fatalf("sign-in methods: %s", r.Raw)
+	}
+
+	// Ada's first sign-in: a user with her verified primary email, in no organization yet.
+	ada := signIn(t, w, "ada")
+	me := w.do(t, "GET", "/auth/me", ada, nil)
+	if field(t, me.Body, "user", "email") != "ada@studio.example" || field(t, me.Body, "user", "name") != "Ada Lovelace" ||
+		me.Body["organization"] != nil || len(me.Body["organizations"].([]any)) != 0 || me.Body["session"].(map[string]any)["current"] != true {
+		t.Fatalf("a new user's me: %s", me.Raw)
+	}
+	adaID := field(t, me.Body, "user", "id")
+	wantError(t, w.do(t, "GET", "/projects", ada, nil), 403, "insufficient_scope")
+	wantError(t, w.do(t, "POST", "/auth/tokens", ada, nil), 403, "insufficient_scope")
+	if again := signIn(t, w, "ada"); field(t, w.do(t, "GET", "/auth/me", again, nil).Body, "user", "id") != adaID {
+		t.Fatal("a second sign-in made another user")
+	}
+
+	// She creates an organization on the free plan and owns it; her session acts for it.
+	wantError(t, w.do(t, "POST", "/organizations", ada, map[string]any{"name": " "}), 400, "validation_failed")
+	wantError(t, w.do(t, "POST", "/organizations", w.token, map[string]any{"name": "By token"}), 400, "bad_request")
+	r := w.do(t, "POST", "/organizations", ada, map[string]any{"name": "Analytical Games"})
+	if r.Status != http.StatusCreated || field(t, r.Body, "plan") != "free" || field(t, r.Body, "slug") != "analytical-games" {
+		t.Fatalf("create organization: %d %s", r.Status, r.Raw)
+	}
+	orgID := field(t, r.Body, "id")
+	me = w.do(t, "GET", "/auth/me", ada, nil)
+	if field(t, me.Body, "organization", "id") != orgID || field(t, me.Body, "membership", "role") != "owner" {
+		t.Fatalf("after creating: %s", me.Raw)
+	}
+
+	// She links the GitHub App through the install flow.
+	r = w.do(t, "GET", "/integrations/github/install", ada, nil)
+	installURL, _ := url.Parse(field(t, r.Body, "url"))
+	w.gh.AuthorizeUser("ada-install", "gho_ada", testInstallation)
+	q := url.Values{"state": {installURL.Query().Get("state")}, "code": {"ada-install"}, "installation_id": {w.inst}, "setup_action": {"install"}}
+	if r := w.do(t, "GET", "/integrations/github/callback?"+q.Encode(), "", nil); r.Status != 200 {
+		t.Fatalf("install callback: %d %s", r.Status, r.Raw)
+	}
+
+	// She invites Grace as an admin.
+	r = w.do(t, "POST", "/organizations/"+orgID+"/invitations", ada, map[string]any{"email": "Grace@Studio.example", "role": "admin"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("invite: %d %s", r.Status, r.Raw)
+	}
+	_, secret, _ := strings.Cut(field(t, r.Body, "link"), "#")
+	accept := func(token string) response {
+		t.Helper()
+		return w.do(t, "POST", "/invitations/accept", token, map[string]any{"secret": secret})
+	}
+
+	// Eve's verified primary email is another: refused, and the link stays Grace's. Without a
+	// session, or with an API token, accepting is refused too.
+	eve := signIn(t, w, "eve")
+	wantError(t, accept(eve), 403, "insufficient_scope")
+	wantError(t, w.do(t, "POST", "/invitations/accept", "", map[string]any{"secret": secret, "name": "Grace"}), 401, "invalid_token")
+	wantError(t, accept(w.token), 400, "bad_request")
+	wantError(t, accept(auth.SessionPrefix+strings.Repeat("x", 40)), 401, "invalid_token")
+	if got := items(t, w.do(t, "GET", "/organizations/"+orgID+"/invitations", ada, nil)); len(got) != 1 {
+		t.Fatalf("pending after refusals: %v", got)
+	}
+
+	// Grace signs in and accepts; her session now acts for Ada's organization. The link is used.
+	grace := signIn(t, w, "grace")
+	r = accept(grace)
+	if r.Status != http.StatusCreated || field(t, r.Body, "organization", "id") != orgID || field(t, r.Body, "membership", "role") != "admin" ||
+		r.Body["token"] != nil {
+		t.Fatalf("Grace accepts: %d %s", r.Status, r.Raw)
+	}
+	graceID := field(t, r.Body, "user", "id")
+	wantError(t, accept(grace), 404, "not_found")
+	wantError(t, accept(eve), 404, "not_found")
+
+	// An expired link is refused alike, signed in.
+	st := storeOf(t, w.testService)
+	oldSecret, old := auth.NewInvitation(orgID, "eve@elsewhere.example", kiln.RoleViewer, kiln.User{ID: adaID, Name: "Ada Lovelace"}, time.Now().Add(-8*24*time.Hour))
+	if err := st.CreateInvitation(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, w.do(t, "POST", "/invitations/accept", eve, map[string]any{"secret": oldSecret}), 404, "not_found")
+
+	// Grace builds: a project of the linked repository, a setting, a build that completes.
+	r = w.do(t, "POST", "/projects/add-repo", grace, map[string]any{"name": "Shooter", "installationId": w.inst, "repoFullName": "studio/shooter"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("Grace adds the project: %d %s", r.Status, r.Raw)
+	}
+	projectID := field(t, r.Body, "id")
+	r = w.do(t, "POST", "/projects/"+projectID+"/build-settings", grace, map[string]any{"platform": "Linux", "buildType": "Shipping", "ueVersion": "5.3", "trigger": "manual", "branch": "main"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("Grace adds a setting: %d %s", r.Status, r.Raw)
+	}
+	trigger := "/projects/" + projectID + "/build-settings/" + field(t, r.Body, "id") + "/trigger"
+	r = w.do(t, "POST", trigger, grace, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("Grace triggers: %d %s", r.Status, r.Raw)
+	}
+	buildID := field(t, r.Body, "buildId")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		b := w.do(t, "GET", "/builds/"+buildID, grace, nil)
+		if b.Body["status"] == "complete" {
+			if field(t, b.Body, "triggeredBy") != "user:"+graceID {
+				t.Fatalf("the build's trigger: %s", b.Raw)
+			}
+			break
+		}
+		if b.Status != 200 || b.Body["status"] == "failed" || time.Now().After(deadline) {
+			t.Fatalf("Grace's build: %d %s", b.Status, b.Raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r = w.do(t, "POST", "/auth/tokens", grace, map[string]any{"name": "ci"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("Grace's API token: %d %s", r.Status, r.Raw)
+	}
+	graceToken := field(t, r.Body, "token")
+
+	// Ada demotes Grace to viewer: at once she may no longer trigger, by session or token.
+	members := "/organizations/" + orgID + "/members/"
+	if r := w.do(t, "PATCH", members+graceID, ada, map[string]any{"role": "viewer"}); r.Status != 200 {
+		t.Fatalf("demote: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "POST", trigger, grace, nil), 403, "insufficient_scope")
+	wantError(t, w.do(t, "POST", trigger, graceToken, nil), 403, "insufficient_scope")
+
+	// Ada removes Grace: her token and her session stop working at once.
+	if r := w.do(t, "DELETE", members+graceID, ada, nil); r.Status != 204 {
+		t.Fatalf("remove: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "GET", "/projects", graceToken, nil), 401, "invalid_token")
+	wantError(t, w.do(t, "GET", "/projects", grace, nil), 401, "invalid_token")
+
+	// The audit log has every change with its actor; a member cannot read it.
+	log := items(t, w.do(t, "GET", "/organizations/"+orgID+"/audit-log", ada, nil))
+	actors := map[string]string{}
+	for _, e := range log {
+		actors[field(t, e, "kind")] = field(t, e, "actor", "name")
+	}
+	for kind, actor := range map[string]string{
+		"organization.created": "Ada Lovelace", "github.linked": "Ada Lovelace", "invitation.created": "Ada Lovelace",
+		"invitation.accepted": "Grace Hopper", "project.created": "Grace Hopper", "token.created": "Grace Hopper",
+		"member.role_changed": "Ada Lovelace", "member.removed": "Ada Lovelace",
+	} {
+		if actors[kind] != actor {
+			t.Errorf("audit log: %s by %q, want %q (%v)", kind, actors[kind], actor, actors)
+		}
+	}
+}
+
+// TestSessions: a person's console sessions are listed and signed out one by one; a signed-out
+// session stops at once; a session switches between the person's organizations only; an API
+// token does not switch; and with sign-up off (kiln serve's default) none of it is offered.
+func TestSessions(t *testing.T) {
+	w := signUpWorld(t)
+	first, second := signIn(t, w, "ada"), signIn(t, w, "ada")
+	list := items(t, w.do(t, "GET", "/auth/sessions", second, nil))
+	if len(list) != 2 || list[0]["current"] != true || list[1]["current"] != false {
+		t.Fatalf("sessions: %v", list)
+	}
+	for _, s := range list {
+		if strings.Contains(strings.Join([]string{field(t, s, "id"), field(t, s, "userAgent")}, " "), "ksess_") {
+			t.Fatalf("a session's secret is listed: %v", s)
+		}
+	}
+	firstID := field(t, list[1], "id")
+	if r := w.do(t, "DELETE", "/auth/sessions/"+firstID, second, nil); r.Status != 204 {
+		t.Fatalf("sign the first out: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "GET", "/auth/me", first, nil), 401, "invalid_token")
+
+	// Two organizations; the session switches between them, not to another person's.
+	a := w.do(t, "POST", "/organizations", second, map[string]any{"name": "Studio A"})
+	b := w.do(t, "POST", "/organizations", second, map[string]any{"name": "Studio B"})
+	eve := signIn(t, w, "eve")
+	evesOrg := field(t, w.do(t, "POST", "/organizations", eve, map[string]any{"name": "Eve's"}).Body, "id")
+	me := w.do(t, "GET", "/auth/me", second, nil)
+	if field(t, me.Body, "organization", "id") != field(t, b.Body, "id") || len(me.Body["organizations"].([]any)) != 2 {
+		t.Fatalf("after creating two: %s", me.Raw)
+	}
+	switchTo := func(token, id string) response {
+		return w.do(t, "PUT", "/auth/session/organization", token, map[string]any{"organizationId": id})
+	}
+	if r := switchTo(second, field(t, a.Body, "id")); r.Status != 200 || field(t, r.Body, "organization", "name") != "Studio A" {
+		t.Fatalf("switch: %d %s", r.Status, r.Raw)
+	}
+	if r := w.do(t, "GET", "/organizations/"+field(t, a.Body, "id"), second, nil); r.Status != 200 {
+		t.Fatalf("the switched-to organization: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, switchTo(second, evesOrg), 404, "not_found")
+	wantError(t, w.do(t, "GET", "/organizations/"+evesOrg, second, nil), 404, "not_found")
+	wantError(t, switchTo(w.token, field(t, a.Body, "id")), 400, "bad_request")
+
+	// Leaving keeps the session signed in, for no organization.
+	r := w.do(t, "POST", "/organizations/"+field(t, a.Body, "id")+"/invitations", second, map[string]any{"email": "eve@elsewhere.example", "role": "owner"})
+	_, secret, _ := strings.Cut(field(t, r.Body, "link"), "#")
+	if r := w.do(t, "POST", "/invitations/accept", eve, map[string]any{"secret": secret}); r.Status != 201 {
+		t.Fatalf("Eve joins: %d %s", r.Status, r.Raw)
+	}
+	if r := w.do(t, "DELETE", "/organizations/"+field(t, a.Body, "id")+"/membership", eve, nil); r.Status != 204 {
+		t.Fatalf("Eve leaves: %d %s", r.Status, r.Raw)
+	}
+	if me := w.do(t, "GET", "/auth/me", eve, nil); me.Status != 200 || me.Body["organization"] != nil || len(me.Body["organizations"].([]any)) != 1 {
+		t.Fatalf("after leaving: %d %s", me.Status, me.Raw)
+	}
+
+	// Signing out: the current session ends.
+	if r := w.do(t, "DELETE", "/auth/sessions/"+field(t, list[0], "id"), second, nil); r.Status != 204 {
+		t.Fatalf("sign out: %d %s", r.Status, r.Raw)
+	}
+	wantError(t, w.do(t, "GET", "/auth/me", second, nil), 401, "invalid_token")
+}
+
+// TestSignUpOff: kiln serve's default, KILN_SIGNUP=off: no GitHub sign-in, no self-service
+// organizations, and invitations are accepted with the form.
+func TestSignUpOff(t *testing.T) {
+	w := newWorld(t)
+	if r := w.do(t, "GET", "/auth/methods", "", nil); r.Body["github"] != false {
+		t.Fatalf("sign-in methods: %s", r.Raw)
+	}
+	wantError(t, w.do(t, "GET", "/auth/github/signin?state=0123456789abcdefgh", "", nil), 404, "not_found")
+	wantError(t, w.do(t, "POST", "/auth/github/session", "", map[string]any{"code": "x"}), 404, "not_found")
+	wantError(t, w.do(t, "POST", "/organizations", w.token, map[string]any{"name": "Mine"}), 404, "not_found")
+	if list := items(t, w.do(t, "GET", "/auth/sessions", w.token, nil)); len(list) != 0 {
+		t.Fatalf("an API token's sessions: %v", list)
+	}
+}
