@@ -76,6 +76,8 @@ func TestFunctionPolicies(t *testing.T) {
 	// The Windows hosts' claims: is the claiming instance in service in the group?
 	on(want["api"], []string{"autoscaling:DescribeAutoScalingInstances"}, "*")
 	on(want["schedule"], []string{"s3:DeleteObject"}, artifacts)
+	// Its janitor lists the build caches, to remove those of deleted projects (caches/ only).
+	on(want["schedule"], []string{"s3:ListBucket"}, arnOf(bucket))
 	// The scheduler's tick starts builds (scheduled ones): one execution each.
 	on(want["schedule"], []string{"states:StartExecution"}, ref(machine))
 	on(want["schedule"], []string{"states:StopExecution"}, executions)

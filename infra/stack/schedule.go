@@ -20,6 +20,8 @@ func (s *KilnStack) createScheduleFunction() {
 	s.table.GrantReadWriteData(f.role)
 	s.githubApp.GrantRead(f.role, nil) // the final commit status of a silent build it fails
 	f.allow([]string{"s3:DeleteObject"}, s.artifactObjectsArn())
+	// The janitor also removes the build caches of deleted projects: it lists caches/ for them.
+	s.allowListing(f, ArtifactsPrefix+"/"+CachesPrefix)
 	// Its tick starts the builds that can start now (scheduled builds, builds a slot freed):
 	// one execution each, as the API does for a trigger.
 	f.allow([]string{"states:StartExecution"}, s.workflow.StateMachineArn())

@@ -97,6 +97,10 @@ func noVerifiedEmail() *kiln.Error {
 
 // oauthConfigured reports whether the App's OAuth client (id and secret) is set, which sign-in
 // and the install flow need.
+// HasOAuthClient reports whether the App's OAuth client is configured: the install flow and
+// sign-in need it.
+func (c *Client) HasOAuthClient() bool { return c.oauthConfigured() == nil }
+
 func (c *Client) oauthConfigured() error {
 	if c.cfg.ClientID == "" || c.cfg.ClientSecret == "" {
 		return errors.New("github: the App's OAuth client is not configured")

@@ -112,6 +112,8 @@ func readGitHubApp(ctx context.Context, sm *secretsmanager.Client, cfg GitHubCon
 func withGitHub(c httpapi.Config, gh *GitHubApp) httpapi.Config {
 	if gh != nil {
 		c.GitHub, c.GitHubWebhookSecret = gh.Client, gh.WebhookSecret
+		// With the App's OAuth client, installations are linked through the verified install flow.
+		c.GitHubOAuth = gh.Client.HasOAuthClient()
 		if gh.SignIn {
 			c.SignIn = gh.Client
 		}

@@ -85,7 +85,7 @@ async function render() {
   nav.hidden = !ctx.organization;
   put(who, h('span', {}, ctx.user.name, ctx.organization ? [' · ' + ctx.organization.name + ' · ', h('strong', {}, ctx.membership.role)] : null),
     ctx.session ? h('a', {href: '/console/account', id: 'account'}, ctx.organizations.length > 1 ? 'Switch organization' : 'Account') : null,
-    h('button', {type: 'button', onclick: () => signOut(ctx)}, 'Sign out'));
+    h('button', {type: 'button', id: 'signout', onclick: () => signOut(ctx)}, 'Sign out'));
   for (const a of nav.querySelectorAll('a')) {
     const target = a.getAttribute('href').replace(/^\/console\/?/, '');
     a.toggleAttribute('aria-current', target === '' ? rest === '' || rest.startsWith('builds') : rest.startsWith(target));
