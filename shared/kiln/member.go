@@ -14,8 +14,9 @@ type User struct {
 	CreatedAt time.Time
 }
 
-// Member is a user's membership of an organization, with the user's details. A user belongs to one
-// organization; the email is unique within it.
+// Member is a user's membership of an organization, with the user's details; the email is unique
+// within the organization. A user made by an operator or an invitation form belongs to one
+// organization; one who signs in with GitHub may belong to several, under one user id.
 type Member struct {
 	OrganizationID string
 	User           User
