@@ -128,3 +128,31 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	run(t, ada, "sign out", chromedp.Click(chromedp.ID(`signout`)), chromedp.WaitVisible(chromedp.ID(`signin-github`)))
 	wantError(t, w.do(t, "GET", "/auth/me", session, nil), 401, "invalid_token")
 }
+
+// TestConsoleSwitchesOrganizations: a person who belongs to two organizations switches between
+// them on the account page, and signs out a session of theirs opened elsewhere.
+func TestConsoleSwitchesOrganizations(t *testing.T) {
+	w := signUpWorld(t)
+	shots := artifactsDir(t)
+	ctx := startBrowser(t)
+	run(t, ctx, "open the console", chromedp.Navigate(w.URL()+"/console/"))
+	signInWithGitHub(t, ctx, "ada", `document.getElementById('create-organization') !== null`)
+	for _, name := range []string{"Studio A", "Studio B"} {
+		run(t, ctx, "create "+name, chromedp.Navigate(w.URL()+"/console/account"), chromedp.WaitVisible(chromedp.ID(`create-organization`)),
+			chromedp.SendKeys(chromedp.CSS(`#create-organization input[name=name]`), name),
+			chromedp.Click(chromedp.CSS(`#create-organization button[type=submit]`)),
+			waitJS(`document.getElementById('who').textContent.includes('`+name+` · owner') && location.pathname === '/console/organization'`))
+	}
+	elsewhere := signIn(t, w, "ada")
+	run(t, ctx, "open the account page", chromedp.Click(chromedp.ID(`account`)),
+		waitJS(`document.querySelectorAll('#organizations tbody tr').length === 2 && document.querySelectorAll('#sessions tbody tr').length === 2`))
+	if text := value(t, ctx, "read the link", chromedp.Text(chromedp.ID(`account`))); text != "Switch organization" {
+		t.Errorf("the account link says %q", text)
+	}
+	screenshot(t, ctx, shots, "account-two-organizations")
+	run(t, ctx, "switch to Studio A", chromedp.Click(chromedp.CSS(`button[aria-label="Switch to Studio A"]`)),
+		waitJS(`document.getElementById('who').textContent.includes('Studio A · owner') && document.getElementById('builds') !== null`))
+	run(t, ctx, "sign the other session out", chromedp.Click(chromedp.ID(`account`)), chromedp.WaitVisible(chromedp.CSS(`#sessions button.danger`)),
+		chromedp.Click(chromedp.CSS(`#sessions button.danger`)), waitJS(`document.querySelectorAll('#sessions tbody tr').length === 1`))
+	wantError(t, w.do(t, "GET", "/auth/me", elsewhere, nil), 401, "invalid_token")
+}

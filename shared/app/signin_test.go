@@ -272,6 +272,17 @@ func TestSessions(t *testing.T) {
 	wantError(t, w.do(t, "GET", "/organizations/"+evesOrg, second, nil), 404, "not_found")
 	wantError(t, switchTo(w.token, field(t, a.Body, "id")), 400, "bad_request")
 
+	// One person cannot sign another's session out.
+	evesSession := field(t, items(t, w.do(t, "GET", "/auth/sessions", eve, nil))[0], "id")
+	wantError(t, w.do(t, "DELETE", "/auth/sessions/"+evesSession, second, nil), 404, "not_found")
+	if r := w.do(t, "GET", "/auth/me", eve, nil); r.Status != 200 {
+		t.Fatalf("Eve's session after another's sign-out attempt: %d %s", r.Status, r.Raw)
+	}
+	// An operator-made member's API token lists the organization it acts for.
+	if me := w.do(t, "GET", "/auth/me", w.token, nil); len(me.Body["organizations"].([]any)) != 1 || me.Body["session"] != nil {
+		t.Fatalf("an API token's me: %s", me.Raw)
+	}
+
 	// Leaving keeps the session signed in, for no organization.
 	r := w.do(t, "POST", "/organizations/"+field(t, a.Body, "id")+"/invitations", second, map[string]any{"email": "eve@elsewhere.example", "role": "owner"})
 	_, secret, _ := strings.Cut(field(t, r.Body, "link"), "#")

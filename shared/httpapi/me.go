@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -63,6 +64,11 @@ func (s *Server) writeMe(w http.ResponseWriter, r *http.Request, p *auth.Princip
 	if p.Organization != nil {
 		o := orgSummary(p.Organization)
 		body.Organization, body.Membership = &o, &membershipBody{Role: string(p.Member.Role)}
+		// The list is read from an index that may lag a moment behind (DynamoDB's GSI) or, for
+		// members made before it, lack them: what the caller acts for is always in it.
+		if !slices.ContainsFunc(belongs, func(b belongsBody) bool { return b.ID == o.ID }) {
+			body.Organizations = append([]belongsBody{{orgSummaryBody: o, Role: string(p.Member.Role)}}, belongs...)
+		}
 	}
 	if p.Session != nil {
 		sb := renderSession(p.Session, p.Session.ID)
