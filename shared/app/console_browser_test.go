@@ -53,19 +53,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Link GitHub: the console asks for the install link; GitHub sends the installer back to the
 	// callback (here: in a second tab), and the organization page notices.
 	run(t, ctx, "open the organization", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
-	run(t, ctx, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
-	install := value(t, ctx, "read the install link", chromedp.AttributeValue(chromedp.ID(`#github-install`), "href")).Value
-	u, err := url.Parse(install)
-	if err != nil || !strings.HasPrefix(install, w.gh.WebURL()) || u.Query().Get("state") == "" {
-		t.Fatalf("install link %q", install)
-	}
-	w.gh.AuthorizeUser("code-1", "gho_installer", testInstallation)
-	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {"code-1"},
-		"installation_id": {w.inst}, "setup_action": {"install"}}.Encode()
-	gitHubTab, closeTab := chromedp.NewContext(ctx)
-	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback))
-	closeTab()
-	run(t, ctx, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`))
+	linkGitHubInConsole(t, ctx, w, "code-1")
 	screenshot(t, ctx, shots, "organization-linked")
 
 	// Add the project and a setting.
@@ -198,6 +186,26 @@ func TestConsoleInBrowser(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'Slack · https://hooks.slack.com/…n9Qz')`),
 		waitJS(`!document.body.innerHTML.includes('chatSECRETtoken')`))
 	screenshot(t, ctx, shots, "organization")
+}
+
+// linkGitHubInConsole links the test installation from the organization page shown in ctx:
+// the console asks for the install link; GitHub sends the installer back to the callback (here:
+// in a second tab, with code authorized for the installation), and the page notices.
+func linkGitHubInConsole(t *testing.T, ctx context.Context, w *world, code string) {
+	t.Helper()
+	run(t, ctx, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
+	install := value(t, ctx, "read the install link", chromedp.AttributeValue(chromedp.ID(`#github-install`), "href")).Value
+	u, err := url.Parse(install)
+	if err != nil || !strings.HasPrefix(install, w.gh.WebURL()) || u.Query().Get("state") == "" {
+		t.Fatalf("install link %q", install)
+	}
+	w.gh.AuthorizeUser(code, "gho_installer", testInstallation)
+	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {code},
+		"installation_id": {w.inst}, "setup_action": {"install"}}.Encode()
+	gitHubTab, closeTab := chromedp.NewContext(ctx)
+	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback))
+	closeTab()
+	run(t, ctx, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`))
 }
 
 // download clicks a download link and returns the MD5 of the file the browser saved.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -74,16 +73,8 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		waitJS(`document.getElementById('who').textContent.includes('Analytical Games')`))
 
 	// She links the GitHub App, then invites Grace.
-	run(t, ada, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
-	install, _ := url.Parse(value(t, ada, "read the install link", chromedp.AttributeValue(chromedp.ID(`#github-install`), "href")).Value)
-	w.gh.AuthorizeUser("ada-install", "gho_ada", testInstallation)
-	back := w.URL() + "/integrations/github/callback?" + url.Values{"state": {install.Query().Get("state")}, "code": {"ada-install"},
-		"installation_id": {w.inst}, "setup_action": {"install"}}.Encode()
-	gitHubTab, closeTab := chromedp.NewContext(ada)
-	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(back))
-	closeTab()
-	run(t, ada, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`),
-		chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "grace@studio.example"),
+	linkGitHubInConsole(t, ada, w, "ada-install")
+	run(t, ada, "invite Grace", chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "grace@studio.example"),
 		chromedp.SetValue(chromedp.CSS(`#invite select[name=role]`), "admin"),
 		chromedp.Click(chromedp.CSS(`#invite button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`invite-link`)))
 	link := value(t, ada, "read the link", chromedp.Text(chromedp.ID(`invite-link`)))

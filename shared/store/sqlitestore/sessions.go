@@ -46,7 +46,7 @@ func (s *Store) GetSessionByHash(ctx context.Context, hash string) (*kiln.Sessio
 
 // ListSessions reads the user's sessions unexpired at now, newest first.
 func (s *Store) ListSessions(ctx context.Context, userID string, now time.Time) ([]*kiln.Session, error) {
-	return all(ctx, s, "list sessions", scanSession,
+	return scanAll(ctx, s, "list sessions", scanSession,
 		`SELECT `+sessionCols+` FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY created_at DESC, id DESC`,
 		userID, ms(now))
 }

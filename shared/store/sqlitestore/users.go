@@ -58,27 +58,6 @@ func (s *Store) GetGitHubUser(ctx context.Context, userID string) (*kiln.GitHubU
 
 // ListMemberships reads the user's rows of members in every organization, oldest first.
 func (s *Store) ListMemberships(ctx context.Context, userID string) ([]*kiln.Member, error) {
-	return all(ctx, s, "list memberships", scanMember,
+	return scanAll(ctx, s, "list memberships", scanMember,
 		`SELECT `+memberCols+` FROM members WHERE user_id = ? ORDER BY created_at, org_id`, userID)
-}
-
-// all runs a read query and scans every row.
-func all[T any](ctx context.Context, s *Store, op string, scan func(scanner) (*T, error), text string, args ...any) ([]*T, error) {
-	rows, err := s.queryContext(ctx, text, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: %s: %w", op, err)
-	}
-	defer rows.Close()
-	var out []*T
-	for rows.Next() {
-		it, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlitestore: %s: %w", op, err)
-		}
-		out = append(out, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlitestore: %s: %w", op, err)
-	}
-	return out, nil
 }

@@ -22,12 +22,13 @@ export class ApiError extends Error {
 let onUnauthorized = () => {};
 export function whenUnauthorized(fn) { onUnauthorized = fn; }
 
-// api('GET', '/builds', null, {limit: 25}) → the decoded JSON answer (null for 204).
-export async function api(method, path, body, query) {
+// api('GET', '/builds', null, {limit: 25}) → the decoded JSON answer (null for 204). With
+// {anonymous: true} the request carries no token.
+export async function api(method, path, body, query, opts) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) if (v !== null && v !== undefined && v !== '') url.searchParams.set(k, v);
   const headers = {Accept: 'application/json'};
-  if (token.get()) headers.Authorization = 'Bearer ' + token.get();
+  if (token.get() && !(opts && opts.anonymous)) headers.Authorization = 'Bearer ' + token.get();
   if (body !== null && body !== undefined) headers['Content-Type'] = 'application/json';
   const resp = await fetch(url, {method, headers, body: body == null ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit'});
   const rid = resp.headers.get('X-Request-Id');

@@ -23,7 +23,8 @@ export async function renderAccept(main, ctx) {
     busy(form.querySelector('button'), async () => {
       ctx.clearErrors();
       try {
-        const r = await api('POST', '/invitations/accept', {secret, name: formValues(form).name || ''});
+        // Without a token: the secret and the name make a new member (an API token is refused).
+        const r = await api('POST', '/invitations/accept', {secret, name: formValues(form).name || ''}, null, {anonymous: true});
         put(main, accepted(r, ctx));
         main.querySelector('#use-token').focus();
       } catch (e) { ctx.showError(e); }
@@ -37,7 +38,7 @@ export async function renderAccept(main, ctx) {
 
 // acceptSignedIn joins as the signed-in person, or first signs in with GitHub and comes back here.
 function acceptSignedIn(main, ctx, secret) {
-  if (!token.get()) {
+  if (!(token.get() || '').startsWith('ksess_')) { // signed out, or with an API token: sign in with GitHub
     put(main, h('section', {class: 'signin'}, h('h1', {}, 'Accept invitation'),
       h('p', {}, 'You were invited to an organization on kiln. Sign in with the GitHub account of the email the invitation was sent to, then join.'),
       h('p', {}, button('/console/invitations/accept#' + encodeURIComponent(secret), 'Sign in with GitHub to join'))));
