@@ -165,6 +165,15 @@ func TestResolveSession(t *testing.T) {
 	if err := p.Require(kiln.ActRead); !kiln.IsCode(err, kiln.EInsufficientScope) || !strings.Contains(err.Error(), "no organization") {
 		t.Errorf("a session without an organization may read: %v", err)
 	}
+	// Sessions are never cached: one signed out elsewhere stops at once.
+	cached := &Authenticator{Store: st, Now: func() time.Time { return now }, CacheTTL: time.Minute}
+	if _, err := cached.Resolve(context.Background(), inOrg); err != nil {
+		t.Fatal(err)
+	}
+	delete(st.sessions, s1.Hash)
+	if _, err := cached.Resolve(context.Background(), inOrg); !kiln.IsCode(err, kiln.EInvalidToken) {
+		t.Errorf("a session signed out elsewhere still resolves: %v", err)
+	}
 	for name, secret := range map[string]string{"expired": expired, "removed from its organization": removed,
 		"unknown": SessionPrefix + strings.Repeat("x", 40)} {
 		if _, err := a.Resolve(context.Background(), secret); !kiln.IsCode(err, kiln.EInvalidToken) {

@@ -84,11 +84,6 @@ func (a *Authenticator) ForgetToken(tokenID string) {
 	a.cache.forget(func(p *Principal) bool { return p.Token != nil && p.Token.ID == tokenID })
 }
 
-// ForgetSession drops a session from the cache (it was signed out or switched organization).
-func (a *Authenticator) ForgetSession(sessionID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Session != nil && p.Session.ID == sessionID })
-}
-
 // ForgetUser drops a user's tokens and sessions in an organization from the cache (a revocation
 // that takes the tokens created from the revoked one with it, a removal, a role change).
 func (a *Authenticator) ForgetUser(orgID, userID string) {
@@ -115,16 +110,17 @@ func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal,
 	}
 	hash := HashToken(secret)
 	now := a.now()
+	if !token {
+		// Sessions are never cached: a console's requests are few, and a session signed out,
+		// switched or removed elsewhere (another Lambda instance) must stop or change at once.
+		return a.resolveSession(ctx, hash, now)
+	}
 	if a.CacheTTL > 0 {
 		if p := a.cache.get(hash, now); p != nil && !p.expired(now) {
 			return p, nil
 		}
 	}
-	resolve := a.resolveSession
-	if token {
-		resolve = a.resolveToken
-	}
-	p, err := resolve(ctx, hash, now)
+	p, err := a.resolveToken(ctx, hash, now)
 	if err != nil {
 		return nil, err
 	}

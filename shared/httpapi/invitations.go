@@ -273,7 +273,6 @@ func (s *Server) acceptSignedIn(w http.ResponseWriter, r *http.Request, p *auth.
 	if err != nil {
 		return err
 	}
-	s.auth.ForgetSession(sess.ID)
 	return s.writeMe(w, r, &auth.Principal{Organization: org, Member: m, Session: sess}, http.StatusCreated)
 }
 

@@ -99,7 +99,6 @@ func (s *Server) leaveOrganization(w http.ResponseWriter, r *http.Request, p *au
 		if _, err := s.users.SetSessionOrganization(r.Context(), p.Member.User.ID, p.Session.ID, ""); err != nil {
 			s.logger.WarnContext(r.Context(), "leave: session keeps the organization it left", "session", p.Session.ID, "err", err)
 		}
-		s.auth.ForgetSession(p.Session.ID)
 	}
 	return nil
 }

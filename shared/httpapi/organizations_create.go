@@ -54,11 +54,9 @@ func (s *Server) createOrganization(w http.ResponseWriter, r *http.Request, p *a
 	if err != nil {
 		return err
 	}
-	sess, err := s.users.SetSessionOrganization(ctx, u.ID, p.Session.ID, org.ID)
-	if err != nil {
+	if _, err := s.users.SetSessionOrganization(ctx, u.ID, p.Session.ID, org.ID); err != nil {
 		return err
 	}
-	s.auth.ForgetSession(sess.ID)
 	s.recordAudit(r, &kiln.AuditEvent{ID: kiln.NewID(), OrganizationID: org.ID, At: now.UTC().Truncate(time.Millisecond), Kind: "organization.created",
 		ActorKind: kiln.AuditActorMember, ActorID: u.ID, ActorName: u.Name, ActorEmail: u.Email,
 		Address: clientAddr(r), Target: org.ID, Details: map[string]string{"name": org.Name, "plan": string(org.Plan)}})

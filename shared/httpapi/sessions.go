@@ -57,7 +57,6 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err := s.users.DeleteSession(r.Context(), p.Member.User.ID, id); err != nil {
 		return err
 	}
-	s.auth.ForgetSession(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -96,6 +95,5 @@ func (s *Server) switchOrganization(w http.ResponseWriter, r *http.Request, p *a
 	if err != nil {
 		return err
 	}
-	s.auth.ForgetSession(sess.ID)
 	return s.writeMe(w, r, &auth.Principal{Organization: org, Member: m, Session: sess}, http.StatusOK)
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/console"
@@ -102,7 +103,7 @@ func (s *Server) signInWithGitHub(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	now := s.now().UTC().Truncate(1e6)
+	now := s.now().UTC().Truncate(time.Millisecond)
 	u, err := s.users.SignInGitHubUser(ctx, &kiln.GitHubUser{
 		User:     kiln.User{ID: kiln.NewID(), Email: gh.Email, Name: gh.Name, CreatedAt: now},
 		GitHubID: gh.ID, Login: gh.Login,
