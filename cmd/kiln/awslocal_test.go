@@ -33,6 +33,7 @@ func TestAWSLocalSettingsCarryKilnServesSettings(t *testing.T) {
 		"KILN_RATE_LIMIT": "7", "KILN_SMTP_URL": "smtp://mail.example.com:25", "KILN_SMTP_FROM": "kiln <kiln@example.com>",
 		"KILN_BUILD_TIMEOUT": "2h", "KILN_ARTIFACT_MAX": "1GiB", "KILN_ARTIFACT_RETENTION": "7d",
 		"KILN_DELIVERY_ATTEMPTS": "3", "KILN_DELIVERY_BACKOFF": "5s",
+		"KILN_SIGNUP": "github", "KILN_GITHUB_CLIENT_ID": "Iv1.kiln", "KILN_GITHUB_CLIENT_SECRET": "client-secret",
 	}
 	load := func(t *testing.T, env map[string]string) app.Config {
 		t.Helper()

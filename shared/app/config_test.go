@@ -78,6 +78,8 @@ func TestLoadConfigRefusesBadValues(t *testing.T) {
 		{"KILN_BUILD_UIDS", "0-999"},
 		{"KILN_BUILD_UIDS", "65000-66000"},
 		{"KILN_BUILD_UIDS", "300-200"},
+		{"KILN_SIGNUP", "open"},
+		{"KILN_SIGNUP", "github"}, // without the GitHub App and its OAuth client
 	}
 	for _, tt := range tests {
 		_, err := LoadConfig(nil, func(k string) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 	"github.com/kilnbuild/kiln/shared/hostcred"
+	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -37,6 +38,11 @@ func TestGitHubSettings(t *testing.T) {
 		{"id only", map[string]string{"KILN_GITHUB_APP_ID": "12"}, 0, false},
 		{"secret only", map[string]string{"KILN_GITHUB_SECRET_ARN": "arn:gh"}, 0, false},
 		{"not a number", map[string]string{"KILN_GITHUB_APP_ID": "kiln", "KILN_GITHUB_SECRET_ARN": "arn:gh"}, 0, false},
+		{"sign-up with the OAuth client", map[string]string{"KILN_GITHUB_APP_ID": "12", "KILN_GITHUB_SECRET_ARN": "arn:gh",
+			"KILN_SIGNUP": "github", "KILN_GITHUB_CLIENT_ID": "Iv1.kiln"}, 12, true},
+		{"sign-up without the OAuth client", map[string]string{"KILN_GITHUB_APP_ID": "12", "KILN_GITHUB_SECRET_ARN": "arn:gh",
+			"KILN_SIGNUP": "github"}, 12, false},
+		{"sign-up without the App", map[string]string{"KILN_SIGNUP": "github", "KILN_GITHUB_CLIENT_ID": "Iv1.kiln"}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := LoadAWSConfig(func(k string) string { return tc.env[k] + base[k] })
@@ -47,6 +53,23 @@ func TestGitHubSettings(t *testing.T) {
 	}
 	if _, err := NewGitHubApp(GitHubConfig{AppID: 1}, `{"webhookSecret":"x"}`); err == nil || strings.Contains(err.Error(), "x") {
 		t.Errorf("a secret without a private key: %v", err)
+	}
+	// Sign-up needs the OAuth client's secret in the App's secret; with it, the App signs people in.
+	gh := githubtest.New(t)
+	signUp := GitHubConfig{AppID: gh.AppID, APIURL: gh.URL(), SecretARN: "arn:gh", ClientID: gh.ClientID, SignUp: true}
+	secret := func(clientSecret string) string {
+		b, _ := json.Marshal(map[string]string{"privateKey": string(gh.PrivateKeyPEM), "webhookSecret": "w", "clientSecret": clientSecret})
+		return string(b)
+	}
+	if _, err := NewGitHubApp(signUp, secret("")); err == nil || !strings.Contains(err.Error(), "clientSecret") {
+		t.Errorf("sign-up without the client secret: %v", err)
+	}
+	app, err := NewGitHubApp(signUp, secret(gh.ClientSecret))
+	if err != nil || !app.SignIn || !app.Client.HasOAuthClient() {
+		t.Fatalf("sign-up: %+v %v", app, err)
+	}
+	if cfg := withGitHub(httpapi.Config{}, app); cfg.SignIn == nil || !cfg.GitHubOAuth {
+		t.Errorf("the API is not given sign-in and the install flow: %+v", cfg)
 	}
 }
 
