@@ -35,6 +35,9 @@ func login(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
+	if strings.HasPrefix(token, "ksess_") {
+		return usageErr("that is a console session, which ends within 12 hours: make an API token on the console's organization page (or POST /auth/tokens) and log in with it")
+	}
 	c, err := client.New(*url, token, nil)
 	if err != nil {
 		return err

@@ -29,6 +29,11 @@ func TestCLILogin(t *testing.T) {
 		t.Fatal("a refused token was saved")
 	}
 
+	cliStdin = strings.NewReader("ksess_" + strings.Repeat("z", 40) + "\n")
+	if _, _, code, err := runKiln(t, onlyURL, "login"); code != 2 || !strings.Contains(err.Error(), "API token") {
+		t.Fatalf("login with a console session: exit %d (%v)", code, err)
+	}
+
 	cliStdin = strings.NewReader(w.token + "\n")
 	out, errOut, code, err := runKiln(t, noEnv, "login", "--url", w.svc.URL())
 	if code != 0 {
