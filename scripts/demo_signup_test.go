@@ -85,7 +85,9 @@ func TestDemoSignUp(t *testing.T) {
 	}
 	var linked struct {
 		OrganizationID      string
-		IntegrationSettings struct{ GitHub struct{ InstallationID string } }
+		IntegrationSettings struct {
+			GitHub struct{ InstallationID string }
+		}
 	}
 	call(t, http.MethodGet, setup.String(), "", "", http.StatusOK, &linked)
 	if linked.OrganizationID != org.ID || linked.IntegrationSettings.GitHub.InstallationID != "1" {
