@@ -10,6 +10,12 @@
 #   KILN_DEMO_DIR          where the demo keeps its binaries, data, engine and logs (default .demo)
 #   KILN_DEMO_PORT         kiln's port on 127.0.0.1 (default 8090)
 #   KILN_DEMO_GITHUB_PORT  the fake GitHub's port on 127.0.0.1 (default 9091)
+#   KILN_DEMO_SIGNUP       1: try sign-up in the console as a newcomer would: kiln serve gets
+#                          KILN_SIGNUP=github and the fake GitHub the App's OAuth client and its
+#                          install page; the script then prints the console steps (sign in with
+#                          GitHub, create an organization, link GitHub, add demo/shooter) instead
+#                          of the curl steps, which link the installation by id (refused once the
+#                          OAuth client is set). Unset or 0: the curl steps.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -17,6 +23,14 @@ GO=${GO:-go}
 dir=${KILN_DEMO_DIR:-.demo}
 port=${KILN_DEMO_PORT:-8090}
 ghport=${KILN_DEMO_GITHUB_PORT:-9091}
+signup=${KILN_DEMO_SIGNUP:-0}
+case $signup in
+0 | 1) ;;
+*)
+	echo "demo: KILN_DEMO_SIGNUP is 1 (sign-up in the console) or 0 (the curl steps), not \"$signup\"" >&2
+	exit 2
+	;;
+esac
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
@@ -67,7 +81,14 @@ rm -rf "$dir/engines/5.3"
 mkdir -p "$dir/engines/5.3"
 cp -R testdata/fake-engine/. "$dir/engines/5.3/"
 
-"$dir/bin/fakegithub" --addr "127.0.0.1:$ghport" --env "$dir/github.env" >"$dir/fakegithub.log" 2>&1 &
+fakegithub=(--addr "127.0.0.1:$ghport" --env "$dir/github.env")
+if ((signup)); then
+	# The App's OAuth client (sign-in, and the verified install flow), and its Setup URL: kiln's
+	# install callback, where the fake's install page sends the installer.
+	fakegithub+=(--oauth-client --setup-url "http://127.0.0.1:$port/integrations/github/callback")
+	export KILN_SIGNUP=github
+fi
+"$dir/bin/fakegithub" "${fakegithub[@]}" >"$dir/fakegithub.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do
 	[[ -s $dir/github.env ]] && break
@@ -95,7 +116,28 @@ $(tail -n 20 "$dir/kiln.log")"
 done
 [[ -n $token ]] || fail "kiln serve printed no token in 60 s; see $dir/kiln.log"
 
-cat <<STEPS
+if ((signup)); then
+	cat <<SIGNUP
+demo: kiln serves http://127.0.0.1:$port with sign-up open (data in $dir/data, log in $dir/kiln.log),
+      with a fake GitHub on 127.0.0.1:$ghport: installation 1 (account demo), repository demo/shooter,
+      and the GitHub account octo-dev to sign in with.
+
+The owner's API token: $token
+(it acts for the first organization, made at kiln's first start; a newcomer needs none)
+
+Sign up as a newcomer would, in a browser:
+  1. Open http://127.0.0.1:$port/console/ and choose "Sign in with GitHub"; on the fake GitHub's
+     page, continue as octo-dev.
+  2. On "Your account", create an organization.
+  3. On its Organization page, "Link GitHub": the fake GitHub's install page opens in a new tab;
+     choose "Install on demo". That tab comes back to kiln, which links the installation; close it.
+  4. On Projects, add the GitHub repository demo/shooter, then add a build setting (Linux,
+     Shipping, 5.3) and trigger a build.
+
+Ctrl-C here stops kiln and the fake GitHub (a build still running then fails as interrupted).
+SIGNUP
+else
+	cat <<STEPS
 demo: kiln serves http://127.0.0.1:$port (data in $dir/data, log in $dir/kiln.log),
       with a fake GitHub on 127.0.0.1:$ghport: installation 1, repository demo/shooter.
 
@@ -107,7 +149,7 @@ by id on the Organization page, then add demo/shooter on Projects). Or, in anoth
 # --- demo steps ---
 export KILN=http://127.0.0.1:$port TOKEN=$token
 STEPS
-cat <<'STEPS'
+	cat <<'STEPS'
 ( # a subshell: the first step that fails stops the steps, with the API's message
 set -euo pipefail
 # api METHOD PATH [BODY] prints the answer; an HTTP error prints the API's message and stops.
@@ -146,6 +188,7 @@ tar -tzf shooter.tar.gz
 
 Ctrl-C here stops kiln and the fake GitHub (a build still running then fails as interrupted).
 STEPS
+fi
 
 # Serve until Ctrl-C, or until one of them stops by itself.
 set +e

@@ -37,60 +37,14 @@ func TestDemo(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to find the processes the demo started")
 	}
-	port, ghPort := freePort(t), freePort(t)
-	demoDir := t.TempDir()
-	cmd := exec.Command("./demo.sh")
-	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+demoDir, "KILN_DEMO_PORT="+port, "KILN_DEMO_GITHUB_PORT="+ghPort,
-		"KILN_RATE_LIMIT=0") // any other setting reaches kiln serve
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, like a terminal's job
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped { // the test failed midway: stop the demo anyway
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
-	})
-
-	// Read what it prints up to the end of the steps.
-	printed := make(chan string, 1)
-	go func() {
-		var out strings.Builder
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			out.WriteString(sc.Text() + "\n")
-			if sc.Text() == "# --- end of demo steps ---" {
-				printed <- out.String()
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-		exited <- cmd.Wait()
-		close(printed)
-	}()
-	var out string
-	select {
-	case out = <-printed:
-	case <-time.After(5 * time.Minute):
-		t.Fatalf("the demo printed no steps in 5 minutes:\n%s", stderr.String())
-	}
-	if out == "" {
-		t.Fatalf("the demo ended before printing its steps:\n%s", stderr.String())
-	}
+	d := startDemo(t, "KILN_RATE_LIMIT=0") // any other setting reaches kiln serve
+	out, demoDir, pgid := d.out, d.dir, d.pgid
 	if !strings.Contains(out, "The owner's API token: kiln_") {
 		t.Fatalf("no owner token in:\n%s", out)
 	}
 	_, steps, ok := strings.Cut(out, "# --- demo steps ---\n")
-	if !ok {
+	steps, _, ok2 := strings.Cut(steps, "# --- end of demo steps ---\n")
+	if !ok || !ok2 {
 		t.Fatalf("no steps in:\n%s", out)
 	}
 
@@ -129,10 +83,85 @@ func TestDemo(t *testing.T) {
 	if env := readFile("/proc", strconv.Itoa(kilnPID), "environ"); !strings.Contains(env, "\x00KILN_RATE_LIMIT=0\x00") && !strings.HasPrefix(env, "KILN_RATE_LIMIT=0\x00") {
 		t.Error("KILN_RATE_LIMIT did not reach kiln serve")
 	}
+	d.interrupt(t)
+}
+
+// runningDemo is demo.sh started by a test, in a process group of its own, with what it printed
+// up to the end of its steps.
+type runningDemo struct {
+	out          string
+	dir          string // KILN_DEMO_DIR
+	port, ghPort string
+	pgid         int
+	exited       chan error
+	stderr       *syncBuffer
+	stopped      bool
+}
+
+// startDemo runs ./demo.sh with env added to the test's environment, on free ports and in a
+// temporary KILN_DEMO_DIR, and waits (up to 5 minutes: it compiles kiln) until it has printed
+// all it prints before serving: up to the line that says how to stop it. The test's end kills
+// whatever is left of it.
+func startDemo(t *testing.T, env ...string) *runningDemo {
+	t.Helper()
+	d := &runningDemo{port: freePort(t), ghPort: freePort(t), dir: t.TempDir(), exited: make(chan error, 1), stderr: &syncBuffer{}}
+	cmd := exec.Command("./demo.sh")
+	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+d.dir, "KILN_DEMO_PORT="+d.port, "KILN_DEMO_GITHUB_PORT="+d.ghPort)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, like a terminal's job
+	cmd.Stderr = d.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d.pgid = cmd.Process.Pid
+	t.Cleanup(func() {
+		if !d.stopped { // the test failed midway: stop the demo anyway
+			_ = syscall.Kill(-d.pgid, syscall.SIGKILL)
+		}
+	})
+
+	// Read what it prints up to how to stop it.
+	printed := make(chan string, 1)
+	go func() {
+		var out strings.Builder
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if strings.HasPrefix(sc.Text(), "Ctrl-C here stops") {
+				printed <- out.String()
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+		d.exited <- cmd.Wait()
+		close(printed)
+	}()
+	select {
+	case d.out = <-printed:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("the demo printed no steps in 5 minutes:\n%s", d.stderr.String())
+	}
+	if d.out == "" {
+		t.Fatalf("the demo ended before printing its steps:\n%s", d.stderr.String())
+	}
+	return d
+}
+
+// interrupt stops the demo as Ctrl-C does, and checks that it ends with status 0 and leaves
+// nothing running: no process, no listening port.
+func (d *runningDemo) interrupt(t *testing.T) {
+	t.Helper()
+	pgid, exited, stderr := d.pgid, d.exited, d.stderr
+	procs := group(t, pgid)
+	port, ghPort := d.port, d.ghPort
 
 	// Ctrl-C. A terminal sends SIGINT to the whole group; sending it to the script alone is the
 	// stricter check: the script itself must stop what it started.
-	stopped = true
+	d.stopped = true
 	if err := syscall.Kill(pgid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@
 // without a real GitHub App: one App, one installation ("demo") with a repository holding an
 // Unreal project, and one account ("octo-dev") to sign in with. It prints the settings that point
 // `kiln serve` at it (and, with --env FILE, writes them there for scripts such as `make demo`),
-// and serves until Ctrl-C.
+// and serves until Ctrl-C. With --setup-url, the App's install page sends the installer there, as
+// GitHub sends them to a GitHub App's Setup URL.
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -31,8 +33,14 @@ func main() {
 	envFile := flag.String("env", "", "also write the kiln settings to this file, as KEY='value' lines")
 	oauth := flag.Bool("oauth-client", false, "also write the App's OAuth client (KILN_GITHUB_CLIENT_ID, KILN_GITHUB_CLIENT_SECRET) "+
 		"to the --env file, for sign-in and the verified install flow (linking an installation by id is then refused)")
+	setupURL := flag.String("setup-url", "", "the App's Setup URL, where its install page sends the installer "+
+		"(kiln's $KILN_PUBLIC_URL/integrations/github/callback); without it the install page is refused")
 	flag.Parse()
 	if err := checkLoopback(*addr); err != nil {
+		fmt.Fprintln(os.Stderr, "fakegithub:", err)
+		os.Exit(2)
+	}
+	if err := checkSetupURL(*setupURL); err != nil {
 		fmt.Fprintln(os.Stderr, "fakegithub:", err)
 		os.Exit(2)
 	}
@@ -43,6 +51,7 @@ func main() {
 	p := &program{}
 	defer p.cleanup()
 	gh := githubtest.NewAt(p, *addr)
+	gh.SetupURL = *setupURL
 	gh.AddInstallation(demoInstallation, "demo")
 	gh.AddUser(demoUser)
 	repo := gh.AddRepo(demoInstallation, "demo/shooter", true, "main")
@@ -81,6 +90,9 @@ func main() {
 	}
 	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter),\n", demoInstallation)
 	fmt.Printf("and the GitHub account %s to sign in with (with the App's OAuth client set: --oauth-client).\n", demoUser.Login)
+	if gh.SetupURL != "" {
+		fmt.Printf("The App's install page, %sapps/%s/installations/new, sends the installer to %s.\n", gh.WebURL(), gh.AppSlug, gh.SetupURL)
+	}
 	fmt.Printf("Start kiln against it with:\n\n")
 	fmt.Printf("  export KILN_GITHUB_APP_ID=%d KILN_GITHUB_APP_KEY=%s \\\n", gh.AppID, keyPath)
 	fmt.Printf("         KILN_GITHUB_API_URL=%s KILN_GITHUB_WEB_URL=%s\n", gh.URL(), gh.WebURL())
@@ -101,6 +113,18 @@ func checkLoopback(addr string) error {
 	}
 	if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
 		return fmt.Errorf("--addr %q: must be a loopback address such as 127.0.0.1:9091", addr)
+	}
+	return nil
+}
+
+// checkSetupURL accepts no Setup URL, or an absolute http(s) URL.
+func checkSetupURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+		return fmt.Errorf("--setup-url %q: must be an absolute http(s) URL such as http://127.0.0.1:8090/integrations/github/callback", raw)
 	}
 	return nil
 }

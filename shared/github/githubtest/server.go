@@ -3,7 +3,8 @@
 // Repositories are real bare git repositories on disk, made and read with the git CLI.
 //
 // The API is served GitHub Enterprise style under URL() (".../api/v3/"); the web side (OAuth
-// web flow and token exchange, clone URLs "<server>/<owner>/<repo>.git") under WebURL().
+// web flow and token exchange, the App's install page, clone URLs "<server>/<owner>/<repo>.git")
+// under WebURL().
 package githubtest
 
 import (
@@ -37,6 +38,10 @@ const (
 	// RouteAuthorize its form, which sends the browser back with a code.
 	RouteAuthorizePage = "GET /login/oauth/authorize"
 	RouteAuthorize     = "POST /login/oauth/authorize"
+	// RouteInstallPage is the App's public install page (GitHub's "Install <App>"), and
+	// RouteInstall its form, which sends the browser to the App's Setup URL.
+	RouteInstallPage = "GET /apps/{slug}/installations/new"
+	RouteInstall     = "POST /apps/{slug}/installations/new"
 	// RouteGit covers every smart HTTP request under /{owner}/{repo}.git/.
 	RouteGit = "git"
 )
@@ -48,6 +53,10 @@ type Server struct {
 	PrivateKeyPEM []byte
 	ClientID      string
 	ClientSecret  string
+	// SetupURL is where the install page sends the installer after an install, as a GitHub App's
+	// Setup URL (an absolute http(s) URL); empty, the install page is refused. Set it before the
+	// page is used.
+	SetupURL string
 
 	clock     atomic.Pointer[func() time.Time]
 	treeLimit atomic.Int64
@@ -154,6 +163,8 @@ func NewAt(t TB, addr string) *Server {
 	s.handle(root, RouteOAuthToken, s.oauthToken)
 	s.handle(root, RouteAuthorizePage, s.authorizePage)
 	s.handle(root, RouteAuthorize, s.authorize)
+	s.handle(root, RouteInstallPage, s.installPage)
+	s.handle(root, RouteInstall, s.install)
 	s.handleAs(root, "/", RouteGit, s.serveGit)
 
 	s.http = httptest.NewUnstartedServer(root) // listens on 127.0.0.1
