@@ -139,10 +139,10 @@ var serveSettings = []setting{
 	checked(settings.GitHubAppID, func(c *Config) *string { return &c.GitHubAppID }),
 	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},
 	{"KILN_GITHUB_WEBHOOK_SECRET", "", "secret of GitHub webhook signatures (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubWebhookSecret })},
-	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id", str(func(c *Config) *string { return &c.GitHubClientID })},
+	shared(settings.GitHubClientID, func(c *Config) *string { return &c.GitHubClientID }),
 	{"KILN_GITHUB_CLIENT_SECRET", "", "the GitHub App's OAuth client secret (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubClientSecret })},
 	shared(settings.SignUp, func(c *Config) *bool { return &c.SignUp }),
-	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL", httpURL(func(c *Config) *string { return &c.GitHubWebURL })},
+	shared(settings.GitHubWebURL, func(c *Config) *string { return &c.GitHubWebURL }),
 	{"KILN_P4", "p4", "the Perforce command-line client", str(func(c *Config) *string { return &c.P4 })},
 	shared(settings.OutboundAllow, func(c *Config) *[]netip.Prefix { return &c.OutboundAllow }),
 	shared(settings.DeliveryAttempts, func(c *Config) *int { return &c.DeliveryAttempts }),
@@ -309,17 +309,6 @@ func commaList(v string) []string {
 		}
 	}
 	return out
-}
-
-func httpURL(field func(*Config) *string) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		base, err := settings.ParseHTTPBase(v)
-		if err != nil {
-			return err
-		}
-		*field(c) = base
-		return nil
-	}
 }
 
 // authCacheTTL is how long a resolved API token is reused. Revocations and organization changes

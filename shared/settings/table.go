@@ -56,6 +56,13 @@ var (
 		"github: anyone may sign in to the console with GitHub (the App's OAuth client) and create organizations on the free plan; " +
 			"off: people join by an operator or an invitation and sign in with API tokens",
 		KindSignUp, Serve | Lambdas}, ParseSignUp}
+	GitHubClientID = Setting[string]{Row{"KILN_GITHUB_CLIENT_ID", "",
+		"the GitHub App's OAuth client id: GitHub sign-in (KILN_SIGNUP=github) and the verified install flow; its secret is " +
+			"KILN_GITHUB_CLIENT_SECRET (kiln serve) or \"clientSecret\" in KILN_GITHUB_SECRET_ARN (AWS)",
+		KindText, Serve | Lambdas}, text}
+	GitHubWebURL = Setting[string]{Row{"KILN_GITHUB_WEB_URL", "https://github.com/",
+		"GitHub web base URL (the install page, sign-in and the OAuth token exchange)",
+		KindHTTPBase, Serve | Lambdas}, ParseHTTPBase}
 	GitHubAppID = Setting[int64]{Row{"KILN_GITHUB_APP_ID", "",
 		"the GitHub App's id",
 		KindAppID, Serve | Lambdas}, ParseAppID}
@@ -66,7 +73,7 @@ var (
 // KILN_DATA, the sandbox's and the build limits) are in its own table, shared/app/config.go.
 var Table = []Row{
 	PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
-	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row, SignUp.Row,
+	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row, SignUp.Row, GitHubClientID.Row, GitHubWebURL.Row,
 
 	{"KILN_DYNAMODB_TABLE", "", "the DynamoDB table (required)", KindOwn, Lambdas},
 	{"KILN_MASTER_KEY_SECRET_ARN", "", "the Secrets Manager secret holding the master key (required)", KindOwn, Lambdas},
@@ -74,8 +81,6 @@ var Table = []Row{
 	{"KILN_DELIVERY_QUEUE_URL", "", "the SQS queue of delivery attempts (required by schedule and deliver)", KindOwn, Lambdas},
 	{"KILN_GITHUB_APP_SLUG", "", "the GitHub App's slug", KindOwn, Lambdas},
 	{"KILN_GITHUB_SECRET_ARN", "", "the Secrets Manager secret holding the GitHub App's {\"privateKey\",\"webhookSecret\"} and, for KILN_SIGNUP=github, \"clientSecret\"", KindOwn, Lambdas},
-	{"KILN_GITHUB_CLIENT_ID", "", "the GitHub App's OAuth client id, for KILN_SIGNUP=github", KindOwn, Lambdas},
-	{"KILN_GITHUB_WEB_URL", "https://github.com/", "GitHub web base URL (sign-in)", KindOwn, Lambdas},
 	{"KILN_STATE_MACHINE_ARN", "", "the builds' state machine; unset: builds do not run", KindOwn, Lambdas},
 	{"KILN_HOST_PROJECT", "", "the CodeBuild project of the Linux build hosts", KindOwn, Lambdas},
 	{"KILN_HOST_IMAGES", "", "JSON object of engine version to build host image", KindOwn, Lambdas},

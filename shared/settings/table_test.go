@@ -30,6 +30,7 @@ func TestTableRows(t *testing.T) {
 		Plans.Name: discard(Plans), ArtifactRetention.Name: discard(ArtifactRetention), DeliveryAttempts.Name: discard(DeliveryAttempts),
 		DeliveryBackoff.Name: discard(DeliveryBackoff), BuildTimeout.Name: discard(BuildTimeout), GitHubAPIURL.Name: discard(GitHubAPIURL),
 		GitHubAppID.Name: discard(GitHubAppID), CacheMaxPerOrg.Name: discard(CacheMaxPerOrg), SignUp.Name: discard(SignUp),
+		GitHubClientID.Name: discard(GitHubClientID), GitHubWebURL.Name: discard(GitHubWebURL),
 	}
 	shared := 0
 	for _, r := range Table {

@@ -42,11 +42,11 @@ func loadGitHubConfig(getenv func(string) string) (GitHubConfig, error) {
 	if c.AppID, err = settings.GitHubAppID.Read(getenv); err != nil {
 		return c, err
 	}
-	c.ClientID, c.WebURL = getenv("KILN_GITHUB_CLIENT_ID"), getenv("KILN_GITHUB_WEB_URL")
-	if c.WebURL != "" {
-		if _, err := settings.ParseHTTPBase(c.WebURL); err != nil {
-			return c, fmt.Errorf("KILN_GITHUB_WEB_URL: %w", err)
-		}
+	if c.ClientID, err = settings.GitHubClientID.Read(getenv); err != nil {
+		return c, err
+	}
+	if c.WebURL, err = settings.GitHubWebURL.Read(getenv); err != nil {
+		return c, err
 	}
 	if c.SignUp, err = settings.SignUp.Read(getenv); err != nil {
 		return c, err
