@@ -57,8 +57,8 @@ var (
 			"off: people join by an operator or an invitation and sign in with API tokens",
 		KindSignUp, Serve | Lambdas}, ParseSignUp}
 	GitHubClientID = Setting[string]{Row{"KILN_GITHUB_CLIENT_ID", "",
-		"the GitHub App's OAuth client id: GitHub sign-in (KILN_SIGNUP=github) and the verified install flow; its secret is " +
-			"KILN_GITHUB_CLIENT_SECRET (kiln serve) or \"clientSecret\" in KILN_GITHUB_SECRET_ARN (AWS)",
+		"the GitHub App's OAuth client id: GitHub sign-in (KILN_SIGNUP=github) and the verified install flow " +
+			"(its secret on kiln serve: KILN_GITHUB_CLIENT_SECRET; on AWS: \"clientSecret\" in the App's secret)",
 		KindText, Serve | Lambdas}, text}
 	GitHubWebURL = Setting[string]{Row{"KILN_GITHUB_WEB_URL", "https://github.com/",
 		"GitHub web base URL (the install page, sign-in and the OAuth token exchange)",
