@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// principalCache keeps resolved principals for a short time, so a busy client does not cost
+// principalCache keeps the principals of API tokens (never of sessions) for a short time, so a busy client does not cost
 // three store reads per request. Changes made through this process (a revoked token, an edited
 // organization) are forgotten at once; changes made elsewhere (another Lambda instance) show
 // within the cache's time to live.

@@ -30,14 +30,6 @@ func (p *Principal) CredentialKey() string {
 	return "token:" + p.Token.ID
 }
 
-// expired reports whether the credential used has expired at now.
-func (p *Principal) expired(now time.Time) bool {
-	if p.Session != nil {
-		return p.Session.Expired(now)
-	}
-	return p.Token.Expired(now)
-}
-
 // ErrNoOrganization is the answer to a session that acts for no organization when the request
 // needs one.
 func ErrNoOrganization() error {
@@ -73,28 +65,26 @@ type TokenStore interface {
 type Authenticator struct {
 	Store TokenStore
 	Now   func() time.Time
-	// CacheTTL is how long a resolved token is reused without asking the store; 0 turns the
-	// cache off.
+	// CacheTTL is how long a resolved API token is reused without asking the store (sessions
+	// are always read); 0 turns the cache off.
 	CacheTTL time.Duration
 	cache    principalCache
 }
 
 // ForgetToken drops a token from the cache (it was revoked).
 func (a *Authenticator) ForgetToken(tokenID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Token != nil && p.Token.ID == tokenID })
+	a.cache.forget(func(p *Principal) bool { return p.Token.ID == tokenID })
 }
 
-// ForgetUser drops a user's tokens and sessions in an organization from the cache (a revocation
-// that takes the tokens created from the revoked one with it, a removal, a role change).
+// ForgetUser drops a user's tokens in an organization from the cache (a revocation that takes the
+// tokens created from the revoked one with it, a removal, a role change).
 func (a *Authenticator) ForgetUser(orgID, userID string) {
-	a.cache.forget(func(p *Principal) bool {
-		return p.Organization != nil && p.Organization.ID == orgID && p.Member.User.ID == userID
-	})
+	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID && p.Member.User.ID == userID })
 }
 
 // ForgetOrganization drops an organization's principals from the cache (it changed).
 func (a *Authenticator) ForgetOrganization(orgID string) {
-	a.cache.forget(func(p *Principal) bool { return p.Organization != nil && p.Organization.ID == orgID })
+	a.cache.forget(func(p *Principal) bool { return p.Organization.ID == orgID })
 }
 
 var errInvalidToken = kiln.Errorf(kiln.EInvalidToken, "the bearer token is missing, malformed, unknown, expired or revoked")
@@ -116,7 +106,7 @@ func (a *Authenticator) Resolve(ctx context.Context, secret string) (*Principal,
 		return a.resolveSession(ctx, hash, now)
 	}
 	if a.CacheTTL > 0 {
-		if p := a.cache.get(hash, now); p != nil && !p.expired(now) {
+		if p := a.cache.get(hash, now); p != nil && !p.Token.Expired(now) {
 			return p, nil
 		}
 	}

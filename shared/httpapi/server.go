@@ -235,9 +235,21 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // apiHandler is an authenticated handler; a returned error is written as the envelope.
 type apiHandler func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error
 
-// authed resolves the bearer token, applies the caller's rate limit, and checks that the caller's
-// role allows the action, before calling h.
+// authed wraps a handler whose caller must act for an organization in a role that allows the
+// action: signedIn, then the role check.
 func (s *Server) authed(action kiln.Action, h apiHandler) http.Handler {
+	return s.signedIn(func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+		if err := p.Require(action); err != nil {
+			return err
+		}
+		return h(w, r, p)
+	})
+}
+
+// signedIn resolves the bearer token or session and applies the caller's rate limit before
+// calling h; it asks for no organization or role (who am I, sessions, switching, creating an
+// organization).
+func (s *Server) signedIn(h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
 		p, err := s.authenticate(r)
@@ -253,24 +265,11 @@ func (s *Server) authed(action kiln.Action, h apiHandler) http.Handler {
 		if !s.rateLimit(w, r, p.CredentialKey(), now) {
 			return
 		}
-		if action != actSignedIn {
-			if err := p.Require(action); err != nil {
-				writeError(w, r, err)
-				return
-			}
-		}
 		if err := h(w, r, p); err != nil {
 			writeError(w, r, err)
 		}
 	})
 }
-
-// actSignedIn is the "action" of the routes any signed-in caller may use, whether or not a
-// session acts for an organization: who am I, sessions, switching, creating an organization.
-const actSignedIn kiln.Action = "signed-in"
-
-// signedIn wraps a handler that needs a caller but no organization or role.
-func (s *Server) signedIn(h apiHandler) http.Handler { return s.authed(actSignedIn, h) }
 
 func (s *Server) authenticate(r *http.Request) (*auth.Principal, error) {
 	secret, ok := bearerToken(r)
