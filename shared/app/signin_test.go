@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -295,6 +296,15 @@ func TestSessions(t *testing.T) {
 	if me := w.do(t, "GET", "/auth/me", eve, nil); me.Status != 200 || me.Body["organization"] != nil || len(me.Body["organizations"].([]any)) != 1 {
 		t.Fatalf("after leaving: %d %s", me.Status, me.Raw)
 	}
+
+	// One person creates and owns at most 10 organizations.
+	grace := signIn(t, w, "grace")
+	for i := range 10 {
+		if r := w.do(t, "POST", "/organizations", grace, map[string]any{"name": "Grace " + strconv.Itoa(i)}); r.Status != http.StatusCreated {
+			t.Fatalf("Grace's organization %d: %d %s", i, r.Status, r.Raw)
+		}
+	}
+	wantError(t, w.do(t, "POST", "/organizations", grace, map[string]any{"name": "One too many"}), 409, "invalid_state")
 
 	// Signing out: the current session ends.
 	if r := w.do(t, "DELETE", "/auth/sessions/"+field(t, list[0], "id"), second, nil); r.Status != 204 {

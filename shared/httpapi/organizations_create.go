@@ -32,13 +32,13 @@ func (s *Server) createOrganization(w http.ResponseWriter, r *http.Request, p *a
 		return err
 	}
 	ctx := r.Context()
-	belongs, err := s.belongsTo(ctx, p.Session.UserID)
+	memberships, err := s.users.ListMemberships(ctx, p.Session.UserID)
 	if err != nil {
 		return err
 	}
 	owned := 0
-	for _, b := range belongs {
-		if b.Role == string(kiln.RoleOwner) {
+	for _, m := range memberships {
+		if m.Role == kiln.RoleOwner {
 			owned++
 		}
 	}
