@@ -1,18 +1,18 @@
 // Sign in with GitHub: the console makes a state, keeps it in this tab, and sends the browser to
 // GitHub through the API; GitHub sends it back to /console/signin/github with a code and the state,
 // and the console trades the code for a session only if the state is the one it made.
-import {token, forgetMe, ApiError} from './api.js';
+import {api, token, forgetMe} from './api.js';
 import {h, put} from './dom.js';
 
 const STATE = 'kiln.signin.state', NEXT = 'kiln.signin.next';
 export const CALLBACK = '/console/signin/github';
 
 let methodsCache = null;
-// methods is GET /auth/methods: {github, token}.
+// methods is GET /auth/methods: {github, token}; should it fail, the token form alone.
 export function methods() {
   if (!methodsCache) {
-    methodsCache = fetch('/auth/methods', {headers: {Accept: 'application/json'}, cache: 'no-store', credentials: 'omit'})
-      .then(r => r.ok ? r.json() : {github: false, token: true}).catch(() => { methodsCache = null; return {github: false, token: true}; });
+    methodsCache = api('GET', '/auth/methods', null, null, {anonymous: true})
+      .catch(() => { methodsCache = null; return {github: false, token: true}; });
   }
   return methodsCache;
 }
@@ -45,10 +45,7 @@ export async function finish(main, ctx) {
   if (!want || q.get('state') !== want || !q.get('code')) {
     throw new Error('This sign-in was not started in this browser tab, or was already used; sign in again.');
   }
-  const resp = await fetch('/auth/github/session', {method: 'POST', cache: 'no-store', credentials: 'omit',
-    headers: {'Content-Type': 'application/json', Accept: 'application/json'}, body: JSON.stringify({code: q.get('code')})});
-  const body = await resp.json().catch(() => ({}));
-  if (!resp.ok) throw new ApiError(resp.status, body, resp.headers.get('X-Request-Id'));
+  const body = await api('POST', '/auth/github/session', {code: q.get('code')}, null, {anonymous: true});
   token.set(body.token);
   forgetMe();
   return next;
