@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -122,8 +121,7 @@ func checkSetupURL(raw string) error {
 	if raw == "" {
 		return nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+	if _, ok := githubtest.CallbackURL(raw); !ok {
 		return fmt.Errorf("--setup-url %q: must be an absolute http(s) URL such as http://127.0.0.1:8090/integrations/github/callback", raw)
 	}
 	return nil

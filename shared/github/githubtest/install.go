@@ -47,8 +47,8 @@ func (s *Server) installApp(w http.ResponseWriter, r *http.Request) (*url.URL, b
 		errorPage(w, http.StatusNotFound, "Not Found")
 		return nil, false
 	}
-	setup, err := url.Parse(s.SetupURL)
-	if s.SetupURL == "" || err != nil || (setup.Scheme != "http" && setup.Scheme != "https") || setup.Host == "" {
+	setup, ok := CallbackURL(s.SetupURL)
+	if !ok {
 		errorPage(w, http.StatusNotFound, "This GitHub App has no Setup URL configured: installing it would lead nowhere.")
 		return nil, false
 	}
@@ -95,8 +95,7 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 	in := s.insts[id]
 	var code string
 	if err == nil && in != nil {
-		code = randomHex(10)
-		s.codes[code] = userGrant{token: "ghu_" + randomHex(18), ids: []int64{id}, expires: s.now().Add(codeLifetime)}
+		code = s.issueCodeLocked(userGrant{ids: []int64{id}})
 	}
 	s.mu.Unlock()
 	if code == "" {

@@ -71,11 +71,7 @@ func TestInstallRedirectsToTheSetupURLWithASingleUseCode(t *testing.T) {
 	s.AddInstallation(1, "demo")
 	s.AddInstallation(2, "elsewhere")
 	form := url.Values{"state": {"signed.state"}, "installation_id": {"2"}}
-	resp, err := noRedirects(s).PostForm(s.WebURL()+"apps/kiln-test/installations/new", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := postForm(t, s, "apps/kiln-test/installations/new", form)
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("status %d, want 302", resp.StatusCode)
 	}
@@ -115,11 +111,7 @@ func TestInstallRedirectsToTheSetupURLWithASingleUseCode(t *testing.T) {
 		{"not a number", "apps/kiln-test/installations/new", "two"},
 		{"another App", "apps/another-app/installations/new", "2"},
 	} {
-		resp, err := noRedirects(s).PostForm(s.WebURL()+tc.path, url.Values{"state": {"s"}, "installation_id": {tc.installation}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := postForm(t, s, tc.path, url.Values{"state": {"s"}, "installation_id": {tc.installation}})
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: status %d, want 404", tc.name, resp.StatusCode)
 		}
@@ -141,12 +133,7 @@ func TestInstallWithoutASetupURLIsRefused(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "no Setup URL") {
 			t.Errorf("SetupURL %q: the page answered %d, want 404 saying there is no Setup URL:\n%s", setup, resp.StatusCode, body)
 		}
-		resp, err = noRedirects(s).PostForm(s.WebURL()+"apps/kiln-test/installations/new",
-			url.Values{"state": {"x"}, "installation_id": {"1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp = postForm(t, s, "apps/kiln-test/installations/new", url.Values{"state": {"x"}, "installation_id": {"1"}})
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Location") != "" {
 			t.Errorf("SetupURL %q: the form answered %d (Location %q), want 404", setup, resp.StatusCode, resp.Header.Get("Location"))
 		}

@@ -70,9 +70,25 @@ func (s *Server) signInCodeLocked(login string) (string, bool) {
 	if u == nil {
 		return "", false
 	}
+	return s.issueCodeLocked(userGrant{userID: u.ID}), true
+}
+
+// issueCodeLocked makes a single-use web flow code, valid for codeLifetime, whose exchange gives
+// a fresh user access token (ghu_...) with g's user and installations; the caller holds s.mu.
+func (s *Server) issueCodeLocked(g userGrant) string {
 	code := randomHex(10)
-	s.codes[code] = userGrant{token: "ghu_" + randomHex(18), userID: u.ID, expires: s.now().Add(codeLifetime)}
-	return code, true
+	g.token, g.expires = "ghu_"+randomHex(18), s.now().Add(codeLifetime)
+	s.codes[code] = g
+	return code
+}
+
+// CallbackURL parses a URL GitHub may send a browser back to: absolute http(s), no fragment.
+func CallbackURL(raw string) (*url.URL, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+		return nil, false
+	}
+	return u, true
 }
 
 var authorizePage = template.Must(template.New("authorize").Parse(`<!DOCTYPE html>
@@ -116,8 +132,8 @@ func (s *Server) parseAuthorize(w http.ResponseWriter, v url.Values) (*authorize
 		errorPage(w, http.StatusNotFound, "Not Found")
 		return nil, false
 	}
-	u, err := url.Parse(req.RedirectURI)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+	u, ok := CallbackURL(req.RedirectURI)
+	if !ok {
 		errorPage(w, http.StatusBadRequest, "The redirect_uri is not associated with this application.")
 		return nil, false
 	}

@@ -15,11 +15,18 @@ var octo = User{Login: "octo-dev", Name: "Octo Dev", Emails: []Email{
 	{Address: "octo@example.com", Primary: true, Verified: true},
 }}
 
-// noRedirects is the server's client that hands back redirects instead of following them.
-func noRedirects(s *Server) *http.Client {
+// postForm posts a form to a path of the web side without following a redirect, and answers
+// the response (its body closed: status and headers remain).
+func postForm(t *testing.T, s *Server, path string, form url.Values) *http.Response {
+	t.Helper()
 	c := *s.Client()
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &c
+	resp, err := c.PostForm(s.WebURL()+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 func TestAuthorizePage(t *testing.T) {
@@ -84,11 +91,7 @@ func TestAuthorizeRedirectsWithASingleUseCode(t *testing.T) {
 	id := s.AddUser(octo)
 	form := url.Values{"client_id": {s.ClientID}, "redirect_uri": {"http://127.0.0.1:1/callback?from=console"},
 		"state": {"signed.state"}, "login": {"octo-dev"}}
-	resp, err := noRedirects(s).PostForm(s.WebURL()+"login/oauth/authorize", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := postForm(t, s, "login/oauth/authorize", form)
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("status %d, want 302", resp.StatusCode)
 	}
@@ -129,11 +132,7 @@ func TestAuthorizeRedirectsWithASingleUseCode(t *testing.T) {
 			v.Set(k, form.Get(k))
 		}
 		tc.change(v)
-		resp, err := noRedirects(s).PostForm(s.WebURL()+"login/oauth/authorize", v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := postForm(t, s, "login/oauth/authorize", v)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: status %d, want 404", tc.name, resp.StatusCode)
 		}
