@@ -214,13 +214,11 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, now time.Time) e
 		return err
 	}
 	s.recordAccepted(r, inv, m, now)
-	o := orgSummary(org)
-	writeJSON(w, http.StatusCreated, acceptedBody{
-		meBody: meBody{User: userBody{ID: m.User.ID, Email: m.User.Email, Name: m.User.Name},
-			Organization: &o, Membership: &membershipBody{Role: string(m.Role)},
-			Organizations: []belongsBody{{orgSummaryBody: o, Role: string(m.Role)}}},
-		Token: secret,
-	})
+	me, err := s.me(r.Context(), &auth.Principal{Organization: org, Member: m})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, acceptedBody{meBody: me, Token: secret})
 	return nil
 }
 

@@ -55,9 +55,19 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request, p *auth.Principal
 }
 
 func (s *Server) writeMe(w http.ResponseWriter, r *http.Request, p *auth.Principal, status int) error {
-	belongs, err := s.belongsTo(r.Context(), p.Member.User.ID)
+	body, err := s.me(r.Context(), p)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, status, body)
+	return nil
+}
+
+// me describes the caller p as GET /auth/me answers.
+func (s *Server) me(ctx context.Context, p *auth.Principal) (meBody, error) {
+	belongs, err := s.belongsTo(ctx, p.Member.User.ID)
+	if err != nil {
+		return meBody{}, err
 	}
 	u := p.Member.User
 	body := meBody{User: userBody{ID: u.ID, Email: u.Email, Name: u.Name}, Organizations: belongs}
@@ -74,8 +84,7 @@ func (s *Server) writeMe(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		sb := renderSession(p.Session, p.Session.ID)
 		body.Session = &sb
 	}
-	writeJSON(w, status, body)
-	return nil
+	return body, nil
 }
 
 // belongsTo lists the organizations a user belongs to, oldest membership first. An organization
