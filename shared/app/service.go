@@ -121,9 +121,9 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 	apiCfg.GitHubWebhookSecret = cfg.GitHubWebhookSecret
 	apiCfg.Engines = engines.Dir{Path: cfg.Engines}
 	apiCfg.BuildTimeLimit = cfg.BuildTimeout
-	apiCfg.GitHubOAuth = cfg.GitHubClientID != ""
 	if gh != nil {
 		apiCfg.GitHub = gh
+		apiCfg.GitHubOAuth = gh.HasOAuthClient() // as in AWS: installations then link through the install flow
 		if cfg.SignUp {
 			apiCfg.SignIn = gh
 		}

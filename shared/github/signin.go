@@ -95,12 +95,12 @@ func noVerifiedEmail() *kiln.Error {
 		"email", "GitHub has no verified primary email address for this account")
 }
 
-// oauthConfigured reports whether the App's OAuth client (id and secret) is set, which sign-in
-// and the install flow need.
 // HasOAuthClient reports whether the App's OAuth client is configured: the install flow and
 // sign-in need it.
 func (c *Client) HasOAuthClient() bool { return c.oauthConfigured() == nil }
 
+// oauthConfigured is nil when the App's OAuth client (id and secret) is set, else the error
+// sign-in and the install flow answer.
 func (c *Client) oauthConfigured() error {
 	if c.cfg.ClientID == "" || c.cfg.ClientSecret == "" {
 		return errors.New("github: the App's OAuth client is not configured")
