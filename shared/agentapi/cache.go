@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -42,14 +43,14 @@ func (s *Server) cacheLatest(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil {
 		return err
 	}
-	e, ok, err := s.Caches.Latest(r.Context(), key)
+	e, from, ok, err := s.Caches.LatestFor(r.Context(), b, s.projectOf(r.Context(), b, key))
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return noCache(b)
 	}
-	out := CacheEntry{BuildID: e.BuildID, Size: e.Size}
+	out := CacheEntry{BuildID: e.BuildID, Size: e.Size, Ref: from.Ref}
 	if p, ok := s.Uploads.(artifacts.Presigner); ok {
 		out.URL, err = p.PresignGet(r.Context(), e.ObjectKey, e.BuildID+".tar.zst", artifacts.MaxPresignLifetime)
 		if kiln.IsCode(err, kiln.ENotFound) {
@@ -66,6 +67,39 @@ func (s *Server) cacheLatest(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// projectOf is the build's project, for its base key (buildcache.BaseKey); nil when it cannot be
+// read, and the build then restores only its own key's cache.
+func (s *Server) projectOf(ctx context.Context, b *kiln.Build, key buildcache.Key) *kiln.Project {
+	p, err := s.Store.GetProject(ctx, b.OrganizationID, b.ProjectID)
+	if err != nil {
+		s.log().WarnContext(ctx, "read the project for its default branch's build cache", slog.String("build_id", b.ID),
+			slog.String("key", key.Prefix()), slog.String("error", err.Error()))
+		return nil
+	}
+	return p
+}
+
+// openCache opens the cache that build saved: of the build's own key, else of its base key (the
+// only two a build may restore).
+func (s *Server) openCache(ctx context.Context, b *kiln.Build, key buildcache.Key, saver string) (artifacts.Object, error) {
+	objectKey, err := buildcache.ObjectKey(key, saver)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.Artifacts.Open(ctx, objectKey)
+	if !kiln.IsCode(err, kiln.ENotFound) {
+		return obj, err
+	}
+	base, ok := buildcache.BaseKey(b, s.projectOf(ctx, b, key))
+	if !ok {
+		return nil, err
+	}
+	if objectKey, err = buildcache.ObjectKey(base, saver); err != nil {
+		return nil, err
+	}
+	return s.Artifacts.Open(ctx, objectKey)
 }
 
 func noCache(b *kiln.Build) error {
@@ -85,12 +119,8 @@ func (s *Server) cacheObject(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if s.Artifacts == nil {
 		return kiln.Errorf(kiln.EServiceUnavailable, "this service has no storage build hosts can restore caches from")
 	}
-	objectKey, err := buildcache.ObjectKey(key, r.PathValue("build"))
-	if err != nil {
-		return noCache(b)
-	}
-	obj, err := s.Artifacts.Open(r.Context(), objectKey)
-	if kiln.IsCode(err, kiln.ENotFound) || errors.Is(err, artifacts.ErrInvalidKey) {
+	obj, err := s.openCache(r.Context(), b, key, r.PathValue("build"))
+	if kiln.IsCode(err, kiln.ENotFound) || errors.Is(err, artifacts.ErrInvalidKey) || errors.Is(err, buildcache.ErrInvalidKey) {
 		return noCache(b) // replaced by a newer one since listed
 	}
 	if err != nil {

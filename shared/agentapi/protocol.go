@@ -197,9 +197,12 @@ type CompleteUploadRequest struct {
 // derives from the build: a host reaches its own organization's caches only), saved by BuildID,
 // Size compressed bytes. URL is a presigned GET of it, valid for minutes; when Stream is true the
 // service has no presigned URLs and the host fetches it with GET /host/v1/cache/{buildId}
-// through the service instead. No cache is not_found (404).
+// through the service instead. Ref is the branch (or stream) of the cache's key: the build's own,
+// or, when that has no cache yet, its project's default one, which the host restores read-only.
+// No cache is not_found (404).
 type CacheEntry struct {
 	BuildID string `json:"buildId"`
+	Ref     string `json:"ref,omitempty"`
 	Size    int64  `json:"size"`
 	URL     string `json:"url,omitempty"`
 	Stream  bool   `json:"stream,omitempty"`

@@ -127,7 +127,7 @@ func TestRoundTripKeepsFilesModesAndTimes(t *testing.T) {
 	}
 	dirs := []string{"Intermediate", "DerivedDataCache", "Missing"}
 	var buf bytes.Buffer
-	wst, err := Write(t.Context(), &buf, src, dirs)
+	wst, err := Write(t.Context(), &buf, opened(t, src), dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestRoundTripKeepsFilesModesAndTimes(t *testing.T) {
 		{name: "Intermediate/stale.o", mode: 0o644, modTime: t1, data: []byte("stale")},
 		{name: "Source/Game.cpp", mode: 0o644, modTime: t2, data: []byte("source")},
 	})
-	rst, err := Read(t.Context(), &buf, dst, dirs)
+	rst, err := Read(t.Context(), &buf, opened(t, dst), dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestReadRefusesUnsafeEntries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			parent, root := newProject(t)
 			archive := rawArchive(t, []entry{ok, tc.entry})
-			_, err := Read(t.Context(), bytes.NewReader(archive), root, DefaultDirs)
+			_, err := Read(t.Context(), bytes.NewReader(archive), opened(t, root), DefaultDirs)
 			if err == nil {
 				t.Fatal("Read accepted the archive")
 			}
@@ -288,7 +288,7 @@ func TestReadRefusesBrokenArchives(t *testing.T) {
 		{name: "DerivedDataCache/c.udd", mode: 0o644, modTime: t1, data: randomBytes(300_000, 3)},
 	})
 	var buf bytes.Buffer
-	if _, err := Write(t.Context(), &buf, src, DefaultDirs); err != nil {
+	if _, err := Write(t.Context(), &buf, opened(t, src), DefaultDirs); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
@@ -313,7 +313,7 @@ func TestReadRefusesBrokenArchives(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			parent, root := newProject(t)
-			if _, err := Read(t.Context(), bytes.NewReader(tc.data), root, DefaultDirs); err == nil {
+			if _, err := Read(t.Context(), bytes.NewReader(tc.data), opened(t, root), DefaultDirs); err == nil {
 				t.Fatal("Read accepted the archive")
 			}
 			wantCold(t, parent, root)
@@ -321,7 +321,7 @@ func TestReadRefusesBrokenArchives(t *testing.T) {
 	}
 	// The intact archive restores.
 	_, root := newProject(t)
-	if _, err := Read(t.Context(), bytes.NewReader(good), root, DefaultDirs); err != nil {
+	if _, err := Read(t.Context(), bytes.NewReader(good), opened(t, root), DefaultDirs); err != nil {
 		t.Fatalf("intact archive: %v", err)
 	}
 }
@@ -339,20 +339,14 @@ func TestBadDirs(t *testing.T) {
 		{"Saved", "Saved/Cache"},
 	} {
 		root := t.TempDir()
-		if _, err := Write(t.Context(), io.Discard, root, dirs); err == nil {
+		if _, err := Write(t.Context(), io.Discard, opened(t, root), dirs); err == nil {
 			t.Errorf("Write with dirs %q succeeded", dirs)
 		}
-		if _, err := Read(t.Context(), bytes.NewReader(nil), root, dirs); err == nil {
+		if _, err := Read(t.Context(), bytes.NewReader(nil), opened(t, root), dirs); err == nil {
 			t.Errorf("Read with dirs %q succeeded", dirs)
 		}
 		if _, err := New(nil, dirs); dirs != nil && err == nil {
 			t.Errorf("New with dirs %q succeeded", dirs)
 		}
-	}
-}
-
-func TestWriteNoProject(t *testing.T) {
-	if _, err := Write(t.Context(), io.Discard, filepath.Join(t.TempDir(), "nope"), DefaultDirs); err == nil {
-		t.Error("Write of a missing project directory succeeded")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 // childEnv (the archive) and childRootEnv (where to restore it) make the test binary restore an
@@ -33,7 +35,13 @@ func restoreChild(archive, root string) int {
 		return 1
 	}
 	defer f.Close()
-	st, err := Read(context.Background(), f, root, DefaultDirs)
+	dir, err := nofollow.Open(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer dir.Close()
+	st, err := Read(context.Background(), f, dir, DefaultDirs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -63,7 +71,7 @@ func BenchmarkRestorePeakMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Write(b.Context(), f, src, DefaultDirs); err != nil {
+	if _, err := Write(b.Context(), f, opened(b, src), DefaultDirs); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -115,7 +115,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Write(b.Context(), f, src, DefaultDirs); err != nil {
+		if _, err := Write(b.Context(), f, opened(b, src), DefaultDirs); err != nil {
 			b.Fatal(err)
 		}
 		if err := f.Close(); err != nil {
@@ -129,7 +129,7 @@ func BenchmarkSaveRestore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Read(b.Context(), f, dst, DefaultDirs); err != nil {
+		if _, err := Read(b.Context(), f, opened(b, dst), DefaultDirs); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()

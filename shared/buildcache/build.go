@@ -1,10 +1,8 @@
 package buildcache
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 // KeyOf is the key of the cache a build restores and saves: its organization, project, branch
@@ -14,12 +12,8 @@ func KeyOf(b *kiln.Build) Key {
 	return Key{Org: b.OrganizationID, Project: b.ProjectID, Ref: b.Branch, Platform: string(b.Platform), Engine: b.UEVersion}
 }
 
-// RemoveDirs removes the directories dirs of root (a cold build starts without them).
-func RemoveDirs(root string, dirs []string) error {
-	for _, d := range dirs {
-		if err := os.RemoveAll(filepath.Join(root, d)); err != nil {
-			return err
-		}
-	}
-	return nil
+// RemoveDirs removes the directories dirs of the project directory root (a cold build starts
+// without them). Nothing is followed: a listed directory that is a link loses the link only.
+func RemoveDirs(root *nofollow.Dir, dirs []string) error {
+	return removeDirs(root, dirs)
 }

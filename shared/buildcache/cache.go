@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 var (
@@ -109,7 +110,7 @@ func (c *Cache) Latest(ctx context.Context, key Key) (Entry, bool, error) {
 // An error means the build runs cold: ErrNoCache when there is none, or why the cache could not
 // be listed or opened (in both cases the directories are left as they are), or why it could not
 // be read (the directories are then removed, see Read).
-func (c *Cache) Restore(ctx context.Context, key Key, root string) (Entry, Stats, error) {
+func (c *Cache) Restore(ctx context.Context, key Key, root *nofollow.Dir) (Entry, Stats, error) {
 	e, ok, err := c.Latest(ctx, key)
 	if err != nil {
 		return Entry{}, Stats{}, err
@@ -134,7 +135,7 @@ func (c *Cache) Restore(ctx context.Context, key Key, root string) (Entry, Stats
 
 // Save stores the cached directories of the project in root as the cache of key saved by build
 // buildID, then removes the older caches of key (Saved). Call it after a successful build.
-func (c *Cache) Save(ctx context.Context, key Key, buildID string, root string) (Entry, Stats, error) {
+func (c *Cache) Save(ctx context.Context, key Key, buildID string, root *nofollow.Dir) (Entry, Stats, error) {
 	objectKey, err := ObjectKey(key, buildID)
 	if err != nil {
 		return Entry{}, Stats{}, err

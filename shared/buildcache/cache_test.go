@@ -64,7 +64,7 @@ func TestSaveAndRestore(t *testing.T) {
 	key := validKey()
 	src := projectWith(t, "v1")
 	build := kiln.NewID()
-	e, st, err := c.Save(t.Context(), key, build, src)
+	e, st, err := c.Save(t.Context(), key, build, opened(t, src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestSaveAndRestore(t *testing.T) {
 		t.Fatalf("Save = %+v, %+v; want %s", e, st, wantKey)
 	}
 	dst := projectWith(t, "stale")
-	got, _, err := c.Restore(t.Context(), key, dst)
+	got, _, err := c.Restore(t.Context(), key, opened(t, dst))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSaveAndRestore(t *testing.T) {
 	// Another engine version has no cache.
 	other := key
 	other.Engine = "5.4"
-	if _, _, err := c.Restore(t.Context(), other, dst); !errors.Is(err, ErrNoCache) {
+	if _, _, err := c.Restore(t.Context(), other, opened(t, dst)); !errors.Is(err, ErrNoCache) {
 		t.Errorf("Restore of another engine = %v, want ErrNoCache", err)
 	}
 	if _, err := os.Stat(filepath.Join(dst, "Intermediate", "Build", "a.o")); err != nil {
@@ -112,7 +112,7 @@ func TestRestoreBrokenCacheLeavesNoDirs(t *testing.T) {
 	obj, _ := ObjectKey(key, kiln.NewID())
 	c.putObject(t, obj, 1000, time.Now()) // zeros: not an archive
 	root := projectWith(t, "local")
-	e, _, err := c.Restore(t.Context(), key, root)
+	e, _, err := c.Restore(t.Context(), key, opened(t, root))
 	if err == nil || errors.Is(err, ErrNoCache) {
 		t.Fatalf("Restore of a broken cache = %v, want an error that is not ErrNoCache", err)
 	}
@@ -189,7 +189,7 @@ func TestSaveRemovesOlderCaches(t *testing.T) {
 	otherObj, _ := ObjectKey(other, kiln.NewID())
 	c.putObject(t, otherObj, 5, now.Add(-3*time.Hour))
 
-	e, _, err := c.Save(t.Context(), key, kiln.NewID(), projectWith(t, "v2"))
+	e, _, err := c.Save(t.Context(), key, kiln.NewID(), opened(t, projectWith(t, "v2")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,11 +300,11 @@ func TestDeleteProject(t *testing.T) {
 	b := a
 	b.Project = kiln.NewID()
 	for _, k := range []Key{a, a, b} {
-		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), projectWith(t, "x")); err != nil {
+		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), opened(t, projectWith(t, "x"))); err != nil {
 			t.Fatal(err)
 		}
 		k.Ref = "release"
-		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), projectWith(t, "x")); err != nil {
+		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), opened(t, projectWith(t, "x"))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -364,7 +364,7 @@ func TestSaveReplacedByANewerSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := kiln.NewID()
-	e, _, err := c.Save(t.Context(), key, build, projectWith(t, "x"))
+	e, _, err := c.Save(t.Context(), key, build, opened(t, projectWith(t, "x")))
 	if err != nil {
 		t.Fatalf("Save = %v", err)
 	}
@@ -388,7 +388,7 @@ func TestSaveSkipsASymlinkedDir(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(root, "DerivedDataCache")); err != nil {
 		t.Fatal(err)
 	}
-	_, st, err := c.Save(t.Context(), validKey(), kiln.NewID(), root)
+	_, st, err := c.Save(t.Context(), validKey(), kiln.NewID(), opened(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestDeleteKey(t *testing.T) {
 	other := a
 	other.Ref = "release"
 	for _, k := range []Key{a, other} {
-		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), projectWith(t, "x")); err != nil {
+		if _, _, err := c.Save(t.Context(), k, kiln.NewID(), opened(t, projectWith(t, "x"))); err != nil {
 			t.Fatal(err)
 		}
 	}

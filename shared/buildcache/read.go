@@ -7,35 +7,33 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 // ErrUnsafeEntry is wrapped by Read's error for an archive entry it refuses: outside the listed
 // directories, not a regular file or directory, or named twice.
 var ErrUnsafeEntry = errors.New("unsafe build cache entry")
 
-// Read restores the cache archive r (as Write makes it) into the directories dirs of root,
-// which must exist. First it removes those directories (a restore replaces, never merges); then it
+// Read restores the cache archive r (as Write makes it) into the directories dirs of the project
+// directory root, through which nothing is followed: a link at or above a name it writes fails
+// the restore, so nothing lands outside the project directory's own directories. First it removes those directories (a restore replaces, never merges); then it
 // extracts files and directories with their modes (permission bits only) and modification times.
 // It refuses absolute names, "..", entries outside dirs, links, devices and any other special
 // entry, and a corrupt or truncated archive (zstd checksums every frame). On any error the
 // directories dirs are removed again, so that the caller can build cold.
 //
 // Memory is bounded by the decoder (a window of at most 64 MiB) whatever the archive's size.
-func Read(ctx context.Context, r io.Reader, root string, dirs []string) (st Stats, err error) {
+func Read(ctx context.Context, r io.Reader, root *nofollow.Dir, dirs []string) (st Stats, err error) {
 	if err := checkDirs(dirs); err != nil {
 		return st, err
 	}
-	rt, err := os.OpenRoot(root)
-	if err != nil {
-		return st, fmt.Errorf("build cache: project directory: %w", err)
-	}
-	defer rt.Close()
+	rt := root
 	if err := removeDirs(rt, dirs); err != nil {
 		return st, err
 	}
@@ -57,6 +55,7 @@ func Read(ctx context.Context, r io.Reader, root string, dirs []string) (st Stat
 	}
 	defer dec.Close()
 	x := extractor{rt: rt, dirs: dirs, buf: make([]byte, copyBufferSize), seen: map[string]bool{}}
+	defer x.closeParent()
 	if err := x.extract(tar.NewReader(dec), &st); err != nil {
 		return st, fmt.Errorf("build cache: restore: %w", err)
 	}
@@ -73,7 +72,7 @@ func Read(ctx context.Context, r io.Reader, root string, dirs []string) (st Stat
 	return st, nil
 }
 
-func removeDirs(rt *os.Root, dirs []string) error {
+func removeDirs(rt *nofollow.Dir, dirs []string) error {
 	for _, d := range dirs {
 		if err := rt.RemoveAll(d); err != nil {
 			return fmt.Errorf("build cache: remove %s: %w", d, err)
@@ -83,11 +82,15 @@ func removeDirs(rt *os.Root, dirs []string) error {
 }
 
 type extractor struct {
-	rt      *os.Root
+	rt      *nofollow.Dir
 	dirs    []string
 	buf     []byte
 	seen    map[string]bool // names of directories extracted, to refuse a second entry
 	dirMeta []dirMeta       // applied once the directories' contents are in place
+	// parent is the directory the last file went into (files come directory by directory), so
+	// that each file does not open its directories again.
+	parent     *nofollow.Dir
+	parentName string
 }
 
 type dirMeta struct {
@@ -138,12 +141,12 @@ func (x *extractor) extract(tr *tar.Reader, st *Stats) error {
 
 // file writes one regular file; O_EXCL refuses a second entry of the same name.
 func (x *extractor) file(r io.Reader, name string, mode fs.FileMode, modTime time.Time) error {
-	if dir := path.Dir(name); dir != "." {
-		if err := x.rt.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	dir, err := x.dirFor(path.Dir(name))
+	if err != nil {
+		return err
 	}
-	f, err := x.rt.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	base := path.Base(name)
+	f, err := dir.Create(base, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%w: named twice", ErrUnsafeEntry)
 	}
@@ -158,9 +161,34 @@ func (x *extractor) file(r io.Reader, name string, mode fs.FileMode, modTime tim
 		err = cerr
 	}
 	if err == nil {
-		err = x.rt.Chtimes(name, modTime, modTime)
+		err = dir.Chtimes(base, modTime, modTime)
 	}
 	return err
+}
+
+// dirFor makes the directory name (a listed directory or one beneath it) and opens it, keeping
+// it open for the next file.
+func (x *extractor) dirFor(name string) (*nofollow.Dir, error) {
+	if x.parent != nil && x.parentName == name {
+		return x.parent, nil
+	}
+	x.closeParent()
+	if err := x.rt.MkdirAll(name, 0o755); err != nil {
+		return nil, err
+	}
+	d, err := x.rt.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	x.parent, x.parentName = d, name
+	return d, nil
+}
+
+func (x *extractor) closeParent() {
+	if x.parent != nil {
+		x.parent.Close()
+		x.parent = nil
+	}
 }
 
 // finishDirs sets the directories' modes and times, deepest first, after their contents (which

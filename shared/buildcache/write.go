@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 // Stats counts what an archive held.
@@ -34,19 +35,18 @@ const (
 	decoderConcurrency = 2
 )
 
-// Write streams the cache archive of the directories dirs of root (such as DefaultDirs) into w:
-// a tar of their regular files and directories, with modes and modification times, compressed
-// with zstd. A missing directory is skipped; symlinks (a listed directory that is one too) and
-// special files are left out (counted in Stats.Skipped), as are files whose names hold a
-// backslash. Nothing is buffered beyond the
-// encoder's window, so w may be an upload of any size. Write does not close w.
-func Write(ctx context.Context, w io.Writer, root string, dirs []string) (Stats, error) {
+// Write streams the cache archive of the directories dirs of the project directory root (such
+// as DefaultDirs) into w: a tar of their regular files and directories, with modes and
+// modification times, compressed with zstd. Everything is opened through root without following
+// a link (package nofollow): a missing directory is skipped; a link, whether a listed directory
+// or anything in one, and special files (pipes, devices, sockets) are left out and counted in
+// Stats.Skipped, as are files with several hard links (the other names may lie outside the
+// directories) and names with a backslash. Nothing is buffered beyond the encoder's window, so w
+// may be an upload of any size. Write does not close w.
+func Write(ctx context.Context, w io.Writer, root *nofollow.Dir, dirs []string) (Stats, error) {
 	var st Stats
 	if err := checkDirs(dirs); err != nil {
 		return st, err
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return st, fmt.Errorf("build cache: project directory %s: not a directory (%v)", root, err)
 	}
 	enc, err := zstd.NewWriter(w,
 		zstd.WithEncoderLevel(zstd.SpeedDefault),
@@ -57,9 +57,9 @@ func Write(ctx context.Context, w io.Writer, root string, dirs []string) (Stats,
 		return st, fmt.Errorf("build cache: zstd encoder: %w", err)
 	}
 	tw := tar.NewWriter(enc)
-	buf := make([]byte, copyBufferSize)
+	a := archiver{ctx: ctx, tw: tw, buf: make([]byte, copyBufferSize), st: &st}
 	for _, d := range dirs {
-		if err := writeDir(ctx, tw, root, d, buf, &st); err != nil {
+		if err := a.top(root, d); err != nil {
 			enc.Close()
 			return st, err
 		}
@@ -74,75 +74,104 @@ func Write(ctx context.Context, w io.Writer, root string, dirs []string) (Stats,
 	return st, nil
 }
 
-// writeDir adds the directory dir of root, and everything in it, in lexical order.
-func writeDir(ctx context.Context, tw *tar.Writer, root, dir string, buf []byte, st *Stats) error {
-	top := filepath.Join(root, filepath.FromSlash(dir))
-	if fi, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+// archiver adds directories, opened without following links, to a cache archive.
+type archiver struct {
+	ctx context.Context
+	tw  *tar.Writer
+	buf []byte
+	st  *Stats
+}
+
+// top adds the listed directory dir of root, and everything in it, in lexical order.
+func (a *archiver) top(root *nofollow.Dir, dir string) error {
+	fi, err := root.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	} else if err != nil {
+	case errors.Is(err, nofollow.ErrSymlink) || err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		a.st.Skipped++ // symlinks are never kept, the directory's neither
+		return nil
+	case err != nil:
 		return fmt.Errorf("build cache: %w", err)
-	} else if fi.Mode()&fs.ModeSymlink != 0 { // symlinks are never kept, the directory's neither
-		st.Skipped++
-		return nil
-	} else if !fi.IsDir() {
-		return fmt.Errorf("build cache: %s is not a directory", top)
+	case !fi.IsDir():
+		return fmt.Errorf("build cache: %s is not a directory", filepath.Join(root.Path(), dir))
 	}
-	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		name := filepath.ToSlash(rel)
-		if !d.IsDir() && !d.Type().IsRegular() || !validName(name) {
-			st.Skipped++
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		hdr := &tar.Header{Name: name, Mode: int64(fi.Mode().Perm()), ModTime: fi.ModTime(), Format: tar.FormatPAX}
-		if d.IsDir() {
-			hdr.Typeflag, hdr.Name = tar.TypeDir, name+"/"
-			st.Dirs++
-			return tw.WriteHeader(hdr)
-		}
-		hdr.Typeflag, hdr.Size = tar.TypeReg, fi.Size()
-		return writeFile(ctx, tw, hdr, p, buf, st)
-	})
+	d, err := root.OpenDir(dir)
+	if err == nil {
+		err = a.dir(d, dir, fi)
+		d.Close()
+	}
 	if err != nil {
-		return fmt.Errorf("build cache: archive %s: %w", top, err)
+		return fmt.Errorf("build cache: archive %s: %w", filepath.Join(root.Path(), dir), err)
 	}
 	return nil
 }
 
-func writeFile(ctx context.Context, tw *tar.Writer, hdr *tar.Header, p string, buf []byte, st *Stats) error {
-	f, err := os.Open(p)
+// dir adds the open directory d, named name in the archive, and what it holds.
+func (a *archiver) dir(d *nofollow.Dir, name string, fi fs.FileInfo) error {
+	if err := a.ctx.Err(); err != nil {
+		return err
+	}
+	a.st.Dirs++
+	if err := a.tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: int64(fi.Mode().Perm()),
+		ModTime: fi.ModTime(), Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	entries, err := d.ReadDir(".")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		child := name + "/" + e.Name()
+		switch {
+		case !validName(child) || !e.IsDir() && !e.Type().IsRegular():
+			a.st.Skipped++
+		case e.IsDir():
+			sub, err := d.OpenDir(e.Name())
+			if err != nil {
+				return err
+			}
+			sfi, err := sub.Stat()
+			if err == nil {
+				err = a.dir(sub, child, sfi)
+			}
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		default:
+			if err := a.file(d, e.Name(), child); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// file adds the regular file name of d as the archive's entry child.
+func (a *archiver) file(d *nofollow.Dir, name, child string) error {
+	f, fi, err := d.OpenFile(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := tw.WriteHeader(hdr); err != nil {
+	if hardLinks(fi) > 1 {
+		a.st.Skipped++
+		return nil
+	}
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: child, Size: fi.Size(), Mode: int64(fi.Mode().Perm()), ModTime: fi.ModTime(), Format: tar.FormatPAX}
+	if err := a.tw.WriteHeader(hdr); err != nil {
 		return err
 	}
-	n, err := io.CopyBuffer(tw, io.LimitReader(ctxReader{ctx, f}, hdr.Size), buf)
+	n, err := io.CopyBuffer(a.tw, io.LimitReader(ctxReader{a.ctx, f}, hdr.Size), a.buf)
 	if err != nil {
 		return err
 	}
 	if n != hdr.Size {
-		return fmt.Errorf("%s shrank while being archived", p)
+		return fmt.Errorf("%s shrank while being archived", filepath.Join(d.Path(), name))
 	}
-	st.Files++
-	st.Bytes += n
+	a.st.Files++
+	a.st.Bytes += n
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
@@ -31,11 +32,15 @@ func TestJanitorSweepsCachesOfDeletedProjects(t *testing.T) {
 	org := o.ID
 	live := storefixture.Project(t, st, org, now)
 	gone := kiln.NewID() // a project deleted while its caches could not be removed
-	dir := t.TempDir()
+	project, err := nofollow.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer project.Close()
 	keys := map[string]buildcache.Key{}
 	for _, p := range []string{live.ID, gone} {
 		keys[p] = buildcache.Key{Org: org, Project: p, Ref: "main", Platform: "Win64", Engine: "5.4"}
-		if _, _, err := caches.Save(ctx, keys[p], kiln.NewID(), dir); err != nil {
+		if _, _, err := caches.Save(ctx, keys[p], kiln.NewID(), project); err != nil {
 			t.Fatal(err)
 		}
 	}

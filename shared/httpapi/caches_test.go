@@ -16,6 +16,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 	"github.com/kilnbuild/kiln/shared/plans"
 )
 
@@ -52,9 +53,14 @@ func newCacheFixture(t *testing.T) *cacheFixture {
 	if err := os.WriteFile(filepath.Join(dir, "Intermediate", "Shooter.o"), []byte("object code"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	project, err := nofollow.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer project.Close()
 	for _, p := range []*kiln.Project{f.doomed, f.kept} {
 		key := buildcache.Key{Org: f.org, Project: p.ID, Ref: "main", Platform: "Win64", Engine: "5.4"}
-		e, _, err := f.caches.Save(f.ctx, key, kiln.NewID(), dir)
+		e, _, err := f.caches.Save(f.ctx, key, kiln.NewID(), project)
 		if err != nil {
 			t.Fatal(err)
 		}

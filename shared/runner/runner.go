@@ -223,9 +223,17 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if uproject == "" {
 		uproject = p.UprojectPath
 	}
-	// The build cache holds Intermediate/ and DerivedDataCache/, beside the .uproject.
-	cacheRoot, marker := buildsteps.UprojectDir(co.Dir, uproject), workspace+".cache"
-	if err := r.warmUp(ctx, b, cacheRoot, marker, rep); err != nil {
+	// The build cache holds Intermediate/ and DerivedDataCache/, beside the .uproject, in a
+	// directory opened without following links (a committed link there fails the build now).
+	projectDir, err := openProjectDir(co.Dir, uproject)
+	if err != nil {
+		return none, err
+	}
+	if projectDir != nil {
+		defer projectDir.Close()
+	}
+	marker := workspace + ".cache"
+	if err := r.warmUp(ctx, b, p, projectDir, marker, rep); err != nil {
 		return none, err
 	}
 	// The build's own directory: RunUAT's archive, and its $HOME and $TMPDIR.
@@ -247,7 +255,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	if err != nil {
 		return none, err
 	}
-	r.saveCache(ctx, b, cacheRoot, marker, rep)
+	r.saveCache(ctx, b, co.Dir, uproject, marker, rep)
 	return pkg, nil
 }
 

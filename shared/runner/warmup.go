@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 )
 
 // The build cache around a build: before it, warmUp makes the project's cached directories those
@@ -25,13 +26,14 @@ import (
 // a restore. Any other key (another platform or engine version) restores or clears them.
 
 // warmUp prepares the cached directories of projectDir and records how the build starts. A
-// cache that cannot be restored makes a cold build, never a failed one.
-func (r *Runner) warmUp(ctx context.Context, b *kiln.Build, projectDir, marker string, rep *reporter) error {
-	if r.Caches == nil {
+// cache that cannot be restored makes a cold build, never a failed one. projectDir nil (no such
+// directory in the checkout) leaves the cache alone: the build step fails on it.
+func (r *Runner) warmUp(ctx context.Context, b *kiln.Build, p *kiln.Project, projectDir *nofollow.Dir, marker string, rep *reporter) error {
+	if r.Caches == nil || projectDir == nil {
 		return nil
 	}
 	key := buildcache.KeyOf(b).Prefix()
-	state, from, reason, msg := r.restore(ctx, b, projectDir, marker, key)
+	state, from, reason, msg := r.restore(ctx, b, p, projectDir, marker, key)
 	if state == kiln.CacheCold {
 		if err := buildcache.RemoveDirs(projectDir, r.Caches.Dirs()); err != nil {
 			return fmt.Errorf("clear the build cache's directories: %w", err)
@@ -49,8 +51,9 @@ func (r *Runner) warmUp(ctx context.Context, b *kiln.Build, projectDir, marker s
 	return err
 }
 
-// restore finds the build's cache: in the workspace, or restored from the cache store.
-func (r *Runner) restore(ctx context.Context, b *kiln.Build, projectDir, marker, key string) (state kiln.CacheState, from, reason, msg string) {
+// restore finds the build's cache: in the workspace, or restored from the cache store (the
+// build's own key's, else its project's default branch's).
+func (r *Runner) restore(ctx context.Context, b *kiln.Build, p *kiln.Project, projectDir *nofollow.Dir, marker, key string) (state kiln.CacheState, from, reason, msg string) {
 	if b.Clean {
 		return kiln.CacheCold, "", kiln.CacheReasonClean, "cold build: " + kiln.CacheReasonClean + "; the build cache is ignored, and replaced if the build completes"
 	}
@@ -58,12 +61,20 @@ func (r *Runner) restore(ctx context.Context, b *kiln.Build, projectDir, marker,
 		return kiln.CacheWarm, heldFrom, "", fmt.Sprintf("warm build: the workspace holds the build cache of build %s (%s)", heldFrom, describeKey(b))
 	}
 	start := r.now()
-	from, st, err := r.Caches.Restore(ctx, b, projectDir)
+	got, st, err := r.Caches.Restore(ctx, b, p, projectDir)
 	switch {
+	case err == nil && got.Ref != "" && got.Ref != b.Branch:
+		// The default branch's cache: the workspace holds that key's, not the build's own.
+		base := *b
+		base.Branch = got.Ref
+		writeMarker(marker, buildcache.KeyOf(&base).Prefix(), got.BuildID, r.log())
+		return kiln.CacheWarm, got.BuildID, "", fmt.Sprintf("warm build: %s has no build cache yet, so kiln restored the default branch's: "+
+			"the build cache of build %s (%s): %d files, %s, in %s; this build saves its own for %s",
+			b.Branch, got.BuildID, describeKey(&base), st.Files, diskspace.Format(st.Bytes), r.now().Sub(start).Round(time.Millisecond), b.Branch)
 	case err == nil:
-		writeMarker(marker, key, from, r.log())
-		return kiln.CacheWarm, from, "", fmt.Sprintf("warm build: restored the build cache of build %s (%s): %d files, %s, in %s",
-			from, describeKey(b), st.Files, diskspace.Format(st.Bytes), r.now().Sub(start).Round(time.Millisecond))
+		writeMarker(marker, key, got.BuildID, r.log())
+		return kiln.CacheWarm, got.BuildID, "", fmt.Sprintf("warm build: restored the build cache of build %s (%s): %d files, %s, in %s",
+			got.BuildID, describeKey(b), st.Files, diskspace.Format(st.Bytes), r.now().Sub(start).Round(time.Millisecond))
 	case errors.Is(err, buildcache.ErrNoCache):
 		return kiln.CacheCold, "", kiln.CacheReasonNone, "cold build: " + kiln.CacheReasonNone + " (" + describeKey(b) + ")"
 	}
@@ -73,11 +84,24 @@ func (r *Runner) restore(ctx context.Context, b *kiln.Build, projectDir, marker,
 }
 
 // saveCache stores the build's cached directories for the next build of its key. A failure is
-// a warning in the log, never the build's.
-func (r *Runner) saveCache(ctx context.Context, b *kiln.Build, projectDir, marker string, rep *reporter) {
+// a warning in the log, never the build's. The project directory is opened anew, without
+// following links: the build may have left a link where it was.
+func (r *Runner) saveCache(ctx context.Context, b *kiln.Build, checkout, uproject, marker string, rep *reporter) {
 	if r.Caches == nil {
 		return
 	}
+	projectDir, err := openProjectDir(checkout, uproject)
+	if err != nil || projectDir == nil {
+		why := "the project directory is gone"
+		if err != nil {
+			why = err.Error()
+		}
+		r.log().WarnContext(ctx, "save build cache", slog.String("build_id", b.ID), slog.String("error", why))
+		rep.Log(ctx, buildsteps.LogLine{Time: r.now(), Level: buildsteps.LevelWarn, Message: "kiln: the build cache was not saved: " + why})
+		_ = os.Remove(marker)
+		return
+	}
+	defer projectDir.Close()
 	start := r.now()
 	size, st, err := r.Caches.Save(ctx, b, projectDir)
 	if err != nil {

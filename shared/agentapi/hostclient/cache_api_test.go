@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 	"github.com/kilnbuild/kiln/shared/runner"
 )
 
@@ -66,6 +68,17 @@ func projectDir(t *testing.T, what string) string {
 	return dir
 }
 
+// opened opens a project directory as hosts restore into and save from it.
+func opened(t *testing.T, dir string) *nofollow.Dir {
+	t.Helper()
+	d, err := nofollow.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 func holds(t *testing.T, dir string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "Intermediate/Build/obj1.o"))
@@ -112,7 +125,7 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			ctx := t.Context()
 
 			a1, cred1 := s.claimed(t, s.project, s.setting)
-			size, stats, err := hostCaches(s, cred1).Save(ctx, a1, projectDir(t, "a1"))
+			size, stats, err := hostCaches(s, cred1).Save(ctx, a1, opened(t, projectDir(t, "a1")))
 			if err != nil || size <= 0 || stats.Files != 2 {
 				t.Fatalf("save: %d bytes, %+v, %v", size, stats, err)
 			}
@@ -121,7 +134,7 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			rp, rs := rivalProject(t, s)
 			rb, rcred := s.claimed(t, rp, rs)
 			dir := projectDir(t, "rival's own")
-			if from, _, err := hostCaches(s, rcred).Restore(ctx, rb, dir); !errors.Is(err, buildcache.ErrNoCache) {
+			if from, _, err := hostCaches(s, rcred).Restore(ctx, rb, nil, opened(t, dir)); !errors.Is(err, buildcache.ErrNoCache) {
 				t.Fatalf("the rival's restore: from %q, %v; want no cache", from, err)
 			}
 			if status, body := raw(t, s, http.MethodGet, "cache", "Bearer "+rcred, ""); status != http.StatusNotFound || body.Error != kiln.ENotFound {
@@ -131,7 +144,7 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 				t.Fatalf("the rival's GET cache/<a1>: %d; want 404 (or 503 without streaming)", status)
 			}
 			// The rival saving names no key: its cache lands under its own organization.
-			if _, _, err := hostCaches(s, rcred).Save(ctx, rb, dir); err != nil {
+			if _, _, err := hostCaches(s, rcred).Save(ctx, rb, opened(t, dir)); err != nil {
 				t.Fatal(err)
 			}
 			if infos, err := st.List(ctx, buildcache.OrgPrefix(rp.OrganizationID)); err != nil || len(infos) != 1 {
@@ -141,14 +154,14 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			// The next build of the key restores a1's, then saves its own, which replaces it.
 			a2, cred2 := s.claimed(t, s.project, s.setting)
 			dir2 := t.TempDir()
-			from, stats, err := hostCaches(s, cred2).Restore(ctx, a2, dir2)
-			if err != nil || from != a1.ID || stats.Files != 2 || holds(t, dir2) != "a1" {
+			from, stats, err := hostCaches(s, cred2).Restore(ctx, a2, nil, opened(t, dir2))
+			if err != nil || from.BuildID != a1.ID || stats.Files != 2 || holds(t, dir2) != "a1" {
 				t.Fatalf("restore: from %q, %+v, %v, holding %q; want a1's", from, stats, err, holds(t, dir2))
 			}
 			if err := os.WriteFile(filepath.Join(dir2, "Intermediate/Build/obj1.o"), []byte("a2"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := hostCaches(s, cred2).Save(ctx, a2, dir2); err != nil {
+			if _, _, err := hostCaches(s, cred2).Save(ctx, a2, opened(t, dir2)); err != nil {
 				t.Fatal(err)
 			}
 			key := buildcache.KeyOf(a1)
@@ -158,8 +171,30 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			}
 			a3, cred3 := s.claimed(t, s.project, s.setting)
 			dir3 := t.TempDir()
-			if from, _, err := hostCaches(s, cred3).Restore(ctx, a3, dir3); err != nil || from != a2.ID || holds(t, dir3) != "a2" {
+			if from, _, err := hostCaches(s, cred3).Restore(ctx, a3, nil, opened(t, dir3)); err != nil || from.BuildID != a2.ID || holds(t, dir3) != "a2" {
 				t.Fatalf("restore after the save: from %q, %v, holding %q; want a2's", from, err, holds(t, dir3))
+			}
+
+			// A new branch's first build restores main's cache (its project's default branch),
+			// read-only: its save goes to its own key, and main's keeps a2's alone.
+			feature := *s.setting
+			feature.Branch = "feature/new"
+			f1, fcred := s.claimed(t, s.project, &feature)
+			dirF := t.TempDir()
+			if from, _, err := hostCaches(s, fcred).Restore(ctx, f1, nil, opened(t, dirF)); err != nil || from.BuildID != a2.ID || from.Ref != "main" || holds(t, dirF) != "a2" {
+				t.Fatalf("a new branch's restore: from %+v, %v, holding %q; want main's a2", from, err, holds(t, dirF))
+			}
+			if status, _ := raw(t, s, http.MethodGet, "cache/"+a2.ID, "Bearer "+fcred, ""); status != http.StatusOK && status != http.StatusServiceUnavailable {
+				t.Fatalf("the new branch's GET cache/<a2>: %d; want 200 (or 503 without streaming)", status)
+			}
+			if _, _, err := hostCaches(s, fcred).Save(ctx, f1, opened(t, dirF)); err != nil {
+				t.Fatal(err)
+			}
+			if infos, err := st.List(ctx, key.Prefix()); err != nil || len(infos) != 1 || !strings.HasSuffix(infos[0].Key, a2.ID+".tar.zst") {
+				t.Fatalf("main's caches after the new branch saved: %+v, %v; want a2's only", infos, err)
+			}
+			if infos, err := st.List(ctx, buildcache.KeyOf(f1).Prefix()); err != nil || len(infos) != 1 {
+				t.Fatalf("the new branch's caches: %+v, %v; want its own", infos, err)
 			}
 
 			// Over the organization's cap, a save of another key evicts the oldest.
@@ -167,7 +202,7 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			dev := *s.setting
 			dev.Branch = "dev"
 			d1, dcred := s.claimed(t, s.project, &dev)
-			if _, _, err := hostCaches(s, dcred).Save(ctx, d1, projectDir(t, "dev")); err != nil {
+			if _, _, err := hostCaches(s, dcred).Save(ctx, d1, opened(t, projectDir(t, "dev"))); err != nil {
 				t.Fatal(err)
 			}
 			if infos, err := st.List(ctx, buildcache.OrgPrefix(s.orgID)); err != nil || len(infos) != 1 || infos[0].Key[len(infos[0].Key)-len(d1.ID)-8:] != d1.ID+".tar.zst" {
@@ -184,10 +219,10 @@ func TestHostBuildCacheIsItsOwnOrganizations(t *testing.T) {
 			if _, err := s.lifecycle.Fail(ctx, s.orgID, a4.ID, "cancelled"); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := hostCaches(s, cred4).Restore(ctx, a4, t.TempDir()); errors.Is(err, buildcache.ErrNoCache) || !kiln.IsCode(err, kiln.EInvalidState) {
+			if _, _, err := hostCaches(s, cred4).Restore(ctx, a4, nil, opened(t, t.TempDir())); errors.Is(err, buildcache.ErrNoCache) || !kiln.IsCode(err, kiln.EInvalidState) {
 				t.Errorf("restore of an ended build: %v; want invalid_state", err)
 			}
-			if _, _, err := hostCaches(s, cred4).Save(ctx, a4, projectDir(t, "a4")); !kiln.IsCode(err, kiln.EInvalidState) {
+			if _, _, err := hostCaches(s, cred4).Save(ctx, a4, opened(t, projectDir(t, "a4"))); !kiln.IsCode(err, kiln.EInvalidState) {
 				t.Errorf("save of an ended build: %v; want invalid_state", err)
 			}
 			if status, body := raw(t, s, http.MethodPost, "cache/saved", "Bearer "+cred4, "{}"); status != http.StatusConflict || body.Error != kiln.EInvalidState {

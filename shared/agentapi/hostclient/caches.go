@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/nofollow"
 	"github.com/kilnbuild/kiln/shared/runner"
 )
 
@@ -38,24 +39,27 @@ func NewCaches(c *Client, concurrency int) runner.Caches {
 
 func (h *caches) Dirs() []string { return append([]string(nil), h.dirs...) }
 
-// Restore replaces the cached directories of projectDir with the newest cache of b's key.
-func (h *caches) Restore(ctx context.Context, b *kiln.Build, projectDir string) (string, buildcache.Stats, error) {
+// Restore replaces the cached directories of projectDir with the newest cache the service names
+// for b: of its own key or, when that has none, its project's default branch's. The service
+// picks it from the build (p is not sent): a host never names a key.
+func (h *caches) Restore(ctx context.Context, b *kiln.Build, _ *kiln.Project, projectDir *nofollow.Dir) (runner.Restored, buildcache.Stats, error) {
+	var none runner.Restored
 	var e agentapi.CacheEntry
 	if err := h.c.call(ctx, http.MethodGet, "cache", nil, &e); kiln.IsCode(err, kiln.ENotFound) {
-		return "", buildcache.Stats{}, fmt.Errorf("%w: %s", buildcache.ErrNoCache, kiln.ErrorMessage(err))
+		return none, buildcache.Stats{}, fmt.Errorf("%w: %s", buildcache.ErrNoCache, kiln.ErrorMessage(err))
 	} else if err != nil {
-		return "", buildcache.Stats{}, fmt.Errorf("find the build cache: %w", err)
+		return none, buildcache.Stats{}, fmt.Errorf("find the build cache: %w", err)
 	}
 	body, err := h.open(ctx, e)
 	if err != nil {
-		return "", buildcache.Stats{}, err
+		return none, buildcache.Stats{}, err
 	}
 	defer body.Close()
 	st, err := buildcache.Read(ctx, body, projectDir, h.dirs)
 	if err != nil {
-		return "", st, fmt.Errorf("read the build cache of build %s: %w", e.BuildID, err)
+		return none, st, fmt.Errorf("read the build cache of build %s: %w", e.BuildID, err)
 	}
-	return e.BuildID, st, nil
+	return runner.Restored{BuildID: e.BuildID, Ref: cmp.Or(e.Ref, b.Branch)}, st, nil
 }
 
 // open fetches the cache e: from its presigned URL, or through the service.
@@ -99,7 +103,7 @@ func (h *caches) open(ctx context.Context, e agentapi.CacheEntry) (io.ReadCloser
 }
 
 // Save uploads the cached directories of projectDir as b's cache and reports it saved.
-func (h *caches) Save(ctx context.Context, b *kiln.Build, projectDir string) (int64, buildcache.Stats, error) {
+func (h *caches) Save(ctx context.Context, b *kiln.Build, projectDir *nofollow.Dir) (int64, buildcache.Stats, error) {
 	key, err := buildcache.ObjectKey(buildcache.KeyOf(b), b.ID)
 	if err != nil {
 		return 0, buildcache.Stats{}, err
