@@ -121,8 +121,14 @@ func walkTar(t *testing.T, data []byte, visit func(*tar.Header, io.Reader)) {
 // logText is the whole log of a build as text.
 func (w *world) logText(t testing.TB, id string) string {
 	t.Helper()
+	return w.logTextAs(t, id, w.token)
+}
+
+// logTextAs is a build's whole log as text, read with token (another organization's, say).
+func (w *world) logTextAs(t testing.TB, id, token string) string {
+	t.Helper()
 	req, _ := http.NewRequest("GET", w.URL()+"/builds/"+id+"/logs", nil)
-	req.Header.Set("Authorization", "Bearer "+w.token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,19 @@ func (r *Repo) ensure() error {
 // the commit sha.
 func (r *Repo) Commit(branch, message, author string, files map[string]string) string {
 	r.s.t.Helper()
+	return r.writeCommit(branch, message, author, files, "100644")
+}
+
+// CommitSymlinks commits symbolic links on branch (path → target, git mode 120000), each
+// replacing whatever the path held (a directory included), as a hostile repository can.
+func (r *Repo) CommitSymlinks(branch, message, author string, links map[string]string) string {
+	r.s.t.Helper()
+	return r.writeCommit(branch, message, author, links, "120000")
+}
+
+// writeCommit writes entries (path → content) of one git mode over the branch's tree in one commit.
+func (r *Repo) writeCommit(branch, message, author string, files map[string]string, mode string) string {
+	r.s.t.Helper()
 	parent, _ := r.revParse("refs/heads/" + branch)
 	if parent == "" && branch != r.DefaultBranch {
 		parent, _ = r.revParse("refs/heads/" + r.DefaultBranch)
@@ -105,7 +118,10 @@ func (r *Repo) Commit(branch, message, author string, files map[string]string) s
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(files[p]), files[p])
+		if mode != "100644" {
+			fmt.Fprintf(&in, "D %s\n", p)
+		}
+		fmt.Fprintf(&in, "M %s inline %s\ndata %d\n%s\n", mode, p, len(files[p]), files[p])
 	}
 	in.WriteString("done\n")
 	if _, err := r.git(&in, "fast-import", "--quiet", "--done"); err != nil {
