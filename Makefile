@@ -42,8 +42,10 @@ test-short:
 ## plane on kiln aws-local ($ per build at us-east-1 prices, goal < $0.005, and the costliest principal's share),
 ## and the web console in headless Chromium (bytes transferred and time to the first build list of a
 ## 1k-build organization) vs GET /builds alone, and build caches: saving and restoring a 256 MiB tree vs
-## tar | zstd -T0 -3 and zstd -d | tar -x (needs zstd), and the peak RSS of restoring 2 GiB (needs ~4 GB of disk)
-## and warm builds: the second build of a branch vs the first (cold) on kiln serve and kiln aws-local (goal <= 0.2),
+## tar | zstd -T0 -3 and zstd -d | tar -x (needs zstd), and the peak RSS of restoring 2 GiB (needs ~4 GB of disk),
+## and saving and restoring 256 MiB through the no-symlink directory (package nofollow) vs the path walk it replaced,
+## and warm builds: the second build of a branch, and a new branch's first, vs the first (cold) on kiln serve and
+## kiln aws-local (goal <= 0.2 each),
 ## and the console's log viewer on a 200,000-line log (first rows, every line, search) vs its raw text in a <pre>
 bench:
 	@scripts/install-minio.sh mc >/dev/null

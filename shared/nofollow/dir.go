@@ -154,40 +154,47 @@ func split(base, rel string) ([]string, error) {
 	return strings.Split(rel, "/"), nil
 }
 
-// parent opens the directory that holds rel and returns it with rel's last component.
-func (d *Dir) parent(rel string) (*Dir, string, error) {
+// parent opens the directory that holds rel and returns it with rel's last component, and what
+// releases it (nothing when it is d itself, so that a name of one component costs no open).
+func (d *Dir) parent(rel string) (*Dir, string, func(), error) {
 	names, err := split(d.path, rel)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if len(names) == 0 {
-		return nil, "", &fs.PathError{Op: "open", Path: d.path, Err: fmt.Errorf("%w: names the directory itself", ErrName)}
+		return nil, "", nil, &fs.PathError{Op: "open", Path: d.path, Err: fmt.Errorf("%w: names the directory itself", ErrName)}
+	}
+	if len(names) == 1 {
+		return d, names[0], func() {}, nil
 	}
 	dir, err := d.OpenDir(strings.Join(names[:len(names)-1], "/"))
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return dir, names[len(names)-1], nil
+	return dir, names[len(names)-1], func() { dir.Close() }, nil
 }
 
 // Lstat describes rel without following it (its directories must not be links either).
 func (d *Dir) Lstat(rel string) (fs.FileInfo, error) {
-	dir, name, err := d.parent(rel)
+	dir, name, release, err := d.parent(rel)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
+	defer release()
 	return dir.root.Lstat(name)
 }
 
 // ReadDir lists the directory rel, sorted by name. Entries are what they are: a link is listed
 // as a link and never followed.
 func (d *Dir) ReadDir(rel string) ([]fs.DirEntry, error) {
-	dir, err := d.OpenDir(rel)
-	if err != nil {
-		return nil, err
+	dir := d
+	if rel != "." {
+		var err error
+		if dir, err = d.OpenDir(rel); err != nil {
+			return nil, err
+		}
+		defer dir.Close()
 	}
-	defer dir.Close()
 	f, err := dir.root.Open(".")
 	if err != nil {
 		return nil, err
@@ -201,11 +208,11 @@ func (d *Dir) ReadDir(rel string) ([]fs.DirEntry, error) {
 // OpenFile opens the regular file rel for reading, with what it is. A link, a pipe (opened
 // without blocking, so a swapped-in FIFO cannot hang kiln), a device or a socket is refused.
 func (d *Dir) OpenFile(rel string) (*os.File, fs.FileInfo, error) {
-	dir, name, err := d.parent(rel)
+	dir, name, release, err := d.parent(rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer dir.Close()
+	defer release()
 	p := filepath.Join(dir.path, name)
 	fi, err := dir.root.Lstat(name)
 	if err != nil {
@@ -235,11 +242,11 @@ func (d *Dir) OpenFile(rel string) (*os.File, fs.FileInfo, error) {
 // Create makes the new file rel for writing; it fails if anything, a link included, has that
 // name already.
 func (d *Dir) Create(rel string, perm fs.FileMode) (*os.File, error) {
-	dir, name, err := d.parent(rel)
+	dir, name, release, err := d.parent(rel)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
+	defer release()
 	return dir.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 }
 
@@ -275,14 +282,14 @@ func (d *Dir) MkdirAll(rel string, perm fs.FileMode) error {
 // RemoveAll removes rel and everything beneath it, never following a link (a link is removed,
 // not what it points at). A missing rel, or a missing directory above it, is no error.
 func (d *Dir) RemoveAll(rel string) error {
-	dir, name, err := d.parent(rel)
+	dir, name, release, err := d.parent(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
+	defer release()
 	return dir.root.RemoveAll(name)
 }
 
@@ -301,11 +308,11 @@ func (d *Dir) Chtimes(rel string, atime, mtime time.Time) error {
 // running: kiln calls it only once every process of the build has ended, and op then stays
 // inside the parent directory.)
 func (d *Dir) onNonLink(rel string, op func(r *os.Root, name string) error) error {
-	dir, name, err := d.parent(rel)
+	dir, name, release, err := d.parent(rel)
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
+	defer release()
 	fi, err := dir.root.Lstat(name)
 	if err != nil {
 		return err
