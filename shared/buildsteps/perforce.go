@@ -94,6 +94,16 @@ func (a *Steps) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 			return CheckoutOutput{}, fmt.Errorf("agent: checkout: %w", err)
 		}
 	}
+	// A directory a build replaced with a link must not take the sync's writes (it runs as kiln):
+	// such links go, and every file is synced again, which brings back a link the depot holds.
+	links, err := removeDirLinks(ws)
+	if err != nil {
+		return CheckoutOutput{}, fmt.Errorf("agent: checkout: remove links to directories: %w", err)
+	}
+	if links > 0 && !force {
+		force = true
+		logf(ctx, r, LevelWarn, "The workspace held %d symbolic links to directories, which a sync must not write through: they were removed, and every file is synced again", links)
+	}
 	if force {
 		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s (every file: the directory is new to it)", src.Stream, change, src.WorkspaceName)
 	} else {
