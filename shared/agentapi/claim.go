@@ -79,7 +79,7 @@ const (
 func (c *Claims) Handler() http.Handler {
 	s := &Server{Logger: c.Logger} // for its error envelope
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := "req_" + kiln.NewID()
+		id := kiln.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(withRequestID(r.Context(), id))
 		if err := c.claim(w, r); err != nil {

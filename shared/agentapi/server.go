@@ -143,7 +143,7 @@ func (s *Server) Handler() http.Handler {
 // authenticated checks the bearer credential against the build it names; any doubt is 401.
 func (s *Server) authenticated(h hostHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := "req_" + kiln.NewID()
+		id := kiln.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(withRequestID(r.Context(), id))
 		b, err := s.authenticate(r)

@@ -64,7 +64,7 @@ func (s *statusRecorder) ReadFrom(src io.Reader) (int64, error) {
 func (s *Server) withRequestContext(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := "req_" + kiln.NewID()
+		id := kiln.NewRequestID()
 		logger := s.logger.With(slog.String("request_id", id))
 		state := &requestState{id: id, logger: logger}
 		ctx := context.WithValue(r.Context(), ctxKey{}, state)

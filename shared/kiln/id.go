@@ -18,51 +18,77 @@ const idAlphabet = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuv
 // idMarker is the value of an id's first character, "k".
 const idMarker = 48
 
+// An id's 144 bits after its marker: milliseconds, then a sequence within the millisecond, then
+// fresh random bits.
+const (
+	idTimeBits   = 42
+	idSeqBits    = 12
+	idRandomBits = 96 - idSeqBits // 84
+	// idSeqStart bounds where a millisecond's sequence starts (at random, below it), leaving at
+	// least that many ids before the sequence runs out.
+	idSeqStart = 1 << (idSeqBits - 1)
+)
+
 // IDGenerator makes 24-character ids: a fixed first character ("k", so an id never starts with
 // "-" and is never taken for a command-line option), 42 bits of milliseconds since the Unix epoch
-// (enough until 2109), then 96 bits of randomness. Ids made by one generator within the same
-// millisecond increase by one, so they sort by creation order too.
+// (enough until 2109), a 12-bit sequence, then 84 bits drawn fresh from crypto/rand for every id.
+//
+// Ids made by one generator sort by creation: the first id of a millisecond starts its sequence
+// at a random value below 2048, each further id of that millisecond takes the next value. When a
+// millisecond's sequence runs out, or the clock steps back, the generator goes on in the last
+// millisecond it used plus one, so IDTime may be a few milliseconds late under a burst. One id
+// tells nothing of the random bits of the next: only its sequence follows.
 type IDGenerator struct {
-	mu       sync.Mutex
-	lastMS   uint64
-	lastRand [12]byte
+	mu     sync.Mutex
+	lastMS uint64
+	seq    uint64
 }
 
-var defaultIDs IDGenerator
+var (
+	// defaultIDs makes the ids of kiln's resources.
+	defaultIDs IDGenerator
+	// requestIDs makes request ids, which anyone may see (unauthenticated requests get one
+	// too): a generator of their own, so they tell nothing of resource ids made at the same time.
+	requestIDs IDGenerator
+)
 
-// NewID returns a new id made now.
+// NewID returns a new resource id made now.
 func NewID() string { return defaultIDs.New(time.Now()) }
+
+// NewRequestID returns a new request id made now, "req_" and an id from a generator that makes
+// nothing else.
+func NewRequestID() string { return "req_" + requestIDs.New(time.Now()) }
 
 // New returns an id for time t.
 func (g *IDGenerator) New(t time.Time) string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	ms := uint64(t.UnixMilli())
-	if ms <= g.lastMS {
-		ms = g.lastMS
-		increment(&g.lastRand)
-	} else {
-		g.lastMS = ms
-		if _, err := rand.Read(g.lastRand[:]); err != nil {
-			panic("kiln: crypto/rand failed: " + err.Error())
-		}
-		g.lastRand[0] &= 0x7f // leave room to increment without wrapping
-	}
+	var random [12]byte
+	_, _ = rand.Read(random[:]) // crypto/rand.Read never fails: it crashes the program instead
+	// The sequence overwrites the first 12 random bits: they pick where a new millisecond's
+	// sequence starts.
+	ms, seq := g.next(uint64(t.UnixMilli()), uint64(random[0])<<4|uint64(random[1]>>4))
+
 	var raw [18]byte
-	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], idMarker<<42|ms&(1<<42-1))
-	copy(raw[:6], ts[2:])
-	copy(raw[6:], g.lastRand[:])
+	binary.BigEndian.PutUint64(raw[:8], (idMarker<<idTimeBits|ms&(1<<idTimeBits-1))<<16)
+	copy(raw[6:], random[:])
+	raw[6] = byte(seq >> 4)
+	raw[7] = byte(seq)<<4 | raw[7]&0x0f
 	return encodeID(raw)
 }
 
-func increment(b *[12]byte) {
-	for i := len(b) - 1; i >= 0; i-- {
-		b[i]++
-		if b[i] != 0 {
-			return
-		}
+// next returns the millisecond and sequence of the id after the last one, for a clock reading
+// ms; seed picks where a new millisecond's sequence starts.
+func (g *IDGenerator) next(ms, seed uint64) (uint64, uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case ms > g.lastMS:
+		g.lastMS, g.seq = ms, seed%idSeqStart
+	case g.seq+1 < 1<<idSeqBits:
+		g.seq++
+	default: // the sequence ran out: borrow the next millisecond
+		g.lastMS, g.seq = g.lastMS+1, seed%idSeqStart
 	}
+	return g.lastMS, g.seq
 }
 
 // encodeID writes 18 bytes (144 bits) as 24 characters of 6 bits each, most significant first.
@@ -103,5 +129,5 @@ func IDTime(id string) (time.Time, bool) {
 	for i := 0; i < 8; i++ {
 		v = v<<6 | uint64(strings.IndexByte(idAlphabet, id[i]))
 	}
-	return time.UnixMilli(int64(v & (1<<42 - 1))).UTC(), true
+	return time.UnixMilli(int64(v & (1<<idTimeBits - 1))).UTC(), true
 }

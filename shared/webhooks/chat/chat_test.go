@@ -34,19 +34,26 @@ func builds() map[string]struct {
 	perforce := complete
 	perforce.Number, perforce.Branch, perforce.Commit, perforce.Changelist, perforce.StartedAt = 0, "//Shooter/main", "", "1234", nil
 	shooter := &kiln.Project{Name: "Shooter"}
+	// hostile is a failed build whose tenant-made values try to format, link, mention and quote.
+	hostile := *failed
+	hostile.Branch = "<!channel> <https://evil.example|click> **bold** `main`"
+	hostile.FailureReason = strings.Join(hostileValues, "\n")
 	return map[string]struct {
 		event kiln.WebhookEvent
 		build *kiln.Build
 		proj  *kiln.Project
 		url   string
 	}{
-		"failed":   {kiln.EventBuildFailed, failed, shooter, "https://kiln.example.com/"},
-		"fixed":    {kiln.EventBuildFixed, &complete, shooter, "https://kiln.example.com"},
-		"complete": {kiln.EventBuildComplete, &perforce, nil, ""},
+		"failed":      {kiln.EventBuildFailed, failed, shooter, "https://kiln.example.com/"},
+		"fixed":       {kiln.EventBuildFixed, &complete, shooter, "https://kiln.example.com"},
+		"complete":    {kiln.EventBuildComplete, &perforce, nil, ""},
+		"masked_link": {kiln.EventBuildFailed, failed, &kiln.Project{Name: maskedLink}, "https://kiln.example.com"},
+		"hostile":     {kiln.EventBuildFailed, &hostile, &kiln.Project{Name: "# **Shooter** @everyone <@123>"}, "https://kiln.example.com"},
 	}
 }
 
-// TestGolden compares each service's message of each build with testdata/<service>_<case>.json.
+// TestGolden compares each service's message of each build with testdata/<service>_<case>.golden;
+// go test -update rewrites them.
 func TestGolden(t *testing.T) {
 	for name, c := range builds() {
 		m := New(c.event, c.build, c.proj, c.url)
@@ -61,7 +68,7 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("not JSON: %v", err)
 				}
 				pretty.WriteByte('\n')
-				path := filepath.Join("testdata", service+"_"+name+".json")
+				path := filepath.Join("testdata", service+"_"+name+".golden")
 				if *update {
 					if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
 						t.Fatal(err)

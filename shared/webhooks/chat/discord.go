@@ -4,9 +4,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// Discord's webhook takes {"content", "embeds", "allowed_mentions"}: content is plain text (at
-// most 2000 characters), an embed has a title, url, description, color and fields.
-// allowed_mentions {"parse": []} keeps a branch or a reason that reads "@everyone" from pinging.
+// Discord's webhook takes {"content", "embeds", "allowed_mentions"}: content is markdown (at
+// most 2000 characters), an embed has a title, url, description, color and fields, markdown too.
+// Tenants' values are escaped (discordEscape); allowed_mentions {"parse": []} keeps a branch or a
+// reason that reads "@everyone" from pinging all the same.
 
 type discordMessage struct {
 	Content         string          `json:"content"`
@@ -44,16 +45,19 @@ func Discord(m Message) ([]byte, error) {
 	if m.Status == kiln.StatusFailed {
 		color = discordRed
 	}
-	e := discordEmbed{Title: clip(m.Title(), 256), URL: m.Link, Description: clip(m.Reason, 1024), Color: color}
+	title := m.title(discordEscape)
+	e := discordEmbed{Title: discordClip(title, 256), URL: m.Link, Color: color,
+		Description: discordClip(discordEscape(m.Reason), 1024)}
 	field := func(name, value string) {
 		if value != "" {
-			e.Fields = append(e.Fields, discordField{Name: name, Value: clip(value, 1024), Inline: true})
+			e.Fields = append(e.Fields, discordField{Name: name, Inline: true,
+				Value: discordClip(discordEscape(value), 1024)})
 		}
 	}
 	field("Status", string(m.Status))
 	field("Target", m.Target())
 	field("Source", m.Source())
 	field("Duration", m.Took())
-	return marshal(discordMessage{Content: clip(m.Title(), 2000), Embeds: []discordEmbed{e},
+	return marshal(discordMessage{Content: discordClip(title, 2000), Embeds: []discordEmbed{e},
 		AllowedMentions: discordMentions{Parse: []string{}}})
 }

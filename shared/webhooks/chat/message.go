@@ -1,12 +1,15 @@
 // Package chat turns build events into the messages of chat services' incoming webhooks: Slack
 // (text and blocks) and Discord (content and an embed). A message says which build, of which
-// project, ended how, and links to its console page; it never carries a secret.
+// project, ended how, and links to its console page; it never carries a secret. Every value a
+// tenant wrote (a project's name, a branch, a failure reason) is escaped for the service, so it
+// shows as text: no formatting, link, mention or quote of its own.
 package chat
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -51,13 +54,14 @@ func New(event kiln.WebhookEvent, b *kiln.Build, p *kiln.Project, publicURL stri
 		m.Duration = b.FinishedAt.Sub(*b.StartedAt).Round(time.Second)
 	}
 	if publicURL != "" {
-		m.Link = strings.TrimRight(publicURL, "/") + "/console/builds/" + b.ID
+		m.Link = strings.TrimRight(publicURL, "/") + "/console/builds/" + url.PathEscape(b.ID)
 	}
 	return m
 }
 
-// Title is the message's first line, e.g. "Build #12 of Shooter failed".
-func (m Message) Title() string {
+// title is the message's first line, e.g. "Build #12 of Shooter failed", the project's name
+// escaped by esc.
+func (m Message) title(esc func(string) string) string {
 	build := "Build"
 	if m.Number > 0 {
 		build = fmt.Sprintf("Build #%d", m.Number)
@@ -69,7 +73,7 @@ func (m Message) Title() string {
 	case kiln.EventBuildFixed:
 		what = "is fixed: it completed after a failure"
 	}
-	return fmt.Sprintf("%s of %s %s", build, m.Project, what)
+	return fmt.Sprintf("%s of %s %s", build, esc(m.Project), what)
 }
 
 // Target is "Win64 shipping", the platform and build type.
@@ -106,13 +110,14 @@ func clip(s string, n int) string {
 }
 
 // marshal is json.Marshal without HTML escaping: the messages carry links and quoted "<", which
-// read better as themselves (both forms are the same JSON).
+// read better as themselves. Zero-width spaces, which only strings hold, are written as \u200b,
+// which reads better than nothing. Either form is the same JSON.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("encode a chat message: %w", err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return bytes.ReplaceAll(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte(zwsp), []byte(`\u200b`)), nil
 }

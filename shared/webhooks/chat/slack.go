@@ -1,15 +1,15 @@
 package chat
 
-import (
-	"strings"
-)
-
 // Slack's incoming webhook takes {"text", "blocks"}: text is the notification's and the fallback's
-// text, blocks the message as shown (Block Kit). Text in mrkdwn escapes &, < and >.
+// text, blocks the message as shown (Block Kit). Tenants' values are escaped (slackEscape); the
+// mrkdwn texts are verbatim, so that Slack links no bare URL or channel name, and links unfurl
+// into no previews.
 
 type slackMessage struct {
-	Text   string       `json:"text"`
-	Blocks []slackBlock `json:"blocks"`
+	Text        string       `json:"text"`
+	Blocks      []slackBlock `json:"blocks"`
+	UnfurlLinks bool         `json:"unfurl_links"`
+	UnfurlMedia bool         `json:"unfurl_media"`
 }
 
 type slackBlock struct {
@@ -20,43 +20,44 @@ type slackBlock struct {
 }
 
 type slackText struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Verbatim bool   `json:"verbatim"`
 }
 
-var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+// mrkdwn is a verbatim mrkdwn text object.
+func mrkdwn(text string) slackText { return slackText{Type: "mrkdwn", Text: text, Verbatim: true} }
 
 // Slack renders m as a Slack incoming-webhook message.
 func Slack(m Message) ([]byte, error) {
-	esc := slackEscaper.Replace
-	title := esc(m.Title())
+	title := m.title(slackEscape)
 	head := "*" + title + "*"
 	if m.Link != "" {
-		head = "*<" + esc(m.Link) + "|" + title + ">*"
+		head = "*" + slackLink(m.Link, title) + "*"
 	}
 	var fields []slackText
 	field := func(name, value string) {
 		if value != "" {
-			fields = append(fields, slackText{Type: "mrkdwn", Text: "*" + name + "*\n" + esc(value)})
+			fields = append(fields, mrkdwn("*"+name+"*\n"+slackEscape(value)))
 		}
 	}
 	field("Status", string(m.Status))
 	field("Target", m.Target())
 	field("Source", m.Source())
 	field("Duration", m.Took())
-	blocks := []slackBlock{{Type: "section", Text: &slackText{Type: "mrkdwn", Text: head}}}
+	blocks := []slackBlock{{Type: "section", Text: new(mrkdwn(head))}}
 	if len(fields) > 0 {
 		blocks = append(blocks, slackBlock{Type: "section", Fields: fields})
 	}
 	if m.Reason != "" {
-		blocks = append(blocks, slackBlock{Type: "section", Text: &slackText{Type: "mrkdwn", Text: "*Reason*\n" + esc(m.Reason)}})
+		blocks = append(blocks, slackBlock{Type: "section", Text: new(mrkdwn("*Reason*\n" + slackEscape(m.Reason)))})
 	}
 	if m.Link != "" {
-		blocks = append(blocks, slackBlock{Type: "context", Elements: []slackText{{Type: "mrkdwn", Text: "<" + esc(m.Link) + "|Open the build in kiln>"}}})
+		blocks = append(blocks, slackBlock{Type: "context", Elements: []slackText{mrkdwn(slackLink(m.Link, "Open the build in kiln"))}})
 	}
 	text := title
 	if m.Reason != "" {
-		text += ": " + esc(m.Reason)
+		text += ": " + slackEscape(m.Reason)
 	}
 	return marshal(slackMessage{Text: text, Blocks: blocks})
 }
