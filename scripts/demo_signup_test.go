@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ func TestDemoSignUp(t *testing.T) {
 		t.Skip("needs /proc to find the processes the demo started")
 	}
 	d := startDemo(t, "KILN_DEMO_SIGNUP=1")
+	b := newBrowser(t)
 	kiln, gh := "http://127.0.0.1:"+d.port, "http://127.0.0.1:"+d.ghPort
 	for _, want := range []string{"The owner's API token: kiln_", "Open " + kiln + "/console/", `"Sign in with GitHub"`,
 		"octo-dev", "create an organization", `"Link GitHub"`, `"Install on demo"`, "demo/shooter"} {
@@ -42,61 +44,66 @@ func TestDemoSignUp(t *testing.T) {
 	}
 
 	var methods struct{ GitHub, Token bool }
-	call(t, http.MethodGet, kiln+"/auth/methods", "", "", http.StatusOK, &methods)
+	b.call(t, http.MethodGet, kiln+"/auth/methods", "", "", http.StatusOK, &methods)
 	if !methods.GitHub || !methods.Token {
 		t.Fatalf("GET /auth/methods: %+v, want github and token", methods)
 	}
 
 	// "Sign in with GitHub": kiln sends the browser to the fake's authorize page.
 	state := "demoSignUpState-24chars_"
-	to := location(t, call(t, http.MethodGet, kiln+"/auth/github/signin?state="+state, "", "", http.StatusFound, nil))
+	to := location(t, b.call(t, http.MethodGet, kiln+"/auth/github/signin?state="+state, "", "", http.StatusFound, nil))
 	if !strings.HasPrefix(to.String(), gh+"/login/oauth/authorize?") || to.Query().Get("state") != state ||
 		to.Query().Get("redirect_uri") != kiln+"/console/signin/github" {
 		t.Fatalf("sign-in redirected to %s, want the fake GitHub's authorize page back to the console", to)
 	}
-	if page := call(t, http.MethodGet, to.String(), "", "", http.StatusOK, nil); !strings.Contains(page, ">Continue as octo-dev</button>") {
+	if page := b.call(t, http.MethodGet, to.String(), "", "", http.StatusOK, nil); !strings.Contains(page, ">Continue as octo-dev</button>") {
 		t.Fatalf("the authorize page offers no octo-dev:\n%s", page)
 	}
 	form := url.Values{"client_id": {to.Query().Get("client_id")}, "redirect_uri": {to.Query().Get("redirect_uri")},
 		"state": {state}, "login": {"octo-dev"}}
-	back := location(t, call(t, http.MethodPost, gh+"/login/oauth/authorize", "", form.Encode(), http.StatusFound, nil))
+	back := location(t, b.call(t, http.MethodPost, gh+"/login/oauth/authorize", "", form.Encode(), http.StatusFound, nil))
 	var session struct{ Token string }
-	call(t, http.MethodPost, kiln+"/auth/github/session", "", `{"code":"`+back.Query().Get("code")+`"}`, http.StatusCreated, &session)
+	b.call(t, http.MethodPost, kiln+"/auth/github/session", "", `{"code":"`+back.Query().Get("code")+`"}`, http.StatusCreated, &session)
 	if !strings.HasPrefix(session.Token, "ksess_") {
 		t.Fatalf("POST /auth/github/session: token %q, want a session", session.Token)
 	}
 
 	// Create an organization, then "Link GitHub" through the fake's install page.
 	var org struct{ ID string }
-	call(t, http.MethodPost, kiln+"/organizations", session.Token, `{"name":"Octo Games"}`, http.StatusCreated, &org)
+	b.call(t, http.MethodPost, kiln+"/organizations", session.Token, `{"name":"Octo Games"}`, http.StatusCreated, &org)
 	var install struct{ URL string }
-	call(t, http.MethodGet, kiln+"/integrations/github/install", session.Token, "", http.StatusOK, &install)
+	b.call(t, http.MethodGet, kiln+"/integrations/github/install", session.Token, "", http.StatusOK, &install)
 	installURL, err := url.Parse(install.URL)
 	if err != nil || !strings.HasPrefix(install.URL, gh+"/apps/") {
 		t.Fatalf("install link %q (%v), want the fake GitHub's install page", install.URL, err)
 	}
-	if page := call(t, http.MethodGet, install.URL, "", "", http.StatusOK, nil); !strings.Contains(page, ">Install on demo</button>") {
-		t.Fatalf("the install page offers no installation on demo:\n%s", page)
+	if page := b.call(t, http.MethodGet, install.URL, "", "", http.StatusOK, nil); !strings.Contains(page, ">Install on demo</button>") ||
+		!strings.Contains(page, "<option>octo-dev</option>") {
+		t.Fatalf("the install page offers no installation on demo as octo-dev:\n%s", page)
 	}
-	form = url.Values{"state": {installURL.Query().Get("state")}, "installation_id": {"1"}}
-	setup := location(t, call(t, http.MethodPost, gh+installURL.Path, "", form.Encode(), http.StatusFound, nil))
+	form = url.Values{"state": {installURL.Query().Get("state")}, "installation_id": {"1"}, "login": {"octo-dev"}}
+	setup := location(t, b.call(t, http.MethodPost, gh+installURL.Path, "", form.Encode(), http.StatusFound, nil))
 	if !strings.HasPrefix(setup.String(), kiln+"/integrations/github/callback?") {
 		t.Fatalf("the install page sent the installer to %s, want kiln's install callback", setup)
 	}
+	// The callback answers the browser with a page leading back to the console.
+	if page := b.call(t, http.MethodGet, setup.String(), "", "", http.StatusOK, nil); !strings.Contains(page, "GitHub is linked to Octo Games.") ||
+		!strings.Contains(page, `href="/console/organization"`) {
+		t.Fatalf("the callback answered:\n%s", page)
+	}
 	var linked struct {
-		OrganizationID      string
 		IntegrationSettings struct {
 			GitHub struct{ InstallationID string }
 		}
 	}
-	call(t, http.MethodGet, setup.String(), "", "", http.StatusOK, &linked)
-	if linked.OrganizationID != org.ID || linked.IntegrationSettings.GitHub.InstallationID != "1" {
-		t.Fatalf("the callback linked %+v, want installation 1 to organization %s", linked, org.ID)
+	b.call(t, http.MethodGet, kiln+"/organizations/"+org.ID, session.Token, "", http.StatusOK, &linked)
+	if linked.IntegrationSettings.GitHub.InstallationID != "1" {
+		t.Fatalf("the organization has %+v linked, want installation 1", linked)
 	}
 
 	// Add demo/shooter.
 	var project struct{ ID, Name string }
-	call(t, http.MethodPost, kiln+"/projects/add-repo", session.Token,
+	b.call(t, http.MethodPost, kiln+"/projects/add-repo", session.Token,
 		`{"name":"Shooter","installationId":"1","repoFullName":"demo/shooter"}`, http.StatusCreated, &project)
 	if project.ID == "" || project.Name != "Shooter" {
 		t.Fatalf("POST /projects/add-repo: %+v", project)
@@ -104,11 +111,24 @@ func TestDemoSignUp(t *testing.T) {
 	d.interrupt(t)
 }
 
-// call makes a request (a JSON body, or a form body when it does not start with "{"), with a
-// bearer token unless "", without following redirects; it fails the test unless the answer has
-// status want, decodes a JSON answer into v when not nil, and returns the body, or the Location
-// of a redirect.
-func call(t *testing.T, method, to, token, body string, want int, v any) string {
+// browser is the one browser the demo's steps use: it keeps the cookies kiln sets (the install
+// link's, which GitHub's redirect back must carry).
+type browser struct{ jar http.CookieJar }
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &browser{jar: jar}
+}
+
+// call makes a request from the browser (a JSON body, or a form body when it does not start
+// with "{"), with a bearer token unless "", without following redirects; it fails the test
+// unless the answer has status want, decodes a JSON answer into v when not nil, and returns the
+// body, or the Location of a redirect.
+func (b *browser) call(t *testing.T, method, to, token, body string, want int, v any) string {
 	t.Helper()
 	req, err := http.NewRequest(method, to, strings.NewReader(body))
 	if err != nil {
@@ -123,7 +143,7 @@ func call(t *testing.T, method, to, token, body string, want int, v any) string 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Jar: b.jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, to, err)

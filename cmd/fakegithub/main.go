@@ -1,8 +1,8 @@
 // Command fakegithub runs the fake GitHub of kiln's tests as a program, so kiln can be tried
 // without a real GitHub App: one App, one installation ("demo") with a repository holding an
-// Unreal project, and one account ("octo-dev") to sign in with. It prints the settings that point
-// `kiln serve` at it (and, with --env FILE, writes them there for scripts such as `make demo`),
-// and serves until Ctrl-C. With --setup-url, the App's install page sends the installer there, as
+// Unreal project, and one account ("octo-dev") to sign in with and to install the App as. It
+// prints the settings that point `kiln serve` at it (and, with --env FILE, writes them there for
+// scripts such as `make demo`), and serves until Ctrl-C. With --setup-url, the App's install page sends the installer there, as
 // GitHub sends them to a GitHub App's Setup URL.
 package main
 

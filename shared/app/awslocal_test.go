@@ -51,6 +51,8 @@ func TestOnAWSLocal(t *testing.T) {
 		{"CheckRunAnnotatesACompileErrorAndReruns", TestCheckRunAnnotatesACompileErrorAndReruns},
 		{"Invitations", TestInvitations},
 		{"GitHubSignInTeamFlow", TestGitHubSignInTeamFlow},
+		{"GitHubInstallRefusesAnotherBrowser", TestGitHubInstallRefusesAnotherBrowser},
+		{"GitHubInstallNeedsTheAdminsGitHubAccount", TestGitHubInstallNeedsTheAdminsGitHubAccount},
 		{"Sessions", TestSessions},
 		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
 		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},

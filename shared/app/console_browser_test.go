@@ -53,6 +53,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Link GitHub: the console asks for the install link; GitHub sends the installer back to the
 	// callback (here: in a second tab), and the organization page notices.
 	run(t, ctx, "open the organization", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
+	w.gh.AuthorizeUser("code-1", "gho_installer", testInstallation)
 	linkGitHubInConsole(t, ctx, w, "code-1")
 	screenshot(t, ctx, shots, "organization-linked")
 
@@ -190,7 +191,8 @@ func TestConsoleInBrowser(t *testing.T) {
 
 // linkGitHubInConsole links the test installation from the organization page shown in ctx:
 // the console asks for the install link; GitHub sends the installer back to the callback (here:
-// in a second tab, with code authorized for the installation), and the page notices.
+// in a second tab of the same browser, with code authorized for the installation), which answers
+// a page leading back to the console, and the organization page notices.
 func linkGitHubInConsole(t *testing.T, ctx context.Context, w *world, code string) {
 	t.Helper()
 	run(t, ctx, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
@@ -199,11 +201,11 @@ func linkGitHubInConsole(t *testing.T, ctx context.Context, w *world, code strin
 	if err != nil || !strings.HasPrefix(install, w.gh.WebURL()) || u.Query().Get("state") == "" {
 		t.Fatalf("install link %q", install)
 	}
-	w.gh.AuthorizeUser(code, "gho_installer", testInstallation)
 	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {code},
 		"installation_id": {w.inst}, "setup_action": {"install"}}.Encode()
 	gitHubTab, closeTab := chromedp.NewContext(ctx)
-	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback))
+	run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback),
+		waitJS(`document.querySelector('h1')?.textContent === 'GitHub is linked' && document.querySelector('main a')?.getAttribute('href') === '/console/organization'`))
 	closeTab()
 	run(t, ctx, "see GitHub linked", waitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.inst+`')`))
 }

@@ -73,7 +73,7 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		waitJS(`document.getElementById('who').textContent.includes('Analytical Games')`))
 
 	// She links the GitHub App, then invites Grace.
-	linkGitHubInConsole(t, ada, w, "ada-install")
+	linkGitHubInConsole(t, ada, w, w.gh.InstallCode("ada", testInstallation))
 	run(t, ada, "invite Grace", chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "grace@studio.example"),
 		chromedp.SetValue(chromedp.CSS(`#invite select[name=role]`), "admin"),
 		chromedp.Click(chromedp.CSS(`#invite button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`invite-link`)))

@@ -59,7 +59,8 @@ func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
 	}
 	wantError(t, w.do(t, "GET", "/integrations/github/install", addUser(t, w.testService, w.orgID, "member"), nil), 403, "insufficient_scope")
 
-	r = w.do(t, "GET", "/integrations/github/install", w.token, nil)
+	b := newBrowser(t)
+	r = b.get(t, w, "/integrations/github/install", w.token, acceptJSON)
 	installURL, err := url.Parse(field(t, r.Body, "url"))
 	if r.Status != 200 || err != nil || !strings.HasPrefix(installURL.String(), gh.WebURL()+"apps/") {
 		t.Fatalf("install link: %d %s", r.Status, r.Raw)
@@ -67,16 +68,12 @@ func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
 	state := installURL.Query().Get("state")
 	gh.AuthorizeUser("good-code", "gho_installer", testInstallation)
 	gh.AuthorizeUser("stranger-code", "gho_stranger", 9999)
-	callback := func(state, code, inst string) response {
-		q := url.Values{"state": {state}, "code": {code}, "installation_id": {inst}, "setup_action": {"install"}}
-		return w.do(t, "GET", "/integrations/github/callback?"+q.Encode(), "", nil)
+	wantError(t, b.callback(t, w, state[:len(state)-3]+"AAA", "good-code", acceptJSON), 400, "validation_failed")
+	wantError(t, b.callback(t, w, state, "stranger-code", acceptJSON), 400, "github_installation_invalid")
+	if w.linked(t, w.orgID, w.token) {
+		t.Fatalf("linked by a user who cannot see the installation")
 	}
-	wantError(t, callback(state[:len(state)-3]+"AAA", "good-code", w.inst), 400, "validation_failed")
-	wantError(t, callback(state, "stranger-code", w.inst), 400, "github_installation_invalid")
-	if got := w.do(t, "GET", path, w.token, nil); got.Body["integrationSettings"].(map[string]any)["github"] != nil {
-		t.Fatalf("linked by a user who cannot see the installation: %s", got.Raw)
-	}
-	r = callback(state, "good-code", w.inst)
+	r = b.callback(t, w, state, "good-code", acceptJSON)
 	if r.Status != 200 || field(t, r.Body, "integrationSettings", "github", "installationId") != w.inst {
 		t.Fatalf("callback: %d %s", r.Status, r.Raw)
 	}

@@ -111,11 +111,9 @@ func TestGitHubSignInTeamFlow(t *testing.T) {
 	}
 
 	// She links the GitHub App through the install flow.
-	r = w.do(t, "GET", "/integrations/github/install", ada, nil)
-	installURL, _ := url.Parse(field(t, r.Body, "url"))
-	w.gh.AuthorizeUser("ada-install", "gho_ada", testInstallation)
-	q := url.Values{"state": {installURL.Query().Get("state")}, "code": {"ada-install"}, "installation_id": {w.inst}, "setup_action": {"install"}}
-	if r := w.do(t, "GET", "/integrations/github/callback?"+q.Encode(), "", nil); r.Status != 200 {
+	adasBrowser := newBrowser(t)
+	state := adasBrowser.installLink(t, w, ada)
+	if r := adasBrowser.callback(t, w, state, w.gh.InstallCode("ada", testInstallation), acceptJSON); r.Status != 200 {
 		t.Fatalf("install callback: %d %s", r.Status, r.Raw)
 	}
 

@@ -112,8 +112,7 @@ func (c *Client) UserInstallationIDs(ctx context.Context, userToken string) ([]i
 	for {
 		list, resp, err := cl.Apps.ListUserInstallations(ctx, opts)
 		if err != nil {
-			return nil, c.fail("list user installations", err,
-				statusErrors{401: invalidField("code", "GitHub did not accept the user's authorization; install again")})
+			return nil, c.fail("list user installations", err, statusErrors{401: refusedAuthorization()})
 		}
 		for _, in := range list {
 			ids = append(ids, in.GetID())

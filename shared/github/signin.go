@@ -36,30 +36,21 @@ func (c *Client) SignInURL(state, redirectURI string) (string, error) {
 	return u.String(), nil
 }
 
-// SignedInUser reads who a user access token (from ExchangeCode) belongs to: GET /user, then
+// SignedInUser reads who a user access token (from ExchangeCode) belongs to: AccountOf, then
 // GET /user/emails for the primary, verified email address. Listing emails needs the App's
 // "Email addresses" account permission (read-only); without it GitHub answers 403 and this
 // fails with an internal error naming the permission. A token GitHub refuses → validation_failed
 // on "code"; an account without a verified primary email → validation_failed on "email".
 func (c *Client) SignedInUser(ctx context.Context, userToken string) (*SignedInUser, error) {
-	cl := c.base.WithAuthToken(userToken)
-	refused := statusErrors{401: invalidField("code", "GitHub did not accept the user's authorization; sign in again")}
-	u, _, err := cl.Users.Get(ctx, "")
-	if err != nil {
-		return nil, c.fail("get the signed-in user", err, refused)
-	}
-	if u.GetID() == 0 || u.GetLogin() == "" {
-		return nil, c.fail("get the signed-in user", errMalformed, nil)
-	}
-	email, err := c.primaryEmail(ctx, cl, refused)
+	a, err := c.AccountOf(ctx, userToken)
 	if err != nil {
 		return nil, err
 	}
-	name := u.GetName()
-	if name == "" {
-		name = u.GetLogin()
+	email, err := c.primaryEmail(ctx, c.base.WithAuthToken(userToken), statusErrors{401: refusedAuthorization()})
+	if err != nil {
+		return nil, err
 	}
-	return &SignedInUser{ID: u.GetID(), Login: u.GetLogin(), Name: name, Email: email}, nil
+	return &SignedInUser{ID: a.ID, Login: a.Login, Name: a.Name, Email: email}, nil
 }
 
 // primaryEmail returns the user's primary email address if GitHub has verified it.

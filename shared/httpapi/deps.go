@@ -24,6 +24,7 @@ type GitHubApp interface {
 	InstallURL(ctx context.Context, state string) (string, error)
 	ExchangeCode(ctx context.Context, code string) (string, error)
 	UserInstallationIDs(ctx context.Context, userToken string) ([]int64, error)
+	AccountOf(ctx context.Context, userToken string) (*github.Account, error)
 }
 
 // GitHubSignIn is the GitHub App's OAuth client as the sign-in flow uses it: where to send the

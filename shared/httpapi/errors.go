@@ -58,9 +58,21 @@ type errorBody struct {
 	Candidates []string          `json:"candidates,omitempty"`
 }
 
-// writeError answers with the envelope for err. Errors that carry no code are logged and answered
-// as internal with a neutral message, so nothing internal leaks.
+// writeError answers with the envelope for err (see errorAnswer).
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorAnswer(r, err)
+	switch status {
+	case http.StatusUnauthorized:
+		if w.Header().Get("WWW-Authenticate") == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kiln"`)
+		}
+	}
+	writeJSON(w, status, body)
+}
+
+// errorAnswer is the status and envelope for err. Errors that carry no code are logged and
+// answered as internal with a neutral message, so nothing internal leaks.
+func errorAnswer(r *http.Request, err error) (int, errorBody) {
 	body := errorBody{RequestID: requestIDOf(r.Context())}
 	var ke *kiln.Error
 	switch {
@@ -70,12 +82,5 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		loggerOf(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()))
 		body.Error, body.Message = kiln.EInternal, "something went wrong on our side; quote the request id if you contact support"
 	}
-	status := statusOf[body.Error]
-	switch status {
-	case http.StatusUnauthorized:
-		if w.Header().Get("WWW-Authenticate") == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kiln"`)
-		}
-	}
-	writeJSON(w, status, body)
+	return statusOf[body.Error], body
 }

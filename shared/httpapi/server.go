@@ -291,14 +291,23 @@ func bearerToken(r *http.Request) (string, bool) {
 // rateLimit takes a request from key's budget; when it is spent it answers 429 with Retry-After
 // and returns false.
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, key string, now time.Time) bool {
+	if err := s.overLimit(w, key, now); err != nil {
+		writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// overLimit takes one request from key's budget; over it, it sets Retry-After and returns the
+// rate_limited error to answer.
+func (s *Server) overLimit(w http.ResponseWriter, key string, now time.Time) error {
 	ok, wait := s.limits.allow(key, now)
 	if ok {
-		return true
+		return nil
 	}
 	secs := retryAfterSeconds(wait)
 	w.Header().Set("Retry-After", itoa(secs))
-	writeError(w, r, kiln.Errorf(kiln.ERateLimited, "too many requests; retry after %d s", secs))
-	return false
+	return kiln.Errorf(kiln.ERateLimited, "too many requests; retry after %d s", secs)
 }
 
 func clientAddr(r *http.Request) string {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -19,6 +20,33 @@ func (s *Server) AuthorizeUser(code, userToken string, installationIDs ...int64)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.codes[code] = userGrant{token: userToken, ids: installationIDs}
+}
+
+// InstallCode issues a single-use OAuth code as the install page does when login installs the
+// App: exchanging it gives a user access token that GET /user answers as login (AddUser first)
+// and whose GET /user/installations lists installationIDs.
+func (s *Server) InstallCode(login string, installationIDs ...int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	code, ok := s.installCodeLocked(login, installationIDs...)
+	if !ok || login == "" {
+		s.fatalf("InstallCode: no user %q (AddUser first)", login)
+	}
+	return code
+}
+
+// installCodeLocked issues the code of an install by login ("": by no known account, so GET /user
+// refuses its token); false for a login the fake does not have. The caller holds s.mu.
+func (s *Server) installCodeLocked(login string, installationIDs ...int64) (string, bool) {
+	g := userGrant{ids: installationIDs}
+	if login != "" {
+		u := s.accounts[strings.ToLower(login)]
+		if u == nil {
+			return "", false
+		}
+		g.userID = u.ID
+	}
+	return s.issueCodeLocked(g), true
 }
 
 func (s *Server) getApp(w http.ResponseWriter, r *http.Request) {

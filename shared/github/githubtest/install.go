@@ -24,6 +24,13 @@ var installPage = template.Must(template.New("install").Parse(`<!DOCTYPE html>
 <form method="post" action="{{$.Action}}">
 <input type="hidden" name="state" value="{{$.State}}">
 <input type="hidden" name="installation_id" value="{{.ID}}">
+{{- if $.Logins}}
+<label>Signed in to GitHub as <select name="login">
+{{- range $.Logins}}
+<option>{{.}}</option>
+{{- end}}
+</select></label>
+{{- end}}
 <button type="submit">Install on {{.Account}}</button>
 </form>
 {{- else}}
@@ -56,7 +63,8 @@ func (s *Server) installApp(w http.ResponseWriter, r *http.Request) (*url.URL, b
 }
 
 // installPage is the App's public page "Install <slug>": one button per installation of the fake,
-// each carrying the state the caller passed.
+// each carrying the state the caller passed and, where the fake has accounts (AddUser), a choice
+// of the GitHub account that installs (real GitHub takes the one signed in).
 func (s *Server) installPage(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.installApp(w, r); !ok {
 		return
@@ -66,6 +74,7 @@ func (s *Server) installPage(w http.ResponseWriter, r *http.Request) {
 	for _, in := range s.insts {
 		targets = append(targets, installTarget{ID: in.id, Account: in.account})
 	}
+	logins := s.loginsLocked()
 	s.mu.Unlock()
 	slices.SortFunc(targets, func(a, b installTarget) int { return cmp.Compare(a.ID, b.ID) })
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -75,12 +84,14 @@ func (s *Server) installPage(w http.ResponseWriter, r *http.Request) {
 	_ = installPage.Execute(w, struct {
 		Slug, Action, State string
 		Accounts            []installTarget
-	}{s.AppSlug, "/apps/" + s.AppSlug + "/installations/new", r.URL.Query().Get("state"), targets})
+		Logins              []string
+	}{s.AppSlug, "/apps/" + s.AppSlug + "/installations/new", r.URL.Query().Get("state"), targets, logins})
 }
 
 // install is the install page's form: like GitHub after an install, it sends the browser to the
 // Setup URL with the installation, setup_action=install, the state it was given, and a fresh
-// single-use OAuth code whose user token lists that installation in GET /user/installations.
+// single-use OAuth code whose user token lists that installation in GET /user/installations and,
+// when the form names an account (login), is that account's in GET /user.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 	setup, ok := s.installApp(w, r)
 	if !ok {
@@ -95,7 +106,7 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 	in := s.insts[id]
 	var code string
 	if err == nil && in != nil {
-		code = s.issueCodeLocked(userGrant{ids: []int64{id}})
+		code, _ = s.installCodeLocked(r.PostForm.Get("login"), id)
 	}
 	s.mu.Unlock()
 	if code == "" {

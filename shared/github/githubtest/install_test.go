@@ -145,3 +145,60 @@ func TestInstallWithoutASetupURLIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallAsAnAccount: with accounts (AddUser), the install page asks which one installs, and
+// the code of an install by one (from the form or InstallCode) gives a token GET /user answers as
+// that account; an install by no account gives a token GET /user refuses, as before.
+func TestInstallAsAnAccount(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	s.SetupURL = setupURL
+	s.AddInstallation(1, "demo")
+	octoID := s.AddUser(octo)
+	s.AddUser(User{Login: "grace"})
+	resp, err := s.Client().Get(installPageURL(s, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`<select name="login">`, "<option>octo-dev</option>", "<option>grace</option>"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the page lacks %s:\n%s", want, body)
+		}
+	}
+	formCode := func(login string) string {
+		form := url.Values{"state": {"s"}, "installation_id": {"1"}}
+		if login != "" {
+			form.Set("login", login)
+		}
+		resp := postForm(t, s, "apps/kiln-test/installations/new", form)
+		back, _ := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusFound || back.Query().Get("code") == "" {
+			t.Fatalf("install as %q: %d to %q", login, resp.StatusCode, resp.Header.Get("Location"))
+		}
+		return back.Query().Get("code")
+	}
+	for _, tc := range []struct {
+		name, code string
+		status     int
+		id         int64
+	}{
+		{"the form, as octo-dev", formCode("octo-dev"), http.StatusOK, octoID},
+		{"InstallCode, as octo-dev", s.InstallCode("octo-dev", 1), http.StatusOK, octoID},
+		{"the form, as no account", formCode(""), http.StatusUnauthorized, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := exchange(t, s, tc.code)["access_token"]
+			var u struct {
+				ID int64 `json:"id"`
+			}
+			if status := getJSON(t, s, "user", tok, &u); status != tc.status || u.ID != tc.id {
+				t.Fatalf("GET /user: %d %+v, want %d with id %d", status, u, tc.status, tc.id)
+			}
+		})
+	}
+	if resp := postForm(t, s, "apps/kiln-test/installations/new", url.Values{"state": {"s"}, "installation_id": {"1"}, "login": {"nobody"}}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("install as an unknown account: %d, want 404", resp.StatusCode)
+	}
+}

@@ -82,6 +82,15 @@ func (s *Server) issueCodeLocked(g userGrant) string {
 	return code
 }
 
+// loginsLocked lists the accounts' logins in the order they were added; the caller holds s.mu.
+func (s *Server) loginsLocked() []string {
+	var logins []string
+	for _, key := range s.logins {
+		logins = append(logins, s.accounts[key].Login)
+	}
+	return logins
+}
+
 // CallbackURL parses a URL GitHub may send a browser back to: absolute http(s), no fragment.
 func CallbackURL(raw string) (*url.URL, bool) {
 	u, err := url.Parse(raw)
@@ -148,10 +157,7 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	var logins []string
-	for _, key := range s.logins {
-		logins = append(logins, s.accounts[key].Login)
-	}
+	logins := s.loginsLocked()
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	// No scripts or styles; form-action is left open (it does not fall back to default-src) as the

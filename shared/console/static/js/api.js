@@ -23,14 +23,17 @@ let onUnauthorized = () => {};
 export function whenUnauthorized(fn) { onUnauthorized = fn; }
 
 // api('GET', '/builds', null, {limit: 25}) → the decoded JSON answer (null for 204). With
-// {anonymous: true} the request carries no token.
+// {anonymous: true} the request carries no token. Requests send and store no cookies, except with
+// {cookies: true}: the GitHub install link's answer sets this browser's install cookie, which
+// GitHub's redirect back to the install callback must carry.
 export async function api(method, path, body, query, opts) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) if (v !== null && v !== undefined && v !== '') url.searchParams.set(k, v);
   const headers = {Accept: 'application/json'};
   if (token.get() && !(opts && opts.anonymous)) headers.Authorization = 'Bearer ' + token.get();
   if (body !== null && body !== undefined) headers['Content-Type'] = 'application/json';
-  const resp = await fetch(url, {method, headers, body: body == null ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit'});
+  const resp = await fetch(url, {method, headers, body: body == null ? undefined : JSON.stringify(body), cache: 'no-store',
+    credentials: opts && opts.cookies ? 'same-origin' : 'omit'});
   const rid = resp.headers.get('X-Request-Id');
   if (resp.status === 204) return null;
   const text = await resp.text();

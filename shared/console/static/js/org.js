@@ -32,10 +32,10 @@ export async function render(main, params, ctx) {
   } else if (admin) {
     ghBox.append(h('button', {type: 'button', id: 'link-github', onclick: (ev) => busy(ev.target, async () => {
       try {
-        const link = await api('GET', '/integrations/github/install');
+        const link = await api('GET', '/integrations/github/install', null, null, {cookies: true});
         ev.target.hidden = true;
         ghBox.append(h('p', {}, h('a', {class: 'button', id: 'github-install', href: link.url, target: '_blank', rel: 'noopener noreferrer'}, 'Install the GitHub App on GitHub'),
-          ' (opens GitHub in a new tab; this link is valid until ' + time(link.expiresAt) + '). This page notices when GitHub sends you back.'));
+          ' (opens GitHub in a new tab; this link works in this browser only, until ' + time(link.expiresAt) + '). This page notices when GitHub sends you back.'));
         stopPolling = waitForLink(orgPath, ctx, again);
       } catch (e) {
         if (e.code !== 'github_not_connected') return ctx.showError(e);
