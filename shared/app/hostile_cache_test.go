@@ -1,6 +1,8 @@
 package app
 
 import (
+	"archive/tar"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 	"github.com/kilnbuild/kiln/shared/runner"
@@ -185,4 +189,83 @@ func hasPrefixKey(m map[string]string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestHostileSpecialFilesStayOutOfTheCache: a build script leaves a FIFO and a hard link in its
+// Intermediate/ at the end of its step, then a file where DerivedDataCache/ was. The save neither
+// hangs on the FIFO nor keeps either link's file; the file for a directory leaves the build
+// complete with its cache unsaved, and the next build restores the last good one.
+func TestHostileSpecialFilesStayOutOfTheCache(t *testing.T) {
+	if onAWSLocal(t) {
+		t.Skip("kiln serve's own workspaces")
+	}
+	w := newWorld(t)
+	obj := "Intermediate/Build/Linux/Shooter/Shipping/obj1.o"
+	w.shooter.Commit("main", "Leave special files", "Mallory", map[string]string{"Shooter/FakeUAT.env": incrementalEngine +
+		"trap 'cd \"$projectdir\" && mkfifo Intermediate/pipe.o && ln " + obj + " Intermediate/hard.o' EXIT\n"})
+	pid := w.addShooter(t)
+	sid := w.addSetting(t, pid, nil)["id"].(string)
+	first := w.waitEnded(t, w.trigger(t, pid, sid, ""))
+	if first["status"] != "complete" || !strings.Contains(w.logText(t, first["id"].(string)), "saved the build cache") {
+		t.Fatalf("first build: %v\n%s", first["status"], w.logText(t, first["id"].(string)))
+	}
+	names := cachedNames(t, w, first["id"].(string))
+	for _, n := range []string{"Shooter/Intermediate/pipe.o", "Shooter/Intermediate/hard.o", "Shooter/" + obj} {
+		if names[strings.TrimPrefix(n, "Shooter/")] {
+			t.Errorf("the cache holds %s (a FIFO, or a file with another name)", n)
+		}
+	}
+	if !names["DerivedDataCache/"] {
+		t.Errorf("the cache lost its derived data: %v", names)
+	}
+
+	w.shooter.Commit("main", "A file for a directory", "Mallory", map[string]string{"Shooter/FakeUAT.env": incrementalEngine +
+		"trap 'cd \"$projectdir\" && rm -rf DerivedDataCache && echo not-a-dir > DerivedDataCache' EXIT\n"})
+	second := w.waitEnded(t, w.trigger(t, pid, sid, ""))
+	if log := w.logText(t, second["id"].(string)); second["status"] != "complete" || !strings.Contains(log, "the build cache could not be saved") {
+		t.Fatalf("second build: %v\n%s", second["status"], log)
+	}
+	w.shooter.Commit("main", "Plain again", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": incrementalEngine})
+	third := w.waitEnded(t, w.trigger(t, pid, sid, ""))
+	wantCache(t, third, "warm", first["id"].(string), "")
+	if log := w.logText(t, third["id"].(string)); third["status"] != "complete" || !strings.Contains(log, "restored the build cache of build "+first["id"].(string)) {
+		t.Fatalf("third build: %v\n%s", third["status"], log)
+	}
+}
+
+// cachedNames lists the entries of the cache build saved on kiln serve's file store.
+func cachedNames(t *testing.T, w *world, build string) map[string]bool {
+	t.Helper()
+	var found string
+	_ = filepath.WalkDir(w.cfg.Data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == build+".tar.zst" {
+			found = p
+		}
+		return nil
+	})
+	if found == "" {
+		t.Fatalf("no cache saved by %s", build)
+	}
+	f, err := os.Open(found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	names := map[string]bool{}
+	tr := tar.NewReader(dec)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[hdr.Name] = true
+	}
 }

@@ -20,7 +20,7 @@ var ddcCounts = regexp.MustCompile(`hits (\d+) misses (\d+) of (\d+) assets`)
 
 // TestBuildCacheWarmsTheNextBuildOfABranch: the second build of a branch starts from the cache
 // the first saved (the build and its log say so, and the engine finds all its derived data); a
-// clean build ignores and replaces it; another engine version, and another organization's
+// clean build ignores and replaces it; a new branch starts from main's, which it never replaces; another engine version, and another organization's
 // project of the same name and branch, start cold.
 func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
 	w := newWorld(t)
@@ -63,6 +63,21 @@ func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
 	wantDDC(t, log3, 0, 6)
 	after, _ := build(t, "")
 	wantCache(t, after, "warm", clean["id"].(string), "") // the clean build replaced the cache
+
+	// A new branch's first build starts warm from main's cache, read-only: main's next build is
+	// warm from main's own, and the branch's next from the branch's first.
+	w.shooter.CreateBranches("main", "feature/warm")
+	branchFirst, logB := build(t, `{"branch": "feature/warm"}`)
+	wantCache(t, branchFirst, "warm", after["id"].(string), "")
+	if !strings.Contains(logB, "feature/warm has no build cache yet, so kiln restored the default branch's") ||
+		!strings.Contains(logB, "Compile: 3 of 3 objects up to date") {
+		t.Fatalf("a new branch's first build does not say it started from main's cache:\n%s", logB)
+	}
+	mainAgain, _ := build(t, "")
+	wantCache(t, mainAgain, "warm", after["id"].(string), "")
+	branchSecond, _ := build(t, `{"branch": "feature/warm"}`)
+	wantCache(t, branchSecond, "warm", branchFirst["id"].(string), "")
+	after = mainAgain
 
 	// A second setting builds the same key (a Development build of main on 5.3): it keeps that
 	// key's cache when the first setting moves to another engine version.

@@ -108,6 +108,7 @@ func (r *Runner) saveCache(ctx context.Context, b *kiln.Build, checkout, uprojec
 		r.log().WarnContext(ctx, "save build cache", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		rep.Log(ctx, buildsteps.LogLine{Time: r.now(), Level: buildsteps.LevelWarn, Message: "kiln: the build cache could not be saved; the next build of " +
 			describeKey(b) + " starts from the previous cache, or cold"})
+		_ = os.Remove(marker) // the directories no longer hold what the marker says: restore next time
 		return
 	}
 	writeMarker(marker, buildcache.KeyOf(b).Prefix(), b.ID, r.log())
