@@ -53,9 +53,15 @@ func BenchmarkNoFollowCost(b *testing.B) {
 	var save, pathSave, restore, pathRestore time.Duration
 	for b.Loop() {
 		pathSave += timed(func(w io.Writer, _ io.Reader) error { return pathWrite(b.Context(), w, src) }, true)
-		save += timed(func(w io.Writer, _ io.Reader) error { _, err := Write(b.Context(), w, opened(b, src), DefaultDirs); return err }, true)
+		save += timed(func(w io.Writer, _ io.Reader) error {
+			_, err := Write(b.Context(), w, opened(b, src), DefaultDirs)
+			return err
+		}, true)
 		pathRestore += timed(func(_ io.Writer, r io.Reader) error { return pathRead(r, dst) }, false)
-		restore += timed(func(_ io.Writer, r io.Reader) error { _, err := Read(b.Context(), r, opened(b, dst), DefaultDirs); return err }, false)
+		restore += timed(func(_ io.Writer, r io.Reader) error {
+			_, err := Read(b.Context(), r, opened(b, dst), DefaultDirs)
+			return err
+		}, false)
 	}
 	b.ReportMetric(save.Seconds()/pathSave.Seconds(), "save_nofollow/paths")
 	b.ReportMetric(restore.Seconds()/pathRestore.Seconds(), "restore_nofollow/paths")
