@@ -17,14 +17,19 @@ import (
 // that is refused with 413 payload_too_large and nothing of it is kept.
 
 // cacheRoom is the most bytes the build's cache upload may hold, and what bounds it; 0 and ""
-// when nothing does.
-func (s *Server) cacheRoom(ctx context.Context, b *kiln.Build) (int64, string, error) {
+// when nothing does. Without others, the uploads of the organization's other running builds are
+// not subtracted (a bound for each part of a multipart upload that reads no build; the
+// completed upload is checked with them).
+func (s *Server) cacheRoom(ctx context.Context, b *kiln.Build, others bool) (int64, string, error) {
 	var limit int64
 	var why string
 	if s.CacheMaxPerOrg > 0 && s.Caches != nil {
-		pending, err := s.pendingCaches(ctx, b)
-		if err != nil {
-			return 0, "", err
+		var pending int64
+		if others {
+			var err error
+			if pending, err = s.pendingCaches(ctx, b); err != nil {
+				return 0, "", err
+			}
 		}
 		limit = max(s.CacheMaxPerOrg-pending, 0)
 		why = fmt.Sprintf("the organization's room for build caches (%s of its %s, after the uploads of its other running builds)",
@@ -110,7 +115,7 @@ func isCache(r *http.Request) bool { return r.URL.Query().Get("object") == Uploa
 // keepCompletedCache checks the cache a multipart upload just completed: past its room it is
 // removed and refused; if the build ended meanwhile it is removed.
 func (s *Server) keepCompletedCache(ctx context.Context, b *kiln.Build, up objects, key string) error {
-	room, why, err := s.cacheRoom(ctx, b)
+	room, why, err := s.cacheRoom(ctx, b, true)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	var why string
 	if cache {
 		var room int64
-		if room, why, err = s.cacheRoom(r.Context(), b); err != nil {
+		if room, why, err = s.cacheRoom(r.Context(), b, true); err != nil {
 			return err
 		}
 		if why != "" && r.ContentLength > room {

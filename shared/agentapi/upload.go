@@ -137,7 +137,7 @@ func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 		return invalid("n", "part numbers are 1 to 10000")
 	}
 	if isCache(r) {
-		room, why, err := s.cacheRoom(r.Context(), b)
+		room, why, err := s.cacheRoom(r.Context(), b, false)
 		if err != nil {
 			return err
 		}
