@@ -14,6 +14,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -36,6 +37,9 @@ var errBuildFailed = errors.New("the build did not complete")
 //	KILN_SANDBOX                         off (default), bwrap (Linux) or account (Windows); KILN_BWRAP is the bwrap binary
 //	KILN_P4                              the p4 client, for Perforce projects (default p4)
 //	KILN_OUTBOUND_ALLOW                  CIDR ranges a Perforce server may be in although not public
+//	KILN_BUILD_MEMORY, KILN_BUILD_PIDS,  the build's limits and the work directory's disk reserve, as
+//	KILN_BUILD_CPU_WEIGHT,               kiln serve's (see docs/sandbox.md)
+//	KILN_DISK_RESERVE
 //	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
 //
 // KILN_SANDBOX defaults to off here, unlike kiln serve and kiln agent on Linux: a build host
@@ -80,14 +84,19 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	limits, err := app.OpenAgentLimits(ctx, getenv, work, logger)
+	if err != nil {
+		return fmt.Errorf("kiln agent run: %w", err)
+	}
 	host := &hostclient.Host{
-		Client:    &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
-		HostRunID: getenv("CODEBUILD_BUILD_ID"),
-		Engines:   engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
-		Steps:     &buildsteps.Steps{Logger: logger, Sandbox: confiner},
-		P4:        p4,
-		WorkDir:   work,
-		Logger:    logger,
+		Client:      &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
+		HostRunID:   getenv("CODEBUILD_BUILD_ID"),
+		Engines:     engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
+		Steps:       &buildsteps.Steps{Logger: logger, Sandbox: confiner, Limits: limits.Steps},
+		P4:          p4,
+		WorkDir:     work,
+		DiskReserve: limits.DiskReserve,
+		Logger:      logger,
 	}
 	status, err := host.Run(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
+	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
@@ -45,7 +46,9 @@ import (
 // as the local account KILN_BUILD_ACCOUNT, default kiln-build; an agent that cannot manage it
 // stops at start) but off with --ec2-host, and off elsewhere; KILN_BWRAP, KILN_SANDBOX_NETWORK,
 // KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV, KILN_P4 and KILN_OUTBOUND_ALLOW (a Perforce server's
-// address) are read as for kiln serve.
+// address) are read as for kiln serve, and so are the builds' limits: KILN_BUILD_MEMORY,
+// KILN_BUILD_PIDS, KILN_BUILD_CPU_WEIGHT and KILN_DISK_RESERVE (on the volume of --workdir), with
+// kiln serve's defaults for one build at a time.
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -105,6 +108,10 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
+	limits, err := app.OpenAgentLimits(ctx, getenv, work, logger)
+	if err != nil {
+		return fmt.Errorf("kiln agent: %w", err)
+	}
 	var identity *hostedhosts.Identity
 	if *ec2Host {
 		id, err := ec2Identity(ctx, *imds, logger)
@@ -117,8 +124,8 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		URL: *url, Token: *token, Identity: identity, Pool: *pool, Platforms: commaSplit(*platforms), EngineVersions: versions, Logger: logger,
 		NewHost: func(c *hostclient.Client) *hostclient.Host {
 			return &hostclient.Host{
-				Client: c, Engines: dir, Steps: &buildsteps.Steps{Logger: logger, Sandbox: confiner},
-				P4: p4, WorkDir: work, Logger: logger,
+				Client: c, Engines: dir, Steps: &buildsteps.Steps{Logger: logger, Sandbox: confiner, Limits: limits.Steps},
+				P4: p4, WorkDir: work, DiskReserve: limits.DiskReserve, Logger: logger,
 			}
 		},
 	}

@@ -78,6 +78,10 @@ type Server struct {
 	// organization's caches after a save (oldest removed, never the one just saved; 0: no cap).
 	Caches         *buildcache.Cache
 	CacheMaxPerOrg int64
+	// DiskRoom is how many bytes the volume the Artifacts store writes to takes before its free
+	// space falls below the service's reserve (kiln serve's KILN_DISK_RESERVE): a cache upload is
+	// never larger. Nil: no such volume (S3), only CacheMaxPerOrg bounds it.
+	DiskRoom func(ctx context.Context) (int64, error)
 	// OpenSealed opens the organizations' sealed Perforce tickets (keyring.Sealer.Open).
 	OpenSealed perforce.OpenFunc
 	// TimeLimit is the service's build time limit (a setting may lower it; 0: none), MaxLogLines
@@ -152,10 +156,8 @@ func (s *Server) authenticated(h hostHandler) http.Handler {
 			switch {
 			case strings.HasPrefix(r.URL.Path, PathPrefix+"logs"):
 				limit = maxLogBody
-			case r.URL.Path == PathPrefix+"artifact" && r.URL.Query().Get("object") == UploadCache:
-				// A build cache, streamed: as large as the build's directories, like one saved
-				// in-process; the org's cap then evicts others, never the newest.
-				limit = 0
+			case r.URL.Path == PathPrefix+"artifact" && isCache(r):
+				limit = 0 // a build cache, streamed: putArtifact bounds it by its room (cachecap.go)
 			case r.URL.Path == PathPrefix+"artifact":
 				limit = s.ArtifactMax // the artifact itself, streamed (0: no limit)
 			}

@@ -29,6 +29,20 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil {
 		return err
 	}
+	cache := isCache(r)
+	var why string
+	if cache {
+		var room int64
+		if room, why, err = s.cacheRoom(r.Context(), b, true); err != nil {
+			return err
+		}
+		if why != "" && r.ContentLength > room {
+			return cacheTooLarge(why) // said up front: nothing is written
+		}
+		if why != "" {
+			r.Body = http.MaxBytesReader(w, r.Body, room)
+		}
+	}
 	// The artifact may take longer than the server's read timeout for a whole request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	sum := md5.New()
@@ -40,12 +54,19 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	})
 	var tooLarge *http.MaxBytesError
 	switch {
+	case err != nil && cache && errors.As(err, &tooLarge):
+		s.dropUpload(r.Context(), b, key, "larger than "+why)
+		return cacheTooLarge(why)
 	case errors.As(err, &tooLarge):
 		return kiln.Errorf(kiln.EPayloadTooLarge, "the artifact is larger than the service's limit")
 	case err != nil && r.Context().Err() != nil:
 		return kiln.Errorf(kiln.EBadRequest, "the upload was cut off")
 	case err != nil:
 		return err
+	case cache:
+		if err := s.stillRunning(r.Context(), b, key); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, StreamedArtifact{Size: size, MD5: hex.EncodeToString(sum.Sum(nil))})
 	return nil

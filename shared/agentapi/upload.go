@@ -136,6 +136,18 @@ func (s *Server) presignPart(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil || n < 1 || n > 10_000 {
 		return invalid("n", "part numbers are 1 to 10000")
 	}
+	if isCache(r) {
+		room, why, err := s.cacheRoom(r.Context(), b, false)
+		if err != nil {
+			return err
+		}
+		if why != "" && (n-1)*cmp.Or(s.PartSize, DefaultPartSize) >= room {
+			if err := up.AbortUpload(r.Context(), key, id); err != nil {
+				s.log().WarnContext(r.Context(), "abort a build cache upload past its room", slog.String("build_id", b.ID), slog.String("error", err.Error()))
+			}
+			return cacheTooLarge(why)
+		}
+	}
 	url, err := up.PresignPart(r.Context(), key, id, int32(n), PartURLLifetime)
 	if err != nil {
 		return err
@@ -165,6 +177,11 @@ func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, b *kiln.
 		// S3's refusal of a wrong ETag or part is the host's mistake; log the cause.
 		s.log().WarnContext(r.Context(), "complete an artifact upload", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		return kiln.Errorf(kiln.EValidation, "the upload could not be completed with these parts")
+	}
+	if isCache(r) {
+		if err := s.keepCompletedCache(r.Context(), b, up, key); err != nil {
+			return err
+		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -42,6 +43,7 @@ func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine
 		hosts.Uploads = up
 	} else {
 		hosts.Artifacts = m.artifacts
+		hosts.DiskRoom = dataVolumeRoom(cfg.Data, m.reserve) // the file store writes to the data volume
 	}
 	if gh != nil {
 		hosts.GitHub = githubSource{gh}
@@ -52,4 +54,16 @@ func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine
 	mux.Handle("/agent/v1/", claims.Handler())
 	mux.Handle("/", api)
 	return mux
+}
+
+// dataVolumeRoom is how many bytes the data volume (dir's) takes before its free space falls
+// below reserve.
+func dataVolumeRoom(dir string, reserve int64) func(context.Context) (int64, error) {
+	return func(context.Context) (int64, error) {
+		s, err := diskspace.Of(dir)
+		if err != nil {
+			return 0, err
+		}
+		return s.Free - reserve, nil
+	}
 }

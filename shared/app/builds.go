@@ -40,8 +40,10 @@ type buildMachine struct {
 	statuses  *github.StatusPoster // nil without a GitHub App
 	agents    *agentpool.Dispatcher
 	plans     *plans.Plans
-	cancel    context.CancelFunc
-	loops     sync.WaitGroup
+	// reserve is the free space the data volume keeps (KILN_DISK_RESERVE), in bytes.
+	reserve int64
+	cancel  context.CancelFunc
+	loops   sync.WaitGroup
 }
 
 // githubSource adapts the GitHub App client to what the runner asks.
@@ -114,7 +116,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		janitor.Caches, janitor.Projects = c.Caches, st
 	}
 	return &buildMachine{
-		core: c, service: svc, agents: dispatcher, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
+		core: c, service: svc, agents: dispatcher, reserve: reserve, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
 		janitor:   janitor,
 	}, nil

@@ -64,7 +64,10 @@ type Fanout struct {
 	// Workflow hears of every build that ended (in AWS: answers the task token of the state
 	// waiting for an agent's build).
 	Workflow Ended
-	Logger   *slog.Logger
+	// Caches hear of every build that ended: a build that did not complete keeps no cache it
+	// uploaded (buildcache.Discarder).
+	Caches Ended
+	Logger *slog.Logger
 }
 
 // Ended hears of a build that ended.
@@ -103,5 +106,8 @@ func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kil
 	}
 	if b.Status.Terminal() && !from.Terminal() && f.Workflow != nil {
 		f.Workflow.BuildEnded(ctx, b)
+	}
+	if b.Status.Terminal() && !from.Terminal() && f.Caches != nil {
+		f.Caches.BuildEnded(ctx, b)
 	}
 }

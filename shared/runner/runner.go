@@ -199,6 +199,8 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	}
 	defer release()
 	defer r.logWorkspaceSize(ctx, workspace, b.OrganizationID, p.ID, b.Branch)
+	// After the staging directory's removal, before another build may take the workspace.
+	defer r.dropWorkspace(ctx, workspace, slog.String("build_id", b.ID), slog.String("org_id", b.OrganizationID))
 	in := buildsteps.CheckoutInput{Workspace: workspace}
 	if p.SourceControl == kiln.SourcePerforce {
 		in.Perforce, err = r.Sources.Perforce(ctx, b, p)

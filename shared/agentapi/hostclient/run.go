@@ -27,6 +27,10 @@ type Host struct {
 	P4 *perforce.Verifier
 	// WorkDir holds the workspace and staging directories.
 	WorkDir string
+	// DiskReserve is the free space WorkDir's volume keeps (KILN_DISK_RESERVE, in bytes): a build
+	// does not start with less free, and is stopped, its workspace removed, before free space
+	// falls below it. 0: no reserve.
+	DiskReserve int64
 	// HeartbeatEvery is how often the host reports alive (0: DefaultHeartbeatEvery).
 	HeartbeatEvery time.Duration
 	// Concurrency is how many artifact parts are sent at once (0: DefaultConcurrency).
@@ -82,6 +86,7 @@ func (h *Host) Run(ctx context.Context) (kiln.BuildStatus, error) {
 		Store: j, Lifecycle: j, Sources: j, Logs: logWriter{h.Client}, Steps: &ag, Artifacts: ag.Artifacts,
 		Engines: h.Engines, WorkDir: h.WorkDir, Logger: logger,
 		TimeLimit: time.Duration(first.TimeLimitSeconds) * time.Second, MaxLogLines: first.MaxLogLines, ArtifactMax: first.ArtifactMaxBytes,
+		DiskReserve: h.DiskReserve,
 	}
 	if first.BuildCache { // the service keeps build caches: restore the newest, save after success
 		r.Caches = NewCaches(h.Client, h.Concurrency)

@@ -140,6 +140,9 @@ func New(p Parts, s Settings) (*Core, error) {
 	if p.Ended != nil {
 		c.Events.Workflow = p.Ended
 	}
+	if c.Caches != nil {
+		c.Events.Caches = buildcache.Discarder{Cache: c.Caches, Logger: p.Logger}
+	}
 	if s.SMTPURL != "" {
 		sender, err := notify.NewSMTP(s.SMTPURL, s.SMTPFrom)
 		if err != nil {

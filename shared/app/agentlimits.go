@@ -1,0 +1,48 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/kilnbuild/kiln/shared/buildsteps"
+)
+
+// AgentLimitSettings are the settings of the builds' limits that `kiln agent` reads as kiln serve
+// does: the same names, defaults and meaning, for one build at a time.
+var AgentLimitSettings = []string{"KILN_BUILD_MEMORY", "KILN_BUILD_PIDS", "KILN_BUILD_CPU_WEIGHT", "KILN_DISK_RESERVE"}
+
+// AgentLimits are the limits of an agent's builds.
+type AgentLimits struct {
+	// Steps limits each build's engine step (a control group of its own; memory, processes, CPU).
+	Steps buildsteps.Limits
+	// DiskReserve is the free space kept on the volume of the agent's work directory, in bytes:
+	// a build does not start with less free, and is stopped before free space falls below it.
+	DiskReserve int64
+}
+
+// OpenAgentLimits reads the limit settings of `kiln agent` (AgentLimitSettings, through getenv)
+// and opens them on this machine, the disk reserve on the volume of work, logging which apply
+// as kiln serve does. KILN_BUILD_MEMORY's auto is 90% of the machine's memory: the agent runs one
+// build at a time. A setting that does not parse is an error naming it.
+func OpenAgentLimits(ctx context.Context, getenv func(string) string, work string, logger *slog.Logger) (AgentLimits, error) {
+	cfg := Config{Workers: 1, Data: work}
+	for _, s := range serveSettings {
+		if !slices.Contains(AgentLimitSettings, s.env) {
+			continue
+		}
+		v := s.def
+		if e := getenv(s.env); e != "" {
+			v = e
+		}
+		if err := s.apply(&cfg, v); err != nil {
+			return AgentLimits{}, fmt.Errorf("%s: %w", s.env, err)
+		}
+	}
+	reserve, err := diskReserveOf(ctx, cfg, logger)
+	if err != nil {
+		return AgentLimits{}, err
+	}
+	return AgentLimits{Steps: newBuildLimits(ctx, cfg, logger), DiskReserve: reserve}, nil
+}
