@@ -3,11 +3,10 @@ package buildcache
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -68,10 +67,11 @@ func TestSaveLeavesOutWhatLinksReach(t *testing.T) {
 			must(t, os.Link(filepath.Join(v, "Intermediate", "secret.o"), filepath.Join(root, "Intermediate/secret.o")))
 		}},
 		{"a FIFO", func(t *testing.T, root string) {
-			if runtime.GOOS == "windows" {
+			if err := mkfifo(filepath.Join(root, "Intermediate/secret.o")); errors.Is(err, errors.ErrUnsupported) {
 				t.Skip("no FIFOs")
+			} else {
+				must(t, err)
 			}
-			must(t, syscall.Mkfifo(filepath.Join(root, "Intermediate/secret.o"), 0o644))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
