@@ -37,9 +37,9 @@ var errBuildFailed = errors.New("the build did not complete")
 //	KILN_SANDBOX                         off (default), bwrap (Linux) or account (Windows); KILN_BWRAP is the bwrap binary
 //	KILN_P4                              the p4 client, for Perforce projects (default p4)
 //	KILN_OUTBOUND_ALLOW                  CIDR ranges a Perforce server may be in although not public
-//	KILN_BUILD_MEMORY, KILN_BUILD_PIDS,  the build's limits and the work directory's disk reserve, as
-//	KILN_BUILD_CPU_WEIGHT,               kiln serve's (see docs/sandbox.md)
-//	KILN_DISK_RESERVE
+//	KILN_DISK_RESERVE                    the work directory's disk reserve, as kiln serve's (see
+//	                                     docs/sandbox.md); the memory and process bounds of a hosted
+//	                                     build are its container's or instance's own
 //	CODEBUILD_BUILD_ID                   reported to the service so that a cancel stops the container
 //
 // KILN_SANDBOX defaults to off here, unlike kiln serve and kiln agent on Linux: a build host
@@ -84,7 +84,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	limits, err := app.OpenAgentLimits(ctx, getenv, work, logger)
+	limits, err := app.OpenAgentLimits(ctx, getenv, work, false, logger)
 	if err != nil {
 		return fmt.Errorf("kiln agent run: %w", err)
 	}

@@ -58,20 +58,23 @@ func (f *fakeHostAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestAgentAppliesKilnServesBuildLimits: `kiln agent` and `kiln agent run` read KILN_BUILD_MEMORY,
 // KILN_BUILD_PIDS, KILN_BUILD_CPU_WEIGHT and KILN_DISK_RESERVE as kiln serve does and their
 // builds run under them: with less free space than the reserve on the work directory's volume a
-// claimed build does not start; a setting that does not parse stops the agent at start.
+// claimed build does not start; a setting that does not parse stops the agent at start. A hosted
+// host (`kiln agent run`) keeps the reserve but makes no control groups: its container or
+// instance is the build's bound.
 func TestAgentAppliesKilnServesBuildLimits(t *testing.T) {
 	engines := fakeEngines(t, "5.4")
 	for _, tc := range []struct {
-		name string
-		args func(url string) []string
-		env  func(url string) map[string]string
+		name   string
+		args   func(url string) []string
+		env    func(url string) map[string]string
+		groups bool
 	}{
 		{"kiln agent", func(url string) []string {
 			return []string{"agent", "--url", url, "--token", "kagent_x", "--engines", engines, "--workdir", t.TempDir()}
-		}, func(string) map[string]string { return map[string]string{"KILN_SANDBOX": "off"} }},
+		}, func(string) map[string]string { return map[string]string{"KILN_SANDBOX": "off"} }, true},
 		{"kiln agent run", func(string) []string { return []string{"agent", "run"} }, func(url string) map[string]string {
 			return map[string]string{"KILN_HOST_URL": url, "KILN_HOST_CREDENTIAL": "kbh.k1.b1.secret", "KILN_ENGINES": engines, "KILN_HOST_WORKDIR": t.TempDir()}
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api := &fakeHostAPI{failed: make(chan struct{})}
@@ -101,8 +104,8 @@ func TestAgentAppliesKilnServesBuildLimits(t *testing.T) {
 			if !strings.HasPrefix(reason, "disk space: the data volume has ") || !strings.HasSuffix(reason, "; the build did not start") {
 				t.Errorf("the build failed with %q, want the disk reserve's reason", reason)
 			}
-			if log := stderr.String(); !strings.Contains(log, `msg="build limits" memory="1 GiB" pids=500`) {
-				t.Errorf("the start log does not say the build limits:\n%s", log)
+			if log := stderr.String(); strings.Contains(log, `msg="build limits" memory="1 GiB" pids=500`) != tc.groups {
+				t.Errorf("the start log says the build limits: %v, want %v:\n%s", !tc.groups, tc.groups, log)
 			}
 
 			env["KILN_BUILD_PIDS"] = "lots"

@@ -108,7 +108,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	limits, err := app.OpenAgentLimits(ctx, getenv, work, logger)
+	limits, err := app.OpenAgentLimits(ctx, getenv, work, true, logger)
 	if err != nil {
 		return fmt.Errorf("kiln agent: %w", err)
 	}

@@ -25,8 +25,11 @@ type AgentLimits struct {
 // OpenAgentLimits reads the limit settings of `kiln agent` (AgentLimitSettings, through getenv)
 // and opens them on this machine, the disk reserve on the volume of work, logging which apply
 // as kiln serve does. KILN_BUILD_MEMORY's auto is 90% of the machine's memory: the agent runs one
-// build at a time. A setting that does not parse is an error naming it.
-func OpenAgentLimits(ctx context.Context, getenv func(string) string, work string, logger *slog.Logger) (AgentLimits, error) {
+// build at a time. With groups false only the disk reserve is opened: a hosted build host
+// (`kiln agent run` in a CodeBuild container or on an EC2 instance of its own) is itself the
+// build's bound, and has no control group delegated to it. A setting that does not parse is an
+// error naming it.
+func OpenAgentLimits(ctx context.Context, getenv func(string) string, work string, groups bool, logger *slog.Logger) (AgentLimits, error) {
 	cfg := Config{Workers: 1, Data: work}
 	for _, s := range serveSettings {
 		if !slices.Contains(AgentLimitSettings, s.env) {
@@ -43,6 +46,9 @@ func OpenAgentLimits(ctx context.Context, getenv func(string) string, work strin
 	reserve, err := diskReserveOf(ctx, cfg, logger)
 	if err != nil {
 		return AgentLimits{}, err
+	}
+	if !groups {
+		return AgentLimits{DiskReserve: reserve}, nil
 	}
 	return AgentLimits{Steps: newBuildLimits(ctx, cfg, logger), DiskReserve: reserve}, nil
 }
