@@ -48,7 +48,8 @@ import (
 // KILN_SANDBOX_READONLY, KILN_SANDBOX_ENV, KILN_P4 and KILN_OUTBOUND_ALLOW (a Perforce server's
 // address) are read as for kiln serve, and so are the builds' limits: KILN_BUILD_MEMORY,
 // KILN_BUILD_PIDS, KILN_BUILD_CPU_WEIGHT and KILN_DISK_RESERVE (on the volume of --workdir), with
-// kiln serve's defaults for one build at a time.
+// kiln serve's defaults for one build at a time (with --ec2-host the disk reserve only: an
+// instance of its own, thrown away after its build, is its bound).
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -108,7 +109,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	limits, err := app.OpenAgentLimits(ctx, getenv, work, true, logger)
+	limits, err := app.OpenAgentLimits(ctx, getenv, work, !*ec2Host, logger) // a hosted EC2 host is its own bound
 	if err != nil {
 		return fmt.Errorf("kiln agent: %w", err)
 	}

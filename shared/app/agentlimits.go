@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 
 	"github.com/kilnbuild/kiln/shared/buildsteps"
@@ -42,6 +43,9 @@ func OpenAgentLimits(ctx context.Context, getenv func(string) string, work strin
 		if err := s.apply(&cfg, v); err != nil {
 			return AgentLimits{}, fmt.Errorf("%s: %w", s.env, err)
 		}
+	}
+	if err := os.MkdirAll(work, 0o700); err != nil { // its volume is measured: it must exist
+		return AgentLimits{}, fmt.Errorf("work directory: %w", err)
 	}
 	reserve, err := diskReserveOf(ctx, cfg, logger)
 	if err != nil {
