@@ -58,7 +58,7 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	}
 
 	// Ada signs in: no organization yet, so the account page.
-	run(t, ada, "open the console", chromedp.Navigate(w.URL()+"/console/"))
+	run(t, ada, "open the console", chromedp.Navigate(w.URL()+"/console/"), chromedp.WaitVisible(chromedp.ID(`signin-github`)))
 	screenshot(t, ada, shots, "signin-github")
 	signInWithGitHub(t, ada, "ada", `document.getElementById('create-organization') !== null`)
 	screenshot(t, ada, shots, "account-new")
@@ -81,7 +81,9 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 
 	// Grace, in her own browser, opens the link, signs in with GitHub and joins.
 	grace := startBrowser(t)
-	run(t, grace, "open the invitation", chromedp.Navigate(link))
+	// The page draws its heading once its script has read the invitation: wait for it before
+	// the page is checked.
+	run(t, grace, "open the invitation", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`h1`)))
 	screenshot(t, grace, shots, "invitation-signin")
 	signInWithGitHub(t, grace, "grace", `document.getElementById('accept-submit') !== null`)
 	if at := value(t, grace, "read the location", chromedp.Location()); strings.Contains(at, "kinv_") || strings.Contains(at, "code=") {
