@@ -43,7 +43,16 @@ func (s *Server) cacheLatest(w http.ResponseWriter, r *http.Request, b *kiln.Bui
 	if err != nil {
 		return err
 	}
-	e, from, ok, err := s.Caches.LatestFor(r.Context(), b, s.projectOf(r.Context(), b, key))
+	// The build's own key's newest cache, else its default branch's: the project is read only
+	// when the own key has none.
+	e, ok, err := s.Caches.Latest(r.Context(), key)
+	from := key
+	if err == nil && !ok {
+		if base, bok := buildcache.BaseKey(b, s.projectOf(r.Context(), b, key)); bok {
+			e, ok, err = s.Caches.Latest(r.Context(), base)
+			from = base
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -48,19 +48,3 @@ func (c *Cache) RestoreFor(ctx context.Context, b *kiln.Build, p *kiln.Project, 
 	}
 	return e, base.Ref, st, berr
 }
-
-// LatestFor is the newest cache of b's own key or, when it has none, of its BaseKey, with the
-// key it belongs to; false when neither has one.
-func (c *Cache) LatestFor(ctx context.Context, b *kiln.Build, p *kiln.Project) (Entry, Key, bool, error) {
-	key := KeyOf(b)
-	e, ok, err := c.Latest(ctx, key)
-	if ok || err != nil {
-		return e, key, ok, err
-	}
-	base, bok := BaseKey(b, p)
-	if !bok {
-		return e, key, false, nil
-	}
-	e, ok, err = c.Latest(ctx, base)
-	return e, base, ok, err
-}

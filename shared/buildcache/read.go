@@ -34,12 +34,12 @@ func Read(ctx context.Context, r io.Reader, root *nofollow.Dir, dirs []string) (
 		return st, err
 	}
 	rt := root
-	if err := removeDirs(rt, dirs); err != nil {
+	if err := RemoveDirs(rt, dirs); err != nil {
 		return st, err
 	}
 	defer func() {
 		if err != nil {
-			if rerr := removeDirs(rt, dirs); rerr != nil {
+			if rerr := RemoveDirs(rt, dirs); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
 		}
@@ -72,7 +72,9 @@ func Read(ctx context.Context, r io.Reader, root *nofollow.Dir, dirs []string) (
 	return st, nil
 }
 
-func removeDirs(rt *nofollow.Dir, dirs []string) error {
+// RemoveDirs removes the directories dirs of the project directory rt (a cold build starts
+// without them). Nothing is followed: a listed directory that is a link loses the link only.
+func RemoveDirs(rt *nofollow.Dir, dirs []string) error {
 	for _, d := range dirs {
 		if err := rt.RemoveAll(d); err != nil {
 			return fmt.Errorf("build cache: remove %s: %w", d, err)

@@ -100,13 +100,14 @@ func (a *Steps) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 	if err != nil {
 		return CheckoutOutput{}, fmt.Errorf("agent: checkout: remove links to directories: %w", err)
 	}
-	if links > 0 && !force {
+	switch {
+	case links > 0:
 		force = true
 		logf(ctx, r, LevelWarn, "The workspace held %d symbolic links to directories, which a sync must not write through: they were removed, and every file is synced again", links)
-	}
-	if force {
+		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s (every file)", src.Stream, change, src.WorkspaceName)
+	case force:
 		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s (every file: the directory is new to it)", src.Stream, change, src.WorkspaceName)
-	} else {
+	default:
 		logf(ctx, r, LevelInfo, "Syncing %s@%s into workspace %s", src.Stream, change, src.WorkspaceName)
 	}
 	logged := 0
