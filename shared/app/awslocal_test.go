@@ -17,55 +17,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 )
 
-// TestOnAWSLocal runs end-to-end tests of kiln serve a second time against kiln aws-local: the
-// API Lambda's handler behind the API Gateway stand-in, DynamoDB Local, MinIO, the state machine
-// on aws-local-stepfunctions with the task Lambda's handler, and `kiln agent run` hosts started
-// by the CodeBuild stand-in with their per-build credentials. The tests are unchanged: only
-// startService differs (onAWSLocal).
-func TestOnAWSLocal(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		test func(*testing.T)
-	}{
-		{"GitHubBuildToADownloadableArtifact", TestBuildRunsToADownloadableArtifact},
-		{"CommitOverrideAndFailures", TestCommitOverrideAndFailures},
-		{"SupersedeCancelAndIdempotency", TestSupersedeCancelAndIdempotency},
-		{"AutoDeployDeliversTheArtifact", TestAutoDeployDeliversTheArtifact},
-		{"AutoDeployFailuresAndRedeploy", TestAutoDeployFailuresLeaveTheBuildComplete},
-		{"DownloadRedirectsToMinIOAndARestartKeepsAll", awsLocalDownloadAndRestart},
-		{"BuildSizeReport", TestBuildSizeReport},
-		{"AgentBuildAnswersItsTaskToken", awsLocalAgentBuild},
-		{"PlanForbidsWhatItDoesNotInclude", TestPlanForbidsWhatItDoesNotInclude},
-		{"PlanProjectLimitHoldsUnderConcurrency", TestPlanProjectLimitHoldsUnderConcurrency},
-		{"HostedWin64BuildOnAnEC2Host", awsLocalHostedWin64Build},
-		{"HostedLinuxBuildOnAnEC2Host", awsLocalHostedLinuxBuild},
-		{"AdminThroughTheLambdaInvokeAPI", awsLocalAdminThroughTheInvokeAPI},
-		{"PerforceBuildToAnArtifact", awsLocalPerforceBuild},
-		{"TenantIsolation", TestTenantIsolation},
-		{"RoleMatrix", TestRoleMatrix},
-		{"MemberManagement", TestMemberManagement},
-		{"AuditLog", TestAuditLog},
-		{"RerunBuild", TestRerunBuild},
-		{"TriggerBySettingName", TestTriggerBySettingName},
-		{"BuildProgress", TestBuildProgress},
-		{"CheckRunAnnotatesACompileErrorAndReruns", TestCheckRunAnnotatesACompileErrorAndReruns},
-		{"Invitations", TestInvitations},
-		{"GitHubSignInTeamFlow", TestGitHubSignInTeamFlow},
-		{"GitHubInstallRefusesAnotherBrowser", TestGitHubInstallRefusesAnotherBrowser},
-		{"GitHubInstallNeedsTheAdminsGitHubAccount", TestGitHubInstallNeedsTheAdminsGitHubAccount},
-		{"Sessions", TestSessions},
-		{"PushWebhookStartsBuilds", TestPushWebhookStartsBuilds},
-		{"ScheduledBuildsFireOncePerSlot", TestScheduledBuildsFireOncePerSlot},
-		{"OrganizationWebhooks", TestOrganizationWebhooks},
-		{"LogPagesWhileTheBuildWrites", TestLogPagesWhileTheBuildWrites},
-		{"CLITriggerFollowAndDownload", awsLocalCLI},
-		{"BuildCacheAcrossCodeBuildHosts", awsLocalBuildCache},
-		{"BuildCacheWarmsTheNextBuildOfABranch", TestBuildCacheWarmsTheNextBuildOfABranch},
-	} {
-		t.Run(tt.name, tt.test)
-	}
-}
-
 // onAWSLocal reports whether a test runs under TestOnAWSLocal (or a benchmark's "aws-local" part).
 func onAWSLocal(t testing.TB) bool {
 	return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") || strings.HasPrefix(t.Name(), "TestAWSLocalIAM/") || strings.HasSuffix(t.Name(), "/aws-local")
