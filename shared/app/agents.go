@@ -15,16 +15,17 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// agentWaking is the workflow of kiln serve as the build service sees it: the local workers,
+// AgentWaking is the workflow of kiln serve as the build service sees it: the local workers,
 // and the agents' waiting claims, woken whenever a build for an agent pool is queued.
-type agentWaking struct {
+type AgentWaking struct {
 	builds.Workflow
-	agents *agentpool.Dispatcher
+	Agents *agentpool.Dispatcher
 }
 
-func (w agentWaking) Start(ctx context.Context, b *kiln.Build) error {
+// Start starts b on the workflow, first waking the agents' waiting claims when b is for a pool.
+func (w AgentWaking) Start(ctx context.Context, b *kiln.Build) error {
 	if b.AgentPool != "" {
-		w.agents.Notify()
+		w.Agents.Notify()
 	}
 	return w.Workflow.Start(ctx, b)
 }

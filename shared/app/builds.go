@@ -110,14 +110,14 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	wf.AgentWait = cfg.AgentWait
 	dispatcher := &agentpool.Dispatcher{Store: st, Lifecycle: lifecycle, Logger: logger}
 	svc := c.Builds
-	svc.Workflow = agentWaking{wf, dispatcher} // the workflow needs the lifecycle: set once both exist
+	svc.Workflow = AgentWaking{wf, dispatcher} // the workflow needs the lifecycle: set once both exist
 	janitor := &builds.Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: cfg.ArtifactRetention, Logger: logger}
 	if c.Caches != nil { // never a nil *Cache in the interface
 		janitor.Caches, janitor.Projects = c.Caches, st
 	}
 	return &buildMachine{
 		core: c, service: svc, agents: dispatcher, reserve: reserve, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
-		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.schedulerEvery},
+		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.SchedulerEvery},
 		janitor:   janitor,
 	}, nil
 }

@@ -71,7 +71,7 @@ type Config struct {
 	BuildPids      int64
 	BuildCPUWeight int
 	// DiskReserve is the free space kept on the data volume (KILN_DISK_RESERVE).
-	DiskReserve diskReserve
+	DiskReserve DiskReserve
 	// OrgMaxRunning caps one organization's running builds; 0 means Workers.
 	OrgMaxRunning int
 	// AgentWait is how long a build for an agent pool waits for an agent (KILN_AGENT_WAIT).
@@ -85,8 +85,9 @@ type Config struct {
 	CacheMaxPerOrg int64
 	// Artifacts is where artifacts are kept: "file" (under Data) or s3://bucket[/prefix].
 	Artifacts string
-	// schedulerEvery is how often schedules are checked (tests shorten it).
-	schedulerEvery time.Duration
+	// SchedulerEvery is how often schedules are checked (0: the scheduler's default; tests
+	// shorten it). No setting reads it.
+	SchedulerEvery time.Duration
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
 	publicURLFromAddr bool
 }
@@ -311,6 +312,6 @@ func commaList(v string) []string {
 	return out
 }
 
-// authCacheTTL is how long a resolved API token is reused. Revocations and organization changes
+// AuthCacheTTL is how long a resolved API token is reused. Revocations and organization changes
 // made through the same process apply at once; in AWS, other instances see them within this time.
-const authCacheTTL = 5 * time.Second
+const AuthCacheTTL = 5 * time.Second

@@ -66,7 +66,7 @@ func applyBuildCPUWeight(c *Config, v string) error {
 
 // applyDiskReserve reads KILN_DISK_RESERVE.
 func applyDiskReserve(c *Config, v string) error {
-	c.DiskReserve = diskReserve{}
+	c.DiskReserve = DiskReserve{}
 	if v == "0" || v == "off" {
 		return nil
 	}
@@ -75,14 +75,14 @@ func applyDiskReserve(c *Config, v string) error {
 		if err != nil || f <= 0 || f >= 100 {
 			return errors.New("a percentage must be above 0% and below 100%")
 		}
-		c.DiskReserve.percent = f
+		c.DiskReserve.Percent = f
 		return nil
 	}
 	n, err := settings.ParseSize(v)
 	if err != nil {
 		return fmt.Errorf("must be a size such as 20GiB, a percentage such as 5%%, or 0: %w", err)
 	}
-	c.DiskReserve.bytes = n
+	c.DiskReserve.Bytes = n
 	return nil
 }
 
@@ -99,27 +99,28 @@ func autoBuildMemory(machine int64, workers int) int64 {
 // autoBuildPids is KILN_BUILD_PIDS's default.
 func autoBuildPids(cores int) int64 { return max(1024, 256*int64(cores)) }
 
-// diskReserve is KILN_DISK_RESERVE: bytes, or a percentage of the volume's size.
-type diskReserve struct {
-	bytes   int64
-	percent float64
+// DiskReserve is KILN_DISK_RESERVE: Bytes, or a Percent of the volume's size (Percent wins
+// when set).
+type DiskReserve struct {
+	Bytes   int64
+	Percent float64
 }
 
 // of is the reserve in bytes on the volume holding dir.
-func (d diskReserve) of(dir string) (int64, error) {
-	if d.percent == 0 {
-		return d.bytes, nil
+func (d DiskReserve) of(dir string) (int64, error) {
+	if d.Percent == 0 {
+		return d.Bytes, nil
 	}
 	s, err := diskspace.Of(dir)
 	if err != nil {
 		return 0, fmt.Errorf("KILN_DISK_RESERVE: %w", err)
 	}
-	return int64(float64(s.Total) * d.percent / 100), nil
+	return int64(float64(s.Total) * d.Percent / 100), nil
 }
 
-func (d diskReserve) String() string {
-	if d.percent > 0 {
-		return strconv.FormatFloat(d.percent, 'f', -1, 64) + "%"
+func (d DiskReserve) String() string {
+	if d.Percent > 0 {
+		return strconv.FormatFloat(d.Percent, 'f', -1, 64) + "%"
 	}
-	return diskspace.Format(d.bytes)
+	return diskspace.Format(d.Bytes)
 }

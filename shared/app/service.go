@@ -22,8 +22,8 @@ import (
 
 // Paths under KILN_DATA.
 const (
-	databaseFile  = "kiln.db"
-	masterKeyFile = onemachine.MasterKeyFile
+	DatabaseFile  = "kiln.db"
+	MasterKeyFile = onemachine.MasterKeyFile
 )
 
 // Local is kiln's state on one machine, as `kiln serve` and `kiln admin` open it.
@@ -38,11 +38,11 @@ func OpenLocal(ctx context.Context, dataDir string) (*Local, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	keys, err := keyring.LoadOrCreate(filepath.Join(dataDir, masterKeyFile))
+	keys, err := keyring.LoadOrCreate(filepath.Join(dataDir, MasterKeyFile))
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, databaseFile))
+	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, DatabaseFile))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
