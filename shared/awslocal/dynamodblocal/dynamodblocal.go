@@ -35,6 +35,9 @@ type Options struct {
 	Port int
 	// Lifeline ends the server when its parent ends, however it ends (nil: none).
 	Lifeline *lifeline.Lifeline
+	// KillWithParent ends the server when this process ends (Linux's Pdeathsig, see
+	// proctree.Options): for tests, which start no Lifeline.
+	KillWithParent bool
 }
 
 // Server is a running DynamoDB Local in its own network namespace.
@@ -77,7 +80,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd = exec.Command("unshare", args...)
 	s.cmd.Dir = o.JarDir
 	s.cmd.Stderr = &s.stderr
-	s.tree = proctree.New(s.cmd, proctree.Options{})
+	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
 	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("dynamodblocal: start unshare: %w", err)
