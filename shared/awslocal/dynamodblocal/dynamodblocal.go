@@ -1,4 +1,5 @@
-// Package dynamodblocal runs DynamoDB Local (Amazon's Java server) for kiln aws-local. DynamoDB
+// Package dynamodblocal runs DynamoDB Local (Amazon's Java server) for kiln aws-local and for
+// tests (package dynamodblocaltest; InstalledJarDir finds or installs the jars). DynamoDB
 // Local listens on every interface and has no flag to bind one, so it runs in a private network
 // namespace where only loopback exists, and kiln reaches it by opening its connections from a
 // thread that entered that namespace: nothing outside this process can connect to it.
