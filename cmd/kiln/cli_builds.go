@@ -129,7 +129,7 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *asJSON {
 			return printJSON(stdout, b)
 		}
-		return printBuilds(stdout, []client.Build{*b}, projectNames(ctx, c), time.Now())
+		return printBuilds(stdout, []client.Build{b.Build}, projectNames(ctx, c), time.Now())
 	case "help", "-h", "--help":
 		return groupHelp(stdout, "builds")
 	}
@@ -156,16 +156,15 @@ func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, 
 	if err != nil {
 		return err
 	}
-	b.LogLines = nil
 	if asJSON {
-		if err := printJSON(stdout, b); err != nil {
+		if err := printJSON(stdout, b.Build); err != nil {
 			return err
 		}
 	}
 	switch b.Status {
 	case "complete":
 		if !asJSON {
-			fmt.Fprintf(stderr, "build %s complete%s, started %s\n", buildName(id, b.Number), took(b), b.Cache)
+			fmt.Fprintf(stderr, "build %s complete%s, started %s\n", buildName(id, b.Number), took(&b.Build), b.Cache)
 		}
 		return nil
 	case "superseded":

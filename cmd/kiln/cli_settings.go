@@ -71,7 +71,6 @@ func listSettings(ctx context.Context, c *client.Client, project string) ([]name
 				return nil, err
 			}
 			if len(last.Items) > 0 {
-				last.Items[0].LogLines = nil
 				ns.LastBuild = &last.Items[0]
 			}
 			out = append(out, ns)

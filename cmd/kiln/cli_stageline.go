@@ -98,8 +98,8 @@ func (s *stageLine) watch(ctx context.Context, c *client.Client, id string) {
 	defer t.Stop()
 	for {
 		// The last text stays once the build ended (until end leaves it on its own line).
-		if b, err := c.GetBuild(ctx, id); err == nil && ctx.Err() == nil && progressText(b) != "" {
-			s.set(progressText(b))
+		if b, err := c.GetBuild(ctx, id); err == nil && ctx.Err() == nil && progressText(&b.Build) != "" {
+			s.set(progressText(&b.Build))
 		}
 		select {
 		case <-ctx.Done():

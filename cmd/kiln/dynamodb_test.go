@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/auth"
-	"github.com/kilnbuild/kiln/shared/store/dynamostore/dynamolocal"
+	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal/dynamodblocaltest"
 )
 
 // The package's tests run with DynamoDB Local, for kiln admin --dynamodb-table. Run with
@@ -18,15 +18,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runAsKiln) == "1" {
 		main()
 	}
-	os.Exit(dynamolocal.Main(m))
+	os.Exit(dynamodblocaltest.Main(m))
 }
 
 // TestAdminOnDynamoDB: kiln admin --dynamodb-table bootstraps the first organization on the AWS
 // deployment's table (endpoint from the AWS SDK's environment), refuses a second bootstrap
 // unless forced, and adds members and tokens there, printing what kiln admin prints.
 func TestAdminOnDynamoDB(t *testing.T) {
-	table, st := dynamolocal.NewTable(t)
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamolocal.Endpoint)
+	table, st := dynamodblocaltest.NewTable(t)
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodblocaltest.LoopbackURL(t))
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_ACCESS_KEY_ID", "kiln")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "kiln")

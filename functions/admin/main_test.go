@@ -13,12 +13,12 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/auth"
+	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal/dynamodblocaltest"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
-	"github.com/kilnbuild/kiln/shared/store/dynamostore/dynamolocal"
 )
 
-func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(dynamodblocaltest.Main(m)) }
 
 // sample reads an admin event from events/, with the test's ids in place, decoded strictly into
 // the handler's input type.
@@ -47,7 +47,7 @@ func TestSampleEventsOnDynamoDB(t *testing.T) {
 	if len(files) != 4 {
 		t.Fatalf("events/ holds %d admin events, the test knows 4: add the new ones here", len(files))
 	}
-	_, st := dynamolocal.NewTable(t)
+	_, st := dynamodblocaltest.NewTable(t)
 	ctx := context.Background()
 	h := lambda.NewHandler((&awsapp.Admin{Store: st}).Handle)
 	invoke := func(raw []byte) (map[string]any, error) {

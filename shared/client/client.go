@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // Client calls the API at BaseURL with a bearer token.
@@ -51,13 +53,11 @@ func New(baseURL, token string, httpClient *http.Client) (*Client, error) {
 // BaseURL is the API's address as given to New, without a trailing slash.
 func (c *Client) BaseURL() string { return c.baseURL }
 
-// APIError is an error answer of the API: its envelope and the request id.
+// APIError is an error answer of the API: its HTTP status and its envelope (Code, Message,
+// RequestID, Fields, Candidates).
 type APIError struct {
-	Status    int               `json:"-"`
-	Code      string            `json:"error"`
-	Message   string            `json:"message"`
-	RequestID string            `json:"requestId"`
-	Fields    map[string]string `json:"fields,omitempty"`
+	Status int `json:"-"`
+	api.ErrorBody
 	// RetryAfter is the Retry-After header's whole seconds (429), or 0.
 	RetryAfter int `json:"-"`
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // TestAPIErrors: an error answer becomes an *APIError with the API's message and request id,
@@ -19,11 +21,11 @@ func TestAPIErrors(t *testing.T) {
 		text               string
 	}{
 		{"envelope", `{"error":"validation_failed","message":"Some fields are not valid.","requestId":"req_1","fields":{"status":"must be one of ..."}}`, "req_1", 400,
-			APIError{Status: 400, Code: "validation_failed", Message: "Some fields are not valid.", RequestID: "req_1"}, "Some fields are not valid.; status: must be one of ... (validation_failed, HTTP 400, request id req_1)"},
+			APIError{Status: 400, ErrorBody: api.ErrorBody{Code: "validation_failed", Message: "Some fields are not valid.", RequestID: "req_1"}}, "Some fields are not valid.; status: must be one of ... (validation_failed, HTTP 400, request id req_1)"},
 		{"proxy page with a request id", "<html>bad gateway</html>", "req_2", 502,
-			APIError{Status: 502, Code: "http_502", Message: "Bad Gateway", RequestID: "req_2"}, "Bad Gateway (http_502, HTTP 502, request id req_2)"},
+			APIError{Status: 502, ErrorBody: api.ErrorBody{Code: "http_502", Message: "Bad Gateway", RequestID: "req_2"}}, "Bad Gateway (http_502, HTTP 502, request id req_2)"},
 		{"nothing", "", "", 503,
-			APIError{Status: 503, Code: "http_503", Message: "Service Unavailable", RequestID: "none"}, "request id none"},
+			APIError{Status: 503, ErrorBody: api.ErrorBody{Code: "http_503", Message: "Service Unavailable", RequestID: "none"}}, "request id none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

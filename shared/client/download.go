@@ -2,19 +2,15 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // DownloadLink is the answer of GET /builds/:id/download: a signed URL of the artifact (it needs
-// no Authorization) with the artifact's size and MD5.
-type DownloadLink struct {
-	URL         string `json:"url"`
-	ExpiresAt   string `json:"expiresAt"`
-	SizeBytes   int64  `json:"sizeBytes"`
-	ChecksumMD5 string `json:"checksumMd5"`
-	// FileName is the name to save the artifact under (a plain file name, no directory).
-	FileName string `json:"fileName"`
-}
+// no Authorization) with the artifact's size and MD5, and the file name to save it under.
+type DownloadLink = api.DownloadLink
 
 // DownloadLink answers the signed download URL of a build's artifact.
 func (c *Client) DownloadLink(ctx context.Context, buildID string) (*DownloadLink, error) {
@@ -26,26 +22,17 @@ func (c *Client) DownloadLink(ctx context.Context, buildID string) (*DownloadLin
 }
 
 // Me is the answer of GET /auth/me.
-type Me struct {
-	User struct {
-		ID    string `json:"id"`
-		Email string `json:"email"`
-		Name  string `json:"name"`
-	} `json:"user"`
-	Organization struct {
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"organization"`
-	Membership struct {
-		Role string `json:"role"`
-	} `json:"membership"`
-}
+type Me = api.Me
 
-// Me answers who the token belongs to.
+// Me answers who the token belongs to and the organization it acts for: an API token always
+// acts for one, so its Organization and Membership are never nil.
 func (c *Client) Me(ctx context.Context) (*Me, error) {
 	var m Me
 	if err := c.do(ctx, "GET", "/auth/me", nil, nil, &m); err != nil {
 		return nil, err
+	}
+	if m.Organization == nil || m.Membership == nil {
+		return nil, fmt.Errorf("GET %s/auth/me: the token acts for no organization", c.baseURL)
 	}
 	return &m, nil
 }

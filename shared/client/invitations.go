@@ -3,29 +3,16 @@ package client
 import (
 	"context"
 	"net/url"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // Invitation is a pending invitation to the organization; Link and Mailed are set only when it
 // was just created.
-type Invitation struct {
-	ID        string `json:"id"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	InvitedBy struct {
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"invitedBy"`
-	CreatedAt string `json:"createdAt"`
-	ExpiresAt string `json:"expiresAt"`
-	Link      string `json:"link,omitempty"`
-	Mailed    *bool  `json:"mailed,omitempty"`
-}
+type Invitation = api.Invitation
 
 // InvitationPage is one page of GET /organizations/:id/invitations.
-type InvitationPage struct {
-	Items      []Invitation `json:"items"`
-	NextCursor *string      `json:"nextCursor"`
-}
+type InvitationPage = api.List[Invitation]
 
 // Invite invites a person by email with a role (owners and admins; only an owner invites an
 // owner). The answer's Link is shown this once.

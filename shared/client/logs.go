@@ -7,23 +7,16 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
-// LogLine is one line of a build's log.
-type LogLine struct {
-	Seq       int64  `json:"seq"`
-	Timestamp string `json:"timestamp"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
-}
+// LogLine is one line of a build's log, with its number in the log (from 1).
+type LogLine = api.NumberedLogLine
 
 // LogPage is one page of GET /builds/:id/logs?format=json. NextCursor is nil once the build has
 // ended and its last line was returned.
-type LogPage struct {
-	Items       []LogLine `json:"items"`
-	NextCursor  *string   `json:"nextCursor"`
-	BuildStatus string    `json:"buildStatus"`
-}
+type LogPage = api.LogPage
 
 // MaxLogWait is the longest wait, in seconds, the API accepts for a log page.
 const MaxLogWait = 20

@@ -3,24 +3,15 @@ package client
 import (
 	"context"
 	"net/url"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // Member is a member of the organization and their role.
-type Member struct {
-	User struct {
-		ID    string `json:"id"`
-		Email string `json:"email"`
-		Name  string `json:"name"`
-	} `json:"user"`
-	Role      string `json:"role"`
-	CreatedAt string `json:"createdAt"`
-}
+type Member = api.Member
 
 // MemberPage is one page of GET /organizations/:id/members.
-type MemberPage struct {
-	Items      []Member `json:"items"`
-	NextCursor *string  `json:"nextCursor"`
-}
+type MemberPage = api.List[Member]
 
 // Members answers every member of the token's organization.
 func (c *Client) Members(ctx context.Context, orgID string) ([]Member, error) {

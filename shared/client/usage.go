@@ -3,41 +3,20 @@ package client
 import (
 	"context"
 	"net/url"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // Usage is GET /organizations/:id/usage: a month's use of the organization against its plan.
 // An Allowed of nil is unlimited.
-type Usage struct {
-	OrganizationID string `json:"organizationId"`
-	Plan           string `json:"plan"`
-	Month          string `json:"month"`
-	BuildMinutes   struct {
-		Used       int64            `json:"used"`
-		Allowed    *int64           `json:"allowed"`
-		ByPlatform map[string]int64 `json:"byPlatform"`
-	} `json:"buildMinutes"`
-	ConcurrentBuilds     UsageCount       `json:"concurrentBuilds"`
-	Projects             UsageCount       `json:"projects"`
-	ArtifactStorageBytes int64            `json:"artifactStorageBytes"`
-	SkippedTriggers      map[string]int64 `json:"skippedTriggers"`
-	// BuildCaches is what the organization's build caches hold now (nil: the server keeps none,
-	// or could not list them).
-	BuildCaches *UsageCaches `json:"buildCaches"`
-}
+type Usage = api.Usage
 
 // UsageCaches is the bytes and count of an organization's build caches and their cap (MaxBytes
 // nil: no cap).
-type UsageCaches struct {
-	Bytes    int64  `json:"bytes"`
-	Count    int    `json:"count"`
-	MaxBytes *int64 `json:"maxBytes"`
-}
+type UsageCaches = api.UsageCaches
 
 // UsageCount is a count now and what the plan allows (nil: unlimited).
-type UsageCount struct {
-	Current int    `json:"current"`
-	Allowed *int64 `json:"allowed"`
-}
+type UsageCount = api.UsageCount
 
 // Usage answers the usage of the token's organization in month (YYYY-MM; "" this month, UTC).
 func (c *Client) Usage(ctx context.Context, month string) (*Usage, error) {

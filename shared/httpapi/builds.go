@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -90,13 +91,6 @@ func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	return s.writeBuildDetail(w, r, b)
 }
 
-type triggerRequest struct {
-	Branch     *string `json:"branch"`
-	Commit     *string `json:"commit"`
-	Changelist *string `json:"changelist"`
-	Clean      *bool   `json:"clean"`
-}
-
 var (
 	commitRe     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 	changelistRe = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
@@ -115,7 +109,7 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	var req triggerRequest
+	var req api.TriggerRequest
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := decodeObject(raw, &req); err != nil {
 			return err
@@ -144,8 +138,8 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{
-		"buildId": b.ID, "number": nullable(b.Number), "projectId": b.ProjectID, "buildSettingId": b.BuildSettingID, "status": string(b.Status),
+	writeJSON(w, http.StatusAccepted, api.TriggerAccepted{
+		BuildID: b.ID, Number: nullable(b.Number), ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Status: string(b.Status),
 	})
 	return nil
 }

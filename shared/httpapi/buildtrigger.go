@@ -4,20 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
-
-// triggerBody says who or what triggered a build, readably: a user (by API, console or CLI), a
-// push or submit with its commit, the setting's schedule, or a user's re-run of another build.
-// Name is filled in at render time from the organization's members (nameTriggers); it stays
-// null for a user who is no longer a member, and in webhook payloads.
-type triggerBody struct {
-	Kind    string  `json:"kind"`
-	UserID  *string `json:"userId"`
-	Name    *string `json:"name"`
-	Commit  *string `json:"commit"`
-	RerunOf *string `json:"rerunOf"`
-}
 
 // The kinds of trigger.
 const (
@@ -29,8 +18,8 @@ const (
 
 // renderTrigger reads a build's triggeredBy (user:<id>, push:<commit>, cron, or github:<login> for a
 // re-run asked on GitHub) and re-run link.
-func renderTrigger(b *kiln.Build) triggerBody {
-	t := triggerBody{Kind: triggerUser, RerunOf: nullable(b.RerunOf)}
+func renderTrigger(b *kiln.Build) api.BuildTrigger {
+	t := api.BuildTrigger{Kind: triggerUser, RerunOf: nullable(b.RerunOf)}
 	switch by := b.TriggeredBy; {
 	case b.RerunOf != "" && strings.HasPrefix(by, triggeredByGitHub):
 		t.Kind, t.Name = triggerRerun, nullable(strings.TrimPrefix(by, triggeredByGitHub)) // a GitHub login, no member
@@ -49,7 +38,7 @@ func renderTrigger(b *kiln.Build) triggerBody {
 // nameTriggers fills in the names of the users who triggered builds, from the members of the
 // organization orgID (each user looked up once); a user who is no longer a member keeps a null
 // name. A name-less user is named by email.
-func (s *Server) nameTriggers(ctx context.Context, orgID string, bodies ...*buildBody) error {
+func (s *Server) nameTriggers(ctx context.Context, orgID string, bodies ...*api.Build) error {
 	names := map[string]*string{}
 	for _, b := range bodies {
 		if b.Trigger.UserID == nil {
@@ -76,8 +65,8 @@ func (s *Server) nameTriggers(ctx context.Context, orgID string, bodies ...*buil
 }
 
 // itemRefs points at each body of a list, for nameTriggers.
-func itemRefs(items []buildBody) []*buildBody {
-	refs := make([]*buildBody, len(items))
+func itemRefs(items []api.Build) []*api.Build {
+	refs := make([]*api.Build, len(items))
 	for i := range items {
 		refs[i] = &items[i]
 	}

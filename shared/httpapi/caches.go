@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 )
 
@@ -16,16 +17,9 @@ type BuildCaches interface {
 	DeleteProject(ctx context.Context, org, project string) (int, error)
 }
 
-// buildCachesJSON is the build caches part of the usage report.
-type buildCachesJSON struct {
-	Bytes    int64  `json:"bytes"`
-	Count    int    `json:"count"`
-	MaxBytes *int64 `json:"maxBytes"`
-}
-
 // cacheUsage is what the organization's build caches hold now, nil when this server keeps no
 // caches or they could not be listed (logged: the rest of the report still answers).
-func (s *Server) cacheUsage(ctx context.Context, org string) *buildCachesJSON {
+func (s *Server) cacheUsage(ctx context.Context, org string) *api.UsageCaches {
 	if s.caches == nil {
 		return nil
 	}
@@ -34,7 +28,7 @@ func (s *Server) cacheUsage(ctx context.Context, org string) *buildCachesJSON {
 		s.logger.WarnContext(ctx, "build cache usage", slog.String("organization_id", org), slog.String("error", err.Error()))
 		return nil
 	}
-	return &buildCachesJSON{Bytes: u.Bytes, Count: u.Count, MaxBytes: limit(s.cacheMax)}
+	return &api.UsageCaches{Bytes: u.Bytes, Count: u.Count, MaxBytes: limit(s.cacheMax)}
 }
 
 // deleteProjectCaches removes the caches of a deleted project. A failure is logged and never

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -44,8 +45,8 @@ func (s *Server) deployBuild(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	body := buildDetailBody{buildBody: renderBuild(b), LogLines: lines}
-	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.buildBody); err != nil {
+	body := api.BuildDetail{Build: renderBuild(b), LogLines: lines}
+	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.Build); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, body)

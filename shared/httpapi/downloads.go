@@ -8,19 +8,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/downloads"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
-
-type downloadBody struct {
-	URL         string `json:"url"`
-	ExpiresAt   string `json:"expiresAt"`
-	SizeBytes   int64  `json:"sizeBytes"`
-	ChecksumMD5 string `json:"checksumMd5"`
-	FileName    string `json:"fileName"`
-}
 
 // getDownload answers GET /builds/:id/download: a signed URL of the build's artifact, valid 24 h.
 func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
@@ -45,7 +38,7 @@ func (s *Server) getDownload(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, downloadBody{URL: url, ExpiresAt: timestamp(expires), SizeBytes: a.SizeBytes, ChecksumMD5: a.ChecksumMD5, FileName: name})
+	writeJSON(w, http.StatusOK, api.DownloadLink{URL: url, ExpiresAt: timestamp(expires), SizeBytes: a.SizeBytes, ChecksumMD5: a.ChecksumMD5, FileName: name})
 	return nil
 }
 

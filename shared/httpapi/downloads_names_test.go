@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -100,7 +101,7 @@ func TestDownloadFileNames(t *testing.T) {
 }
 
 // downloadLink asks GET /builds/:id/download with token.
-func downloadLink(t *testing.T, base, buildID, token string) downloadBody {
+func downloadLink(t *testing.T, base, buildID, token string) api.DownloadLink {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"/builds/"+buildID+"/download", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -109,7 +110,7 @@ func downloadLink(t *testing.T, base, buildID, token string) downloadBody {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var d downloadBody
+	var d api.DownloadLink
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&d) != nil {
 		t.Fatalf("GET /builds/%s/download: %d", buildID, resp.StatusCode)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -56,7 +57,7 @@ func TestDownloadRedirectsToPresignedURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d downloadBody
+	var d api.DownloadLink
 	json.NewDecoder(resp.Body).Decode(&d)
 	resp.Body.Close()
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/keyring"
 )
 
@@ -34,7 +35,7 @@ func TestDownloadURLExpiresAfter24Hours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d downloadBody
+	var d api.DownloadLink
 	json.NewDecoder(resp.Body).Decode(&d)
 	resp.Body.Close()
 	if d.ExpiresAt != "2026-11-22T10:00:00.000Z" || d.SizeBytes != 7 {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -49,15 +50,6 @@ const (
 	eLogPagingRequired = "log_paging_required"
 )
 
-// errorBody is the error envelope of every failed request.
-type errorBody struct {
-	Error      string            `json:"error"`
-	Message    string            `json:"message"`
-	RequestID  string            `json:"requestId"`
-	Fields     map[string]string `json:"fields,omitempty"`
-	Candidates []string          `json:"candidates,omitempty"`
-}
-
 // writeError answers with the envelope for err (see errorAnswer).
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := errorAnswer(r, err)
@@ -72,15 +64,15 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // errorAnswer is the status and envelope for err. Errors that carry no code are logged and
 // answered as internal with a neutral message, so nothing internal leaks.
-func errorAnswer(r *http.Request, err error) (int, errorBody) {
-	body := errorBody{RequestID: requestIDOf(r.Context())}
+func errorAnswer(r *http.Request, err error) (int, api.ErrorBody) {
+	body := api.ErrorBody{RequestID: requestIDOf(r.Context())}
 	var ke *kiln.Error
 	switch {
 	case errors.As(err, &ke) && statusOf[ke.Code] != 0 && ke.Code != kiln.EInternal:
-		body.Error, body.Message, body.Fields, body.Candidates = ke.Code, ke.Message, ke.Fields, ke.Candidates
+		body.Code, body.Message, body.Fields, body.Candidates = ke.Code, ke.Message, ke.Fields, ke.Candidates
 	default:
 		loggerOf(r.Context()).ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()))
-		body.Error, body.Message = kiln.EInternal, "something went wrong on our side; quote the request id if you contact support"
+		body.Code, body.Message = kiln.EInternal, "something went wrong on our side; quote the request id if you contact support"
 	}
-	return statusOf[body.Error], body
+	return statusOf[body.Code], body
 }

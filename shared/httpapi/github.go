@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -48,7 +49,7 @@ func (s *Server) listGitHubRepos(w http.ResponseWriter, r *http.Request, p *auth
 	if err != nil {
 		return err
 	}
-	body := listBody[repoItemBody]{Items: make([]repoItemBody, 0, len(repos)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	body := api.List[repoItemBody]{Items: make([]repoItemBody, 0, len(repos)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
 	for _, repo := range repos {
 		body.Items = append(body.Items, repoItemBody{ID: repo.ID, FullName: repo.FullName, Private: repo.Private,
 			DefaultBranch: repo.DefaultBranch, UprojectDetected: repo.UprojectDetected})
@@ -98,7 +99,7 @@ func (s *Server) listGitHubBranches(w http.ResponseWriter, r *http.Request, p *a
 	if err != nil {
 		return err
 	}
-	body := listBody[branchItemBody]{Items: make([]branchItemBody, 0, len(branches)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
+	body := api.List[branchItemBody]{Items: make([]branchItemBody, 0, len(branches)), NextCursor: s.cursors.encode(p.Organization.ID, query, next)}
 	for _, b := range branches {
 		body.Items = append(body.Items, branchItemBody{Name: b.Name, IsDefault: b.IsDefault,
 			Commit: branchCommitBody{SHA: b.Commit.SHA, Message: b.Commit.Message, Author: b.Commit.Author}})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/console"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -33,27 +34,9 @@ type Mailer interface {
 // URL's fragment, which browsers never send to a server.
 const invitationAcceptPath = console.Prefix + "invitations/accept"
 
-type invitedByBody struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// invitationBody is a pending invitation; the link (and whether it was mailed) appears only in
-// the response that creates it.
-type invitationBody struct {
-	ID        string        `json:"id"`
-	Email     string        `json:"email"`
-	Role      string        `json:"role"`
-	InvitedBy invitedByBody `json:"invitedBy"`
-	CreatedAt string        `json:"createdAt"`
-	ExpiresAt string        `json:"expiresAt"`
-	Link      string        `json:"link,omitempty"`
-	Mailed    *bool         `json:"mailed,omitempty"`
-}
-
-func renderInvitation(inv *kiln.Invitation) invitationBody {
-	return invitationBody{ID: inv.ID, Email: inv.Email, Role: string(inv.Role),
-		InvitedBy: invitedByBody{ID: inv.InvitedByID, Name: inv.InvitedByName},
+func renderInvitation(inv *kiln.Invitation) api.Invitation {
+	return api.Invitation{ID: inv.ID, Email: inv.Email, Role: string(inv.Role),
+		InvitedBy: api.InvitedBy{ID: inv.InvitedByID, Name: inv.InvitedByName},
 		CreatedAt: timestamp(inv.CreatedAt), ExpiresAt: timestamp(inv.ExpiresAt)}
 }
 
@@ -149,7 +132,7 @@ type acceptInvitationRequest struct {
 }
 
 type acceptedBody struct {
-	meBody
+	api.Me
 	// Token is the new member's first API token, for an invitation accepted without signing in.
 	Token string `json:"token,omitempty"`
 }
@@ -218,7 +201,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, now time.Time) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, acceptedBody{meBody: me, Token: secret})
+	writeJSON(w, http.StatusCreated, acceptedBody{Me: me, Token: secret})
 	return nil
 }
 

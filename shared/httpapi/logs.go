@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -205,11 +206,11 @@ func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kil
 	if err != nil {
 		return err
 	}
-	body := buildDetailBody{buildBody: renderBuild(b), LogLines: lines}
-	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.buildBody); err != nil {
+	body := api.BuildDetail{Build: renderBuild(b), LogLines: lines}
+	if err := s.nameTriggers(r.Context(), b.OrganizationID, &body.Build); err != nil {
 		return err
 	}
-	if err := s.addProgress(r.Context(), b.OrganizationID, []*kiln.Build{b}, []*buildBody{&body.buildBody}); err != nil {
+	if err := s.addProgress(r.Context(), b.OrganizationID, []*kiln.Build{b}, []*api.Build{&body.Build}); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, body)
@@ -218,12 +219,12 @@ func (s *Server) writeBuildDetail(w http.ResponseWriter, r *http.Request, b *kil
 
 // logLines renders the most recent lines of a build for its detail: at most
 // kiln.MaxDetailLogLines, each at most buildlog.MaxLineBytes.
-func (s *Server) logLines(ctx context.Context, orgID, buildID string) ([]logLineBody, error) {
+func (s *Server) logLines(ctx context.Context, orgID, buildID string) ([]api.LogLine, error) {
 	last, err := s.logs.Last(ctx, orgID, buildID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]logLineBody, 0, min(last, kiln.MaxDetailLogLines))
+	out := make([]api.LogLine, 0, min(last, kiln.MaxDetailLogLines))
 	if last == 0 {
 		return out, nil
 	}
@@ -232,7 +233,7 @@ func (s *Server) logLines(ctx context.Context, orgID, buildID string) ([]logLine
 		return nil, err
 	}
 	for _, l := range lines {
-		out = append(out, logLineBody{Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)})
+		out = append(out, api.LogLine{Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)})
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -90,9 +91,9 @@ func TestLogTextWhereAnswersAreBuffered(t *testing.T) {
 				t.Fatalf("status %d, want %d: %.300s", status, tc.want, body)
 			}
 			if tc.wantCode != "" {
-				var e errorBody
-				if err := json.Unmarshal(body, &e); err != nil || e.Error != tc.wantCode || !strings.Contains(e.Message, "format=json") {
-					t.Fatalf("error %q %q, want %s naming format=json", e.Error, e.Message, tc.wantCode)
+				var e api.ErrorBody
+				if err := json.Unmarshal(body, &e); err != nil || e.Code != tc.wantCode || !strings.Contains(e.Message, "format=json") {
+					t.Fatalf("error %q %q, want %s naming format=json", e.Code, e.Message, tc.wantCode)
 				}
 				return
 			}
@@ -123,7 +124,7 @@ func TestLogPageBytesAreBounded(t *testing.T) {
 				if len(body) > MaxLogPageBytes+1024 {
 					t.Fatalf("a page of %d bytes, want at most about %d", len(body), MaxLogPageBytes)
 				}
-				var p logPageBody
+				var p api.LogPage
 				if err := json.Unmarshal(body, &p); err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -24,19 +25,6 @@ const (
 	// there. Far under Lambda's 6 MB answer, on both deployments alike.
 	MaxLogPageBytes = 1 << 20
 )
-
-type logItemBody struct {
-	Seq       int64  `json:"seq"`
-	Timestamp string `json:"timestamp"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
-}
-
-type logPageBody struct {
-	Items       []logItemBody `json:"items"`
-	NextCursor  *string       `json:"nextCursor"`
-	BuildStatus string        `json:"buildStatus"`
-}
 
 // logPageQuery is what a log cursor is bound to, besides the organization.
 func logPageQuery(buildID string) string { return "logs:" + buildID }
@@ -100,10 +88,10 @@ func (s *Server) getBuildLogPage(w http.ResponseWriter, r *http.Request, p *auth
 			return err
 		}
 	}
-	body := logPageBody{Items: make([]logItemBody, 0, len(lines)), BuildStatus: string(b.Status)}
+	body := api.LogPage{Items: make([]api.NumberedLogLine, 0, len(lines)), BuildStatus: string(b.Status)}
 	size := 0
 	for _, l := range lines {
-		item := logItemBody{Seq: l.Seq, Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)}
+		item := api.NumberedLogLine{Seq: l.Seq, LogLine: api.LogLine{Timestamp: timestamp(l.Time), Level: string(l.Level), Message: buildlog.Cut(l.Message)}}
 		encoded, err := json.Marshal(item)
 		if err != nil {
 			return fmt.Errorf("log page: %w", err)

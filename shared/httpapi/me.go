@@ -5,47 +5,13 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-type userBody struct {
-	ID    string `json:"id"`
-	Email string `json:"email"`
-	Name  string `json:"name"`
-}
-
-type orgSummaryBody struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Slug string `json:"slug"`
-	Plan string `json:"plan"`
-}
-
-type membershipBody struct {
-	Role string `json:"role"`
-}
-
-// belongsBody is one of the organizations a user belongs to, with their role in it.
-type belongsBody struct {
-	orgSummaryBody
-	Role string `json:"role"`
-}
-
-type meBody struct {
-	User userBody `json:"user"`
-	// Organization and Membership are what the token or session acts for: null for a session
-	// that acts for no organization yet.
-	Organization *orgSummaryBody `json:"organization"`
-	Membership   *membershipBody `json:"membership"`
-	// Organizations are all the organizations the user belongs to.
-	Organizations []belongsBody `json:"organizations"`
-	// Session is the console session the request was made with, or null for an API token.
-	Session *sessionBody `json:"session"`
-}
-
-func orgSummary(o *kiln.Organization) orgSummaryBody {
-	return orgSummaryBody{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan)}
+func orgSummary(o *kiln.Organization) api.OrganizationSummary {
+	return api.OrganizationSummary{ID: o.ID, Name: o.Name, Slug: o.Slug, Plan: string(o.Plan)}
 }
 
 // getMe answers GET /auth/me: who the token or session belongs to, what it acts for, and the
@@ -64,20 +30,20 @@ func (s *Server) writeMe(w http.ResponseWriter, r *http.Request, p *auth.Princip
 }
 
 // me describes the caller p as GET /auth/me answers.
-func (s *Server) me(ctx context.Context, p *auth.Principal) (meBody, error) {
+func (s *Server) me(ctx context.Context, p *auth.Principal) (api.Me, error) {
 	belongs, err := s.belongsTo(ctx, p.Member.User.ID)
 	if err != nil {
-		return meBody{}, err
+		return api.Me{}, err
 	}
 	u := p.Member.User
-	body := meBody{User: userBody{ID: u.ID, Email: u.Email, Name: u.Name}, Organizations: belongs}
+	body := api.Me{User: api.User{ID: u.ID, Email: u.Email, Name: u.Name}, Organizations: belongs}
 	if p.Organization != nil {
 		o := orgSummary(p.Organization)
-		body.Organization, body.Membership = &o, &membershipBody{Role: string(p.Member.Role)}
+		body.Organization, body.Membership = &o, &api.Membership{Role: string(p.Member.Role)}
 		// The list is read from an index that may lag a moment behind (DynamoDB's GSI) or, for
 		// members made before it, lack them: what the caller acts for is always in it.
-		if !slices.ContainsFunc(belongs, func(b belongsBody) bool { return b.ID == o.ID }) {
-			body.Organizations = append([]belongsBody{{orgSummaryBody: o, Role: string(p.Member.Role)}}, belongs...)
+		if !slices.ContainsFunc(belongs, func(b api.Belonging) bool { return b.ID == o.ID }) {
+			body.Organizations = append([]api.Belonging{{OrganizationSummary: o, Role: string(p.Member.Role)}}, belongs...)
 		}
 	}
 	if p.Session != nil {
@@ -89,12 +55,12 @@ func (s *Server) me(ctx context.Context, p *auth.Principal) (meBody, error) {
 
 // belongsTo lists the organizations a user belongs to, oldest membership first. An organization
 // that cannot be read (deleted meanwhile) is left out.
-func (s *Server) belongsTo(ctx context.Context, userID string) ([]belongsBody, error) {
+func (s *Server) belongsTo(ctx context.Context, userID string) ([]api.Belonging, error) {
 	ms, err := s.users.ListMemberships(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]belongsBody, 0, len(ms))
+	out := make([]api.Belonging, 0, len(ms))
 	for _, m := range ms {
 		org, err := s.orgs.GetOrganization(ctx, m.OrganizationID)
 		if kiln.IsCode(err, kiln.ENotFound) {
@@ -103,7 +69,7 @@ func (s *Server) belongsTo(ctx context.Context, userID string) ([]belongsBody, e
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, belongsBody{orgSummaryBody: orgSummary(org), Role: string(m.Role)})
+		out = append(out, api.Belonging{OrganizationSummary: orgSummary(org), Role: string(m.Role)})
 	}
 	return out, nil
 }

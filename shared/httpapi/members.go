@@ -4,20 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// memberBody is a member of the organization as every member may see it.
-type memberBody struct {
-	User      userBody `json:"user"`
-	Role      string   `json:"role"`
-	CreatedAt string   `json:"createdAt"`
-}
-
-func renderMember(m *kiln.Member) memberBody {
-	return memberBody{User: userBody{ID: m.User.ID, Email: m.User.Email, Name: m.User.Name}, Role: string(m.Role),
+func renderMember(m *kiln.Member) api.Member {
+	return api.Member{User: api.User{ID: m.User.ID, Email: m.User.Email, Name: m.User.Name}, Role: string(m.Role),
 		CreatedAt: timestamp(m.CreatedAt)}
 }
 

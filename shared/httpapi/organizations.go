@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
@@ -26,7 +27,7 @@ type integrationsBody struct {
 }
 
 type organizationBody struct {
-	orgSummaryBody
+	api.OrganizationSummary
 	DefaultProjectSettings projectDefaultsBody `json:"defaultProjectSettings"`
 	IntegrationSettings    integrationsBody    `json:"integrationSettings"`
 	// Perforce is null until the organization saves Perforce credentials.
@@ -44,7 +45,7 @@ type perforceBody struct {
 func renderOrganization(o *kiln.Organization) organizationBody {
 	d := o.DefaultProjectSettings
 	body := organizationBody{
-		orgSummaryBody: orgSummary(o),
+		OrganizationSummary: orgSummary(o),
 		DefaultProjectSettings: projectDefaultsBody{
 			Platform: nullable(string(d.Platform)), BuildType: nullable(string(d.BuildType)),
 			UEVersion: nullable(d.UEVersion), Trigger: nullable(string(d.Trigger)),

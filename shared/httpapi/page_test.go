@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
@@ -43,7 +44,7 @@ func TestWritePageWalksAListByItsCursor(t *testing.T) {
 		if err != nil || w.Code != http.StatusOK {
 			t.Fatalf("GET %s: %d, %v", target, w.Code, err)
 		}
-		var body listBody[string]
+		var body api.List[string]
 		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 			t.Fatalf("GET %s: %v", target, err)
 		}

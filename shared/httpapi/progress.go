@@ -3,42 +3,25 @@ package httpapi
 import (
 	"context"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-type stageBody struct {
-	Name      string  `json:"name"`
-	StartedAt string  `json:"startedAt"`
-	EndedAt   *string `json:"endedAt"`
-}
-
-func renderStages(stages []kiln.BuildStage) []stageBody {
-	out := make([]stageBody, len(stages))
+func renderStages(stages []kiln.BuildStage) []api.BuildStage {
+	out := make([]api.BuildStage, len(stages))
 	for i, s := range stages {
-		out[i] = stageBody{Name: s.Name, StartedAt: timestamp(s.StartedAt), EndedAt: optionalTimestamp(s.EndedAt)}
+		out[i] = api.BuildStage{Name: s.Name, StartedAt: timestamp(s.StartedAt), EndedAt: optionalTimestamp(s.EndedAt)}
 	}
 	return out
 }
 
-// progressBody is a running build's estimated progress. RemainingMs is null once the build
-// overruns (runs longer than its history says): the time left is then unknown, and percent stays
-// at 99.
-type progressBody struct {
-	Stage       *string `json:"stage"`
-	Percent     int     `json:"percent"`
-	ElapsedMs   int64   `json:"elapsedMs"`
-	RemainingMs *int64  `json:"remainingMs"`
-	Overrun     bool    `json:"overrun"`
-	BasedOn     int     `json:"basedOn"`
-}
-
-func renderProgress(e *builds.Estimate) *progressBody {
+func renderProgress(e *builds.Estimate) *api.Progress {
 	if e == nil {
 		return nil
 	}
-	p := &progressBody{Stage: nullable(e.Stage), Percent: e.Percent, ElapsedMs: e.Elapsed.Milliseconds(), Overrun: e.Overrun, BasedOn: e.BasedOn}
+	p := &api.Progress{Stage: nullable(e.Stage), Percent: e.Percent, ElapsedMs: e.Elapsed.Milliseconds(), Overrun: e.Overrun, BasedOn: e.BasedOn}
 	if !e.Overrun {
 		ms := e.Remaining.Milliseconds()
 		p.RemainingMs = &ms
@@ -48,7 +31,7 @@ func renderProgress(e *builds.Estimate) *progressBody {
 
 // addProgress sets the progress of the running builds among bodies (bs[i] is rendered in
 // bodies[i]), reading the history of each of their settings once.
-func (s *Server) addProgress(ctx context.Context, orgID string, bs []*kiln.Build, bodies []*buildBody) error {
+func (s *Server) addProgress(ctx context.Context, orgID string, bs []*kiln.Build, bodies []*api.Build) error {
 	history := map[string][]*kiln.Build{}
 	now := s.now()
 	for i, b := range bs {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // timeFormat is RFC 3339 in UTC with milliseconds, as docs/api.md asks.
@@ -39,15 +41,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // the client went away; nothing more to do
 }
 
-// listBody is the shape of every list response.
-type listBody[T any] struct {
-	Items      []T     `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
-
 // renderList renders items into a list body; next is the cursor of the next page or nil.
-func renderList[T, B any](items []T, next *string, render func(T) B) listBody[B] {
-	body := listBody[B]{Items: make([]B, 0, len(items)), NextCursor: next}
+func renderList[T, B any](items []T, next *string, render func(T) B) api.List[B] {
+	body := api.List[B]{Items: make([]B, 0, len(items)), NextCursor: next}
 	for _, it := range items {
 		body.Items = append(body.Items, render(it))
 	}

@@ -3,24 +3,13 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// sessionBody describes a console session, never its secret.
-type sessionBody struct {
-	ID             string  `json:"id"`
-	OrganizationID *string `json:"organizationId"`
-	CreatedAt      string  `json:"createdAt"`
-	ExpiresAt      string  `json:"expiresAt"`
-	UserAgent      string  `json:"userAgent"`
-	Address        string  `json:"address"`
-	// Current is true for the session the request was made with.
-	Current bool `json:"current"`
-}
-
-func renderSession(s *kiln.Session, currentID string) sessionBody {
-	b := sessionBody{ID: s.ID, CreatedAt: timestamp(s.CreatedAt), ExpiresAt: timestamp(s.ExpiresAt),
+func renderSession(s *kiln.Session, currentID string) api.Session {
+	b := api.Session{ID: s.ID, CreatedAt: timestamp(s.CreatedAt), ExpiresAt: timestamp(s.ExpiresAt),
 		UserAgent: s.UserAgent, Address: s.Address, Current: s.ID == currentID}
 	if s.OrganizationID != "" {
 		b.OrganizationID = &s.OrganizationID
@@ -43,7 +32,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		return err
 	}
 	current := currentSessionID(p)
-	writeJSON(w, http.StatusOK, renderList(list, nil, func(x *kiln.Session) sessionBody { return renderSession(x, current) }))
+	writeJSON(w, http.StatusOK, renderList(list, nil, func(x *kiln.Session) api.Session { return renderSession(x, current) }))
 	return nil
 }
 

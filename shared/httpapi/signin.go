@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/console"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -66,7 +67,7 @@ type createSessionRequest struct {
 
 type createdSessionBody struct {
 	Token   string      `json:"token"`
-	Session sessionBody `json:"session"`
+	Session api.Session `json:"session"`
 }
 
 // createSession answers POST /auth/github/session, without a token: the code GitHub sent back is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/plans"
@@ -26,29 +27,6 @@ func (s *Server) planCheck(ctx context.Context, orgID string, check func(p *plan
 // address, its header, a redeploy), plan_limit_reached when it does not.
 func (s *Server) checkAutoDeployPlan(ctx context.Context, orgID string) error {
 	return s.planCheck(ctx, orgID, func(p *plans.Plans, org *kiln.Organization) error { return p.CheckAutoDeploy(org) })
-}
-
-type usageJSON struct {
-	OrganizationID       string           `json:"organizationId"`
-	Plan                 string           `json:"plan"`
-	Month                string           `json:"month"`
-	BuildMinutes         minutesJSON      `json:"buildMinutes"`
-	ConcurrentBuilds     countJSON        `json:"concurrentBuilds"`
-	Projects             countJSON        `json:"projects"`
-	ArtifactStorageBytes int64            `json:"artifactStorageBytes"`
-	SkippedTriggers      map[string]int64 `json:"skippedTriggers"`
-	BuildCaches          *buildCachesJSON `json:"buildCaches"`
-}
-
-type minutesJSON struct {
-	Used       int64            `json:"used"`
-	Allowed    *int64           `json:"allowed"`
-	ByPlatform map[string]int64 `json:"byPlatform"`
-}
-
-type countJSON struct {
-	Current int    `json:"current"`
-	Allowed *int64 `json:"allowed"`
 }
 
 // limit renders a plan limit: null for unlimited (0).
@@ -84,11 +62,11 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if err != nil {
 		return err
 	}
-	out := usageJSON{
+	out := api.Usage{
 		OrganizationID: org.ID, Plan: string(rep.Plan), Month: rep.Month,
-		BuildMinutes:         minutesJSON{Used: rep.MinutesUsed, Allowed: limit(rep.MinutesAllowed), ByPlatform: map[string]int64{}},
-		ConcurrentBuilds:     countJSON{Current: rep.RunningNow, Allowed: limit(rep.ConcurrentAllowed)},
-		Projects:             countJSON{Current: rep.Projects, Allowed: limit(rep.ProjectsAllowed)},
+		BuildMinutes:         api.UsageMinutes{Used: rep.MinutesUsed, Allowed: limit(rep.MinutesAllowed), ByPlatform: map[string]int64{}},
+		ConcurrentBuilds:     api.UsageCount{Current: rep.RunningNow, Allowed: limit(rep.ConcurrentAllowed)},
+		Projects:             api.UsageCount{Current: rep.Projects, Allowed: limit(rep.ProjectsAllowed)},
 		ArtifactStorageBytes: rep.ArtifactBytes,
 		SkippedTriggers:      map[string]int64{"total": 0, string(kiln.TriggerPush): 0, string(kiln.TriggerScheduled): 0},
 		BuildCaches:          s.cacheUsage(r.Context(), org.ID),

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
@@ -303,8 +304,8 @@ type webhookPayload struct {
 }
 
 type webhookPayData struct {
-	Build   buildBody        `json:"build"`
-	Project *projectItemBody `json:"project"`
+	Build   api.Build        `json:"build"`
+	Project *api.ProjectItem `json:"project"`
 }
 
 // RenderWebhookEvent makes the body of a webhook event, with the build and its project (null

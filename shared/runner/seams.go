@@ -23,7 +23,8 @@ type Lifecycle interface {
 }
 
 // Sources gives the runner the source a build checks out, with its credentials. An error that
-// the customer should see is an *agent.Failure.
+// the customer should see is a *buildsteps.Failure: its Reason becomes the build's
+// failureReason.
 type Sources interface {
 	Git(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.GitSource, error)
 	Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*buildsteps.PerforceSource, error)

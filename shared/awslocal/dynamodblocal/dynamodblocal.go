@@ -1,4 +1,5 @@
-// Package dynamodblocal runs DynamoDB Local (Amazon's Java server) for kiln aws-local. DynamoDB
+// Package dynamodblocal runs DynamoDB Local (Amazon's Java server) for kiln aws-local and for
+// tests (package dynamodblocaltest; InstalledJarDir finds or installs the jars). DynamoDB
 // Local listens on every interface and has no flag to bind one, so it runs in a private network
 // namespace where only loopback exists, and kiln reaches it by opening its connections from a
 // thread that entered that namespace: nothing outside this process can connect to it.
@@ -35,6 +36,9 @@ type Options struct {
 	Port int
 	// Lifeline ends the server when its parent ends, however it ends (nil: none).
 	Lifeline *lifeline.Lifeline
+	// KillWithParent ends the server when this process ends (Linux's Pdeathsig, see
+	// proctree.Options): for tests, which start no Lifeline.
+	KillWithParent bool
 }
 
 // Server is a running DynamoDB Local in its own network namespace.
@@ -77,7 +81,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd = exec.Command("unshare", args...)
 	s.cmd.Dir = o.JarDir
 	s.cmd.Stderr = &s.stderr
-	s.tree = proctree.New(s.cmd, proctree.Options{})
+	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
 	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {
 		return nil, fmt.Errorf("dynamodblocal: start unshare: %w", err)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,12 +16,11 @@ import (
 // jarDir installs DynamoDB Local (cached under .cache/) and returns where its jar is.
 func jarDir(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("../../../scripts/install-dynamodb-local.sh").Output()
+	dir, err := InstalledJarDir()
 	if err != nil {
-		t.Fatalf("install DynamoDB Local: %v", err)
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return dir
 }
 
 // TestServerIsReachableOnlyThroughItsNamespace: kiln's own client reaches DynamoDB Local and its

@@ -18,7 +18,7 @@ func BenchmarkLogCostPerBuild(b *testing.B) {
 	const lines, batch = 100_000, 256
 	for i := 0; i < b.N; i++ {
 		_, table := newStoreTable(b)
-		logs := dynamostore.NewLogs(newDB(endpoint()), table.Name())
+		logs := dynamostore.NewLogs(newDB(), table.Name())
 		org, build := kiln.NewID(), kiln.NewID()
 		at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 		var text int

@@ -12,8 +12,8 @@ import (
 func TestLogs(t *testing.T) {
 	logstoretest.Run(t, func(t *testing.T) (logstoretest.Store, func() logstoretest.Store) {
 		_, table := newStoreTable(t)
-		db := newDB(endpoint())
-		return dynamostore.NewLogs(db, table.Name()), func() logstoretest.Store { return dynamostore.NewLogs(newDB(endpoint()), table.Name()) }
+		db := newDB()
+		return dynamostore.NewLogs(db, table.Name()), func() logstoretest.Store { return dynamostore.NewLogs(newDB(), table.Name()) }
 	})
 }
 
@@ -22,7 +22,7 @@ func TestLogs(t *testing.T) {
 func TestLogsRetention(t *testing.T) {
 	logstoretest.Retention(t, func(t *testing.T, retention time.Duration, now func() time.Time) logstoretest.Store {
 		_, table := newStoreTable(t)
-		l := dynamostore.NewLogs(newDB(endpoint()), table.Name())
+		l := dynamostore.NewLogs(newDB(), table.Name())
 		l.SetRetention(retention, now)
 		return l
 	})
