@@ -101,7 +101,7 @@ func ErrorsUnwrapAll(err error) error {
 // the agent checked the build out: the world, the agent's id, the agent and the build's id.
 func AgentMidBuild(t *testing.T) (w *World, agentID string, a *testAgent, build string) {
 	t.Helper()
-	w = NewWorld(t)
+	w = NewWorld(t, Serve)
 	project := w.AddShooter(t)
 	w.Shooter.Commit("main", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
 	agentID, token := CreateAgent(t, w.Server, w.Token, w.OrgID, "box", "win")

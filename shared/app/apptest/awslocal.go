@@ -15,11 +15,6 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 )
 
-// onAWSLocal reports whether a test runs under TestOnAWSLocal (or a benchmark's "aws-local" part).
-func OnAWSLocal(t testing.TB) bool {
-	return strings.HasPrefix(t.Name(), "TestOnAWSLocal/") || strings.HasPrefix(t.Name(), "TestAWSLocalIAM/") || strings.HasSuffix(t.Name(), "/aws-local")
-}
-
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests, enforcing the IAM policies of
 // $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template as synthesized
@@ -68,9 +63,9 @@ func awsLocalSettings(t testing.TB, cfg app.Config) awslocalapp.Settings {
 // shareWithHosts lets aws-local's build hosts reach path: running as root, aws-local runs them as
 // the buildspec's run-as user (a build uid, neither owner nor group of the test's files). path
 // gets mode, and the temporary directories above it o+x.
-func shareWithHosts(t testing.TB, path string, mode os.FileMode) {
+func shareWithHosts(t testing.TB, d Deployment, path string, mode os.FileMode) {
 	t.Helper()
-	if !OnAWSLocal(t) || os.Geteuid() != 0 {
+	if d != AWSLocal || os.Geteuid() != 0 {
 		return
 	}
 	if err := os.Chmod(path, mode); err != nil {

@@ -99,7 +99,7 @@ func (w *World) WaitDeploy(t *testing.T, id string) map[string]any {
 // with auto deploy, delivered to it once.
 func DeliveredBuild(t *testing.T) (w *World, rc *receiver, id string) {
 	t.Helper()
-	w = NewWorld(t, LoopbackAllowed)
+	w = NewWorld(t, Serve, LoopbackAllowed)
 	rc = NewReceiver(t, func(int) int { return http.StatusNoContent })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"autoDeploy": true, "uploadBuildUrl": rc.URL + "/upload"})["id"].(string)

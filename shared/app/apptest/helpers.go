@@ -38,9 +38,9 @@ func (s *SyncBuffer) String() string {
 // testService is a real `kiln serve` on a loopback port with a temp data dir.
 type Server struct {
 	*app.Service
-	// aws is the service when the test runs on kiln aws-local (see TestOnAWSLocal); Service is
-	// nil then.
-	AWS    *awslocalapp.AWSLocal
+	// Deployment is which kiln runs: Service is kiln serve, else AWS is kiln aws-local.
+	Deployment Deployment
+	AWS        *awslocalapp.AWSLocal
 	Config app.Config
 	Out    *SyncBuffer
 	Logs   *SyncBuffer
@@ -68,11 +68,12 @@ func NewConfig(t testing.TB, dataDir string) app.Config {
 	return cfg
 }
 
-func StartService(t testing.TB, cfg app.Config) *Server {
+// StartService starts the deployment d on cfg, and stops it when the test ends.
+func StartService(t testing.TB, d Deployment, cfg app.Config) *Server {
 	t.Helper()
-	ts := &Server{Config: cfg, Out: &SyncBuffer{}, Logs: &SyncBuffer{}}
+	ts := &Server{Deployment: d, Config: cfg, Out: &SyncBuffer{}, Logs: &SyncBuffer{}}
 	logger := slog.New(slog.NewJSONHandler(ts.Logs, nil))
-	if OnAWSLocal(t) {
+	if d == AWSLocal {
 		return startAWSLocal(t, ts, logger)
 	}
 	svc, err := app.Start(context.Background(), cfg, ts.Out, logger)

@@ -14,7 +14,7 @@ const (
 )
 
 // fakeP4 builds the fake p4 of testdata beside its state file and returns its path.
-func FakeP4(t *testing.T) string {
+func FakeP4(t *testing.T, d Deployment) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "p4")
 	if out, err := exec.Command("go", "build", "-o", bin, RepoPath("testdata", "fakep4")).CombinedOutput(); err != nil {
@@ -33,13 +33,13 @@ func FakeP4(t *testing.T) string {
 	if err := os.WriteFile(bin+".state.json", b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	shareWithHosts(t, filepath.Dir(bin), 0o777) // the fake writes its log and clients beside itself
-	shareWithHosts(t, bin+".state.json", 0o644)
-	if OnAWSLocal(t) && os.Geteuid() == 0 { // its log is appended to by the service (root) and the hosts
+	shareWithHosts(t, d, filepath.Dir(bin), 0o777) // the fake writes its log and clients beside itself
+	shareWithHosts(t, d, bin+".state.json", 0o644)
+	if d == AWSLocal && os.Geteuid() == 0 { // its log is appended to by the service (root) and the hosts
 		if err := os.WriteFile(bin+".log", nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		shareWithHosts(t, bin+".log", 0o666)
+		shareWithHosts(t, d, bin+".log", 0o666)
 	}
 	return bin
 }

@@ -42,11 +42,11 @@ func P4BuildState() map[string]any {
 	}
 }
 
-func NewPerforceWorld(t *testing.T, configure ...func(*app.Config)) *perforceWorld {
+func NewPerforceWorld(t *testing.T, d Deployment, configure ...func(*app.Config)) *perforceWorld {
 	t.Helper()
-	p4 := FakeP4(t)
-	SetP4State(t, p4, P4BuildState())
-	w := NewWorld(t, append([]func(*app.Config){func(c *app.Config) {
+	p4 := FakeP4(t, d)
+	SetP4State(t, d, p4, P4BuildState())
+	w := NewWorld(t, d, append([]func(*app.Config){func(c *app.Config) {
 		c.P4 = p4
 		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	}}, configure...)...)
@@ -66,13 +66,13 @@ func NewPerforceWorld(t *testing.T, configure ...func(*app.Config)) *perforceWor
 }
 
 // setP4State replaces the fake server's state.
-func SetP4State(t *testing.T, p4 string, state map[string]any) {
+func SetP4State(t *testing.T, d Deployment, p4 string, state map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(state)
 	if err := os.WriteFile(p4+".state.json", b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	shareWithHosts(t, p4+".state.json", 0o644)
+	shareWithHosts(t, d, p4+".state.json", 0o644)
 }
 
 // artifactVersion downloads a complete build's artifact and returns its Version.txt.

@@ -15,10 +15,10 @@ import (
 // signUpWorld is a world whose service lets people sign in with GitHub and create their own
 // organizations (KILN_SIGNUP=github), with the fake GitHub's OAuth client and three GitHub people:
 // ada and grace, and eve, whose only verified email is her own.
-func SignUpWorld(t *testing.T) *World {
+func SignUpWorld(t *testing.T, d Deployment) *World {
 	t.Helper()
 	const clientID, clientSecret = "Iv1.signup", "signup-client-secret"
-	w := NewWorld(t, func(c *app.Config) {
+	w := NewWorld(t, d, func(c *app.Config) {
 		c.SignUp = true
 		c.GitHubClientID, c.GitHubClientSecret = clientID, clientSecret
 	})

@@ -39,7 +39,8 @@ const ShooterUproject = `{
 	"Plugins": [{"Name": "ModelingToolsEditorMode", "Enabled": true}, {"Name": "OnlineSubsystemSteam", "Enabled": false}]
 }`
 
-func NewWorld(t testing.TB, configure ...func(*app.Config)) *World {
+// NewWorld starts the deployment d as a World; each configure changes its configuration first.
+func NewWorld(t testing.TB, d Deployment, configure ...func(*app.Config)) *World {
 	t.Helper()
 	gh := githubtest.New(t)
 	gh.AddInstallation(InstallationID, "studio")
@@ -76,7 +77,7 @@ func NewWorld(t testing.TB, configure ...func(*app.Config)) *World {
 			t.Fatal(err)
 		}
 	}
-	shareWithHosts(t, enginesDir, 0o755)
+	shareWithHosts(t, d, enginesDir, 0o755)
 	cfg := NewConfig(t, filepath.Join(dir, "data"))
 	cfg.GitHubAppID = strconv.FormatInt(gh.AppID, 10)
 	cfg.GitHubAppKey = keyPath
@@ -88,7 +89,7 @@ func NewWorld(t testing.TB, configure ...func(*app.Config)) *World {
 	for _, c := range configure {
 		c(&cfg)
 	}
-	ts := StartService(t, cfg)
+	ts := StartService(t, d, cfg)
 	w := &World{Server: ts, GitHub: gh, Installation: strconv.Itoa(InstallationID), Shooter: shooter}
 	w.OrgID = OrgOf(t, ts)
 	return w
@@ -177,6 +178,6 @@ func (w *World) Restart(t *testing.T, configure ...func(*app.Config)) {
 		c(&w.Config)
 	}
 	token := w.Token
-	w.Server = StartService(t, w.Config)
+	w.Server = StartService(t, w.Deployment, w.Config)
 	w.Token = token
 }

@@ -38,7 +38,7 @@ func rivalStudio(t *testing.T, w *apptest.World) (apptest.Tenant, string) {
 // older and it has nothing else to do. The build completes through the host API with a streamed
 // artifact into kiln serve's file store, downloadable as any other.
 func TestAgentsOfTwoOrganizationsNeverCrossOver(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	project := w.AddShooter(t)
 	rival, rivalProject := rivalStudio(t, w)
 	_, ours := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "studio box", "win")
@@ -90,7 +90,7 @@ func TestAgentsOfTwoOrganizationsNeverCrossOver(t *testing.T) {
 // taken by an agent of another pool, nor by kiln serve's own workers; the agent of pool A takes
 // it.
 func TestAgentPoolRouting(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	project := w.AddShooter(t)
 	_, poolB := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "b box", "pool-b")
 	_, linuxOnly := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "linux box", "pool-a")
@@ -150,7 +150,7 @@ func TestKilledAgentsBuildFailsAsHostLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the 30-second silent-host check")
 	}
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	project := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=120\n"})
 	_, first := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "first", "win")
@@ -188,7 +188,7 @@ func TestStoppedAgentFailsItsBuild(t *testing.T) {
 // TestAgentUsesTheURLItClaimedWith: the service's public URL may not be reachable from the
 // agent's machine (a proxy, a LAN name): the agent runs the build at the URL it claims with.
 func TestAgentUsesTheURLItClaimedWith(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.SetPublicURL("http://127.0.0.1:9") })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.SetPublicURL("http://127.0.0.1:9") })
 	project := w.AddShooter(t)
 	_, token := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "box", "win")
 	a := apptest.StartAgent(t, w, token)

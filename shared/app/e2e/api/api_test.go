@@ -10,7 +10,7 @@ import (
 )
 
 func TestPatchOrganizationRefusesBadInputAndChangesNothing(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	path := "/organizations/" + orgID
 	before := ts.Do(t, "GET", path, ts.Token, nil).Raw
@@ -57,7 +57,7 @@ func TestPatchOrganizationRefusesBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestPatchOrganizationMergesDefaults(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	path := "/organizations/" + orgID
 	r := ts.Do(t, "PATCH", path, ts.Token, `{"name":"Studio","defaultProjectSettings":{"platform":"Linux","ueVersion":"5.3","notifyOnComplete":true}}`)
@@ -84,7 +84,7 @@ func TestPatchOrganizationMergesDefaults(t *testing.T) {
 }
 
 func TestBadTokensAreRefused(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	created := ts.Do(t, "POST", "/auth/tokens", ts.Token, `{"name":"ci"}`)
 	revoked := apptest.Field(t, created.Body, "token")
 	if r := ts.Do(t, "DELETE", "/auth/tokens/"+apptest.Field(t, created.Body, "id"), ts.Token, nil); r.Status != 204 {
@@ -121,7 +121,7 @@ func TestBadTokensAreRefused(t *testing.T) {
 }
 
 func TestTokensAreShownOnceAndPage(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	var ids []string
 	for i := 0; i < 3; i++ {
 		r := ts.Do(t, "POST", "/auth/tokens", ts.Token, map[string]any{"name": "t" + string(rune('a'+i))})
@@ -172,7 +172,7 @@ func TestTokensAreShownOnceAndPage(t *testing.T) {
 }
 
 func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	apptest.WantError(t, ts.Do(t, "GET", "/no/such/thing", ts.Token, nil), 404, "not_found")
 	r := ts.Do(t, "POST", "/auth/me", ts.Token, `{}`)
 	apptest.WantError(t, r, 405, "method_not_allowed")
@@ -184,7 +184,7 @@ func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
 func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
 	cfg := apptest.NewConfig(t, t.TempDir())
 	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
-	ts := apptest.StartService(t, cfg)
+	ts := apptest.StartService(t, apptest.Serve, cfg)
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	var last apptest.Response
 	for i := 0; i < 3; i++ {
@@ -202,7 +202,7 @@ func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
 }
 
 func TestAccessLogCarriesRequestIDAndNoSecrets(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	r := ts.Do(t, "GET", "/auth/me", ts.Token, nil)
 	id := r.Header.Get("X-Request-Id")
 	logs := ts.Logs.String()

@@ -11,11 +11,13 @@ import (
 
 // TestAuditLog: the organization's changes are in its audit log with their actor, address and
 // target, secrets never; owners and admins read it, filtered by actor and kind; members and
-// viewers cannot. It runs on kiln serve and, in TestOnAWSLocal, on aws-local.
-func TestAuditLog(t *testing.T) {
+// viewers cannot. It runs on kiln serve and on aws-local.
+func TestAuditLog(t *testing.T) { apptest.Both(t, auditLog) }
+
+func auditLog(t *testing.T, dep apptest.Deployment) {
 	cfg := apptest.NewConfig(t, filepath.Join(t.TempDir(), "data"))
 	apptest.LoopbackAllowed(&cfg)
-	ts := apptest.StartService(t, cfg)
+	ts := apptest.StartService(t, dep, cfg)
 	orgID := apptest.OrgOf(t, ts)
 	admin := apptest.AddUser(t, ts, orgID, "admin")
 	member := apptest.AddUser(t, ts, orgID, "member")

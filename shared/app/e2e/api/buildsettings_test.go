@@ -10,7 +10,7 @@ import (
 )
 
 func TestBuildSettingLifecycle(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	base := "/projects/" + id + "/build-settings"
 	s := w.AddSetting(t, id, map[string]any{
@@ -86,7 +86,7 @@ func TestBuildSettingLifecycle(t *testing.T) {
 }
 
 func TestCreateBuildSettingValidation(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	base := "/projects/" + id + "/build-settings"
 	tests := []struct {

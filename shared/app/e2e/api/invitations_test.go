@@ -19,9 +19,11 @@ import (
 // that acts with the invited role. A link works once (of two accepts at once, one wins), a
 // revoked or expired one is refused with the same answer, members and viewers cannot invite, an
 // admin cannot invite an owner, and a member's email cannot be invited. It runs on kiln serve and,
-// in TestOnAWSLocal, on aws-local.
-func TestInvitations(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
+// on aws-local.
+func TestInvitations(t *testing.T) { apptest.Both(t, invitations) }
+
+func invitations(t *testing.T, dep apptest.Deployment) {
+	ts := apptest.StartService(t, dep, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	orgID := apptest.OrgOf(t, ts)
 	admin := apptest.AddUser(t, ts, orgID, "admin")
 	member := apptest.AddUser(t, ts, orgID, "member")
@@ -161,7 +163,7 @@ func TestInvitationIsMailed(t *testing.T) {
 	box := apptest.NewMailbox(t)
 	cfg := apptest.NewConfig(t, filepath.Join(t.TempDir(), "data"))
 	cfg.SMTPURL, cfg.SMTPFrom = "smtp://"+box.Addr, "kiln <kiln@studio.example>"
-	ts := apptest.StartService(t, cfg)
+	ts := apptest.StartService(t, apptest.Serve, cfg)
 	r := ts.Do(t, "POST", "/organizations/"+apptest.OrgOf(t, ts)+"/invitations", ts.Token, map[string]any{"email": "ada@studio.example", "role": "viewer"})
 	if r.Status != http.StatusCreated || r.Body["mailed"] != true {
 		t.Fatalf("invite: %d %s", r.Status, r.Raw)
@@ -182,7 +184,7 @@ func TestInvitationIsMailed(t *testing.T) {
 func TestAcceptIsRateLimitedPerAddress(t *testing.T) {
 	cfg := apptest.NewConfig(t, filepath.Join(t.TempDir(), "data"))
 	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
-	ts := apptest.StartService(t, cfg)
+	ts := apptest.StartService(t, apptest.Serve, cfg)
 	guess := func() apptest.Response {
 		return ts.Do(t, "POST", "/invitations/accept", "", map[string]any{"secret": "kinv_" + strings.Repeat("a", 40), "name": "Eve"})
 	}

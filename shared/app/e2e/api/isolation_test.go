@@ -9,8 +9,10 @@ import (
 
 // TestTenantIsolation: a second organization gets 404 for every id and path of the first, and its
 // lists hold none of the first's items.
-func TestTenantIsolation(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestTenantIsolation(t *testing.T) { apptest.Both(t, tenantIsolation) }
+
+func tenantIsolation(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	bid := apptest.Field(t, w.Do(t, "POST", "/projects/"+pid+"/build-settings/"+sid+"/trigger", w.Token, `{}`).Body, "buildId")
@@ -71,8 +73,10 @@ func TestTenantIsolation(t *testing.T) {
 
 // TestRoleMatrix: viewers read; members also create, edit and trigger; admins also edit the
 // organization and its integrations.
-func TestRoleMatrix(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestRoleMatrix(t *testing.T) { apptest.Both(t, roleMatrix) }
+
+func roleMatrix(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	setting := "/projects/" + pid + "/build-settings/" + sid

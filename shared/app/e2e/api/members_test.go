@@ -11,7 +11,7 @@ import (
 // TestListMembers: every role reads who belongs to its organization and with which role (the
 // console's members table); another organization's id is 404; the list pages.
 func TestListMembers(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	orgID := apptest.OrgOf(t, ts)
 	viewer := apptest.AddUser(t, ts, orgID, "viewer")
 	apptest.AddUser(t, ts, orgID, "admin")
@@ -45,9 +45,11 @@ func TestListMembers(t *testing.T) {
 
 // TestMemberManagement: owners and admins change roles and remove members, a member leaves, the
 // last owner stays; a removed member's token stops working at once and a changed role applies at
-// once. It runs on kiln serve and, in TestOnAWSLocal, on aws-local.
-func TestMemberManagement(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
+// once. It runs on kiln serve and on aws-local.
+func TestMemberManagement(t *testing.T) { apptest.Both(t, memberManagement) }
+
+func memberManagement(t *testing.T, dep apptest.Deployment) {
+	ts := apptest.StartService(t, dep, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	orgID := apptest.OrgOf(t, ts)
 	admin := apptest.AddUser(t, ts, orgID, "admin")
 	member := apptest.AddUser(t, ts, orgID, "member")

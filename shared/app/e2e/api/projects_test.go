@@ -8,7 +8,7 @@ import (
 )
 
 func TestAddRepoDetectsTheUproject(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	r := w.Do(t, "GET", "/projects/"+id, w.Token, nil)
 	if r.Status != 200 || apptest.Field(t, r.Body, "sourceControl") != "github" || apptest.Field(t, r.Body, "repoLink") != "studio/shooter" ||
@@ -46,7 +46,7 @@ func TestAddRepoDetectsTheUproject(t *testing.T) {
 }
 
 func TestAddRepoRefusals(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	add := func(body map[string]any) apptest.Response {
 		return w.Do(t, "POST", "/projects/add-repo", w.Token, body)
 	}
@@ -99,7 +99,7 @@ func TestAddRepoRefusals(t *testing.T) {
 }
 
 func TestPatchAndDeleteProject(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	path := "/projects/" + id
 	r := w.Do(t, "PATCH", path, w.Token, map[string]any{"name": "Shooter 2", "description": "The sequel"})
@@ -133,7 +133,7 @@ func TestPatchAndDeleteProject(t *testing.T) {
 }
 
 func TestAddPerforceNeedsCredentials(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	add := func(body string) apptest.Response { return w.Do(t, "POST", "/projects/add-perforce", w.Token, body) }
 	apptest.WantError(t, add(`{"name":"P","depot":"//game","streamPath":"//game/main","uprojectPath":"Game.uproject"}`), 400, "validation_failed")
 	apptest.WantError(t, add(`{"name":"P","depot":"//game/main","streamPath":"game/main"}`), 400, "validation_failed")

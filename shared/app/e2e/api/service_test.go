@@ -14,7 +14,7 @@ import (
 
 func TestFirstStartPrintsAWorkingOwnerToken(t *testing.T) {
 	dir := t.TempDir()
-	ts := apptest.StartService(t, apptest.NewConfig(t, dir))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if ts.Token == "" {
 		t.Fatalf("first start printed no token:\n%s", ts.Out.String())
 	}
@@ -38,14 +38,14 @@ func TestFirstStartPrintsAWorkingOwnerToken(t *testing.T) {
 
 func TestRestartKeepsStateAndPrintsNoNewToken(t *testing.T) {
 	dir := t.TempDir()
-	first := apptest.StartService(t, apptest.NewConfig(t, dir))
+	first := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if err := first.Shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	if err := <-first.Done(); err != nil {
 		t.Fatalf("serve ended with %v", err)
 	}
-	second := apptest.StartService(t, apptest.NewConfig(t, dir))
+	second := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if apptest.TokenRe.MatchString(second.Out.String()) {
 		t.Fatalf("second start printed a token again:\n%s", second.Out.String())
 	}
@@ -56,7 +56,7 @@ func TestRestartKeepsStateAndPrintsNoNewToken(t *testing.T) {
 
 func TestAdminBootstrapWhileServingMakesAnIsolatedOrganization(t *testing.T) {
 	dir := t.TempDir()
-	ts := apptest.StartService(t, apptest.NewConfig(t, dir))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	local := ts.Do(t, "GET", "/auth/me", ts.Token, nil)
 	localOrg := apptest.Field(t, local.Body, "organization", "id")
 
@@ -91,7 +91,7 @@ func TestAdminBootstrapWhileServingMakesAnIsolatedOrganization(t *testing.T) {
 
 func TestAdminUserRolesFollowTheMatrix(t *testing.T) {
 	dir := t.TempDir()
-	ts := apptest.StartService(t, apptest.NewConfig(t, dir))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	tokens := map[string]string{"owner": ts.Token}
 	for _, role := range []string{"admin", "member", "viewer"} {
@@ -132,7 +132,7 @@ func TestAdminUserRolesFollowTheMatrix(t *testing.T) {
 
 func TestAdminRefusesBadInputAndWritesNothing(t *testing.T) {
 	dir := t.TempDir()
-	ts := apptest.StartService(t, apptest.NewConfig(t, dir))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	var out bytes.Buffer
 	cases := []struct{ name, email, role string }{

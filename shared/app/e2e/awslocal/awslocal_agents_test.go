@@ -7,16 +7,14 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-// awsLocalAgentBuild (under TestOnAWSLocal): a build for an agent pool waits in its execution's
+// TestAgentBuildAnswersItsTaskToken: a build for an agent pool waits in its execution's
 // WaitForAgent state; an agent (`kiln agent` in-process) claims it through the API Gateway
 // stand-in and the API Lambda, runs it through the host API and completes it; the API answers
 // the state's task token (SendTaskSuccess), so the execution ends SUCCEEDED, and the token never
 // shows in the API.
-func awsLocalAgentBuild(t *testing.T) {
-	w := apptest.NewWorld(t)
-	if w.AWS == nil {
-		t.Skip("runs under TestOnAWSLocal only")
-	}
+func TestAgentBuildAnswersItsTaskToken(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	project := w.AddShooter(t)
 	_, secret := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "studio box", "win")
 	id := apptest.TriggerAs(t, w, w.Token, project, apptest.PoolSetting(t, w, w.Token, project, "win", "Shipping"))

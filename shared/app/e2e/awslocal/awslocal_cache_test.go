@@ -7,13 +7,14 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-// awsLocalBuildCache: on aws-local, two builds of one key run on two CodeBuild hosts (separate
+// TestBuildCacheAcrossCodeBuildHosts: on aws-local, two builds of one key run on two CodeBuild hosts (separate
 // processes and work directories): the first starts cold and saves its cache through the host
 // API (a multipart upload to MinIO with presigned parts, under the API function's IAM policy);
 // the second restores it from a presigned GET, so the stand-in engine finds every asset in the
 // derived data cache and every compiled object, and the build resource says warm from the first.
-func awsLocalBuildCache(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestBuildCacheAcrossCodeBuildHosts(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	w.Shooter.Commit("main", "Assets", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_ASSETS=30\nFAKE_UAT_COOK_MS=10\nFAKE_UAT_OBJECTS=5\nFAKE_UAT_COMPILE_MS=10\nFAKE_UAT_PAK_MB=0\n"})

@@ -15,12 +15,13 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-// awsLocalCLI: the kiln command, as a CI job runs it (KILN_URL and KILN_TOKEN), drives a build on
+// TestCLITriggerFollowAndDownload: the kiln command, as a CI job runs it (KILN_URL and KILN_TOKEN), drives a build on
 // kiln aws-local as on AWS: trigger --follow streams the log and exits 0 when the build
 // completes, builds list shows it, and artifacts download fetches the artifact through its
 // presigned S3 URL, checked against the MD5 the API gives.
-func awsLocalCLI(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestCLITriggerFollowAndDownload(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	dir := t.TempDir()

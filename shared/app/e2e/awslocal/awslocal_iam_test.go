@@ -16,7 +16,7 @@ func TestAWSLocalIAM(t *testing.T) {
 	t.Run("WrongCodeBuildRuleFailsALinuxBuildAtRunOnCodeBuild", func(t *testing.T) {
 		// The rule infra granted: Step Functions' startBuild.sync manages another one.
 		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventsForCodeBuildRule"), apptest.WithScheduleStartExecution()))
-		w := apptest.NewWorld(t)
+		w := apptest.NewWorld(t, apptest.AWSLocal)
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -32,7 +32,7 @@ func TestAWSLocalIAM(t *testing.T) {
 			edits = append(edits, apptest.WithoutAction("task", "dynamodb:"+a))
 		}
 		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, edits...))
-		w := apptest.NewWorld(t)
+		w := apptest.NewWorld(t, apptest.AWSLocal)
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -46,7 +46,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		// build starts: without ssm:GetParameters the build fails before the host runs.
 		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), apptest.WithScheduleStartExecution(),
 			apptest.WithoutAction("hosts", "ssm:GetParameters")))
-		w := apptest.NewWorld(t)
+		w := apptest.NewWorld(t, apptest.AWSLocal)
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -65,7 +65,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, edits...))
-			w := apptest.NewWorld(t)
+			w := apptest.NewWorld(t, apptest.AWSLocal)
 			pid := w.AddShooter(t)
 			sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 			deadline := time.Now().Add(90 * time.Second)

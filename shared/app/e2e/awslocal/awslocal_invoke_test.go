@@ -16,13 +16,14 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-// awsLocalAdminThroughTheInvokeAPI: the admin function invoked with the AWS SDK's Lambda client
+// TestAdminThroughTheLambdaInvokeAPI: the admin function invoked with the AWS SDK's Lambda client
 // and the sample events of events/ does on kiln aws-local what it does on AWS: bootstrap an
 // organization whose owner's token works, refuse a second bootstrap as a function error
 // (Unhandled, aws-lambda-go's error JSON) unless forced, add a member, set a plan and recover a
 // lost token; every function of functions/ answers, an unknown one is ResourceNotFoundException.
-func awsLocalAdminThroughTheInvokeAPI(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestAdminThroughTheLambdaInvokeAPI(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	c := apptest.AWSLocalLambdaClient(w.Server)
 	ctx := context.Background()
 	invoke := func(function string, payload []byte) (map[string]any, *lambdaFunctionError) {
@@ -124,13 +125,14 @@ type lambdaFunctionError struct {
 	ErrorType    string `json:"errorType"`
 }
 
-// awsLocalPerforceBuild: on kiln aws-local, with KILN_P4 and KILN_OUTBOUND_ALLOW as kiln serve
+// TestPerforceBuildToAnArtifact: on kiln aws-local, with KILN_P4 and KILN_OUTBOUND_ALLOW as kiln serve
 // takes them, an organization saves Perforce credentials (checked by the API), adds a stream
 // project, and a build on a CodeBuild host syncs the latest submitted changelist, then an older
 // one on request, each into its artifact. As root, aws-local runs the hosts as the buildspec's
 // run-as user: the host's p4 syncs ran as a uid of its own, not root.
-func awsLocalPerforceBuild(t *testing.T) {
-	w := apptest.NewPerforceWorld(t)
+func TestPerforceBuildToAnArtifact(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewPerforceWorld(t, apptest.AWSLocal)
 	for _, c := range []struct{ body, changelist, version string }{{"", "11", "cl-11\n"}, {`{"changelist": "10"}`, "10", "cl-10\n"}} {
 		id := w.Trigger(t, w.ProjectID, w.SettingID, c.body)
 		b := w.WaitEnded(t, id)

@@ -9,7 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// awsLocalHostedLinuxBuild (under TestOnAWSLocal): the stack's template has Linux hosts whose AMI
+// TestHostedLinuxBuildOnAnEC2Host: the stack's template has Linux hosts whose AMI
 // holds testLinuxEngine. A Linux build of that engine without an agent pool waits in kiln's
 // hosted Linux pool (not on the CodeBuild stand-in); the schedule's kiln/WaitingLinuxBuilds
 // makes the Linux scaling stand-in launch an "instance" (`kiln agent --ec2-host` for Linux, as
@@ -17,11 +17,9 @@ import (
 // agent claims the build with its signed identity document, runs it through the host API to a
 // downloadable artifact, and is terminated by the schedule once the build ended. No Windows
 // host is launched for it, and the instance's one claim is recorded.
-func awsLocalHostedLinuxBuild(t *testing.T) {
-	w := apptest.NewWorld(t)
-	if w.AWS == nil {
-		t.Skip("runs under TestOnAWSLocal only")
-	}
+func TestHostedLinuxBuildOnAnEC2Host(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	id, instance := w.HostedBuild(t, map[string]any{"platform": "Linux", "ueVersion": apptest.LinuxEngine}, "Linux", kiln.HostedPoolLinux)
 	// Never root: Unreal refuses to run as root, and the AMI's unit runs the agent as its user.
 	if uid, ok := w.AWS.EC2HostUID(instance); !ok || uid == 0 {

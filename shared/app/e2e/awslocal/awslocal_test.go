@@ -12,14 +12,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 )
 
-// awsLocalDownloadAndRestart: on kiln aws-local, the build's host credential is in no
+// TestDownloadRedirectsToMinIOAndARestartKeepsAll: on kiln aws-local, the build's host credential is in no
 // execution data and its parameter is gone once it ended (checkCredentialKeptOutOfTheExecution);
 // a build's artifact is in MinIO, its signed URL
 // answers 302 to a presigned GET of MinIO that yields the artifact with the descriptor's MD5; and
 // after a restart on the same KILN_DATA the owner's token, the build and its artifact are all
 // still there, and a new build runs.
-func awsLocalDownloadAndRestart(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestDownloadRedirectsToMinIOAndARestartKeepsAll(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")
@@ -60,7 +61,7 @@ func awsLocalDownloadAndRestart(t *testing.T) {
 		t.Fatalf("shutdown: %v", err)
 	}
 	token := w.Token
-	again := apptest.StartService(t, w.Config)
+	again := apptest.StartService(t, apptest.AWSLocal, w.Config)
 	if strings.Count(again.Out.String(), "kiln_") != 0 {
 		t.Fatalf("a restart printed a new owner token:\n%s", again.Out.String())
 	}

@@ -8,16 +8,14 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// awsLocalHostedWin64Build (under TestOnAWSLocal): a Win64 build without an agent pool waits in
+// TestHostedWin64BuildOnAnEC2Host: a Win64 build without an agent pool waits in
 // kiln's hosted pool; the schedule's metric makes the scaling stand-in launch an "instance"
 // (`kiln agent --ec2-host` with its own metadata service), whose agent claims the build with its
 // signed identity document, runs it through the host API to a downloadable artifact, and is
 // terminated by the schedule once the build ended. The instance's one claim is recorded.
-func awsLocalHostedWin64Build(t *testing.T) {
-	w := apptest.NewWorld(t)
-	if w.AWS == nil {
-		t.Skip("runs under TestOnAWSLocal only")
-	}
+func TestHostedWin64BuildOnAnEC2Host(t *testing.T) {
+	t.Parallel()
+	w := apptest.NewWorld(t, apptest.AWSLocal)
 	id, _ := w.HostedBuild(t, map[string]any{"platform": "Win64"}, "Win64", kiln.HostedPoolWin64)
 	for deadline := time.Now().Add(60 * time.Second); w.AWS.WindowsHostInstances() > 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {

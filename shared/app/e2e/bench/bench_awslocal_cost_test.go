@@ -27,7 +27,7 @@ import (
 //	go test -run '^$' -bench AWSLocalBuildCost -benchtime 5x ./shared/app/
 func BenchmarkAWSLocalBuildCost(b *testing.B) {
 	b.Run("aws-local", func(b *testing.B) {
-		w := apptest.NewWorld(b)
+		w := apptest.NewWorld(b, apptest.AWSLocal)
 		pid := w.AddShooter(b)
 		sid := w.AddSetting(b, pid, nil)["id"].(string)
 		before, endedBefore := w.AWS.MeterReading(), w.AWS.ExecutionsEnded()

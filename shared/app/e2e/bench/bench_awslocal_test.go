@@ -18,8 +18,8 @@ import (
 //	go test -run '^$' -bench AWSLocalVsServe -benchtime 10x ./shared/app/
 func BenchmarkAWSLocalVsServe(b *testing.B) {
 	type figures struct{ running, complete time.Duration }
-	measure := func(b *testing.B) figures {
-		w := apptest.NewWorld(b)
+	measure := func(b *testing.B, d apptest.Deployment) figures {
+		w := apptest.NewWorld(b, d)
 		pid := w.AddShooter(b)
 		sid := w.AddSetting(b, pid, nil)["id"].(string)
 		var running, complete []time.Duration
@@ -39,8 +39,8 @@ func BenchmarkAWSLocalVsServe(b *testing.B) {
 		return f
 	}
 	var serve, aws figures
-	b.Run("serve", func(b *testing.B) { serve = measure(b) })
-	b.Run("aws-local", func(b *testing.B) { aws = measure(b) })
+	b.Run("serve", func(b *testing.B) { serve = measure(b, apptest.Serve) })
+	b.Run("aws-local", func(b *testing.B) { aws = measure(b, apptest.AWSLocal) })
 	if serve.complete == 0 || aws.complete == 0 {
 		return
 	}

@@ -21,7 +21,7 @@ func BenchmarkBuildSandboxCost(b *testing.B) {
 		took     []time.Duration
 	}
 	setup := func(mode string) *side {
-		w := apptest.NewWorld(b, func(c *app.Config) { c.Sandbox = mode })
+		w := apptest.NewWorld(b, apptest.Serve, func(c *app.Config) { c.Sandbox = mode })
 		pid := w.AddShooter(b)
 		sid := w.AddSetting(b, pid, nil)["id"].(string)
 		return &side{w: w, pid: pid, sid: sid}

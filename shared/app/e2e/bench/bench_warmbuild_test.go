@@ -18,9 +18,9 @@ const slowColdEngine = "FAKE_UAT_OBJECTS=10\nFAKE_UAT_COMPILE_MS=300\nFAKE_UAT_A
 // (CodeBuild hosts that start empty), and prints second/first and newbranch/first. Goal: at
 // most 0.2 each.
 func BenchmarkWarmBuild(b *testing.B) {
-	for _, deployment := range []string{"kiln-serve", "aws-local"} {
-		b.Run(deployment, func(b *testing.B) {
-			w := apptest.NewWorld(b)
+	for _, deployment := range apptest.Deployments {
+		b.Run(deployment.String(), func(b *testing.B) {
+			w := apptest.NewWorld(b, deployment)
 			w.Shooter.Commit("main", "Slow cold build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": slowColdEngine})
 			pid := w.AddShooter(b)
 			sid := w.AddSetting(b, pid, nil)["id"].(string)

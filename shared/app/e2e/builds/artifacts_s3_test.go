@@ -44,7 +44,7 @@ func TestArtifactsInS3(t *testing.T) {
 		}
 		t.Fatalf("start with a missing bucket: %v, want an error naming KILN_ARTIFACTS", err)
 	}
-	w := apptest.NewWorld(t, func(c *app.Config) { c.Artifacts = "s3://studio-artifacts/kiln" })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Artifacts = "s3://studio-artifacts/kiln" })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")

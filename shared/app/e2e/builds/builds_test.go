@@ -11,7 +11,7 @@ import (
 )
 
 func TestTriggerAndListBuilds(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	pid := w.AddShooter(t)
 	linux := w.AddSetting(t, pid, nil)["id"].(string)
 	win := w.AddSetting(t, pid, map[string]any{"platform": "Win64", "buildType": "Development", "autoDeploy": true, "uploadBuildUrl": "http://127.0.0.1:9/upload"})["id"].(string)

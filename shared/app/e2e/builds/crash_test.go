@@ -20,7 +20,7 @@ import (
 // a download link issued before the crash still works, and nothing of the build still runs.
 func TestKillDuringABuild(t *testing.T) {
 	bin := apptest.KilnBinary(t)
-	w := apptest.NewWorld(t) // for its fake GitHub, engines and configuration; its own service is stopped
+	w := apptest.NewWorld(t, apptest.Serve) // for its fake GitHub, engines and configuration; its own service is stopped
 	if err := w.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

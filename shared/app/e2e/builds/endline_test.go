@@ -8,7 +8,7 @@ import (
 )
 
 func TestTheLogSaysWhyTheServiceEndedABuild(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
 	slow := w.AddSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)

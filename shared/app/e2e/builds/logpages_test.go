@@ -10,8 +10,10 @@ import (
 
 // Pages read while the build writes hold every line once, in order, the same as the text log;
 // long lines are cut; a restart keeps the numbers.
-func TestLogPagesWhileTheBuildWrites(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestLogPagesWhileTheBuildWrites(t *testing.T) { apptest.Both(t, logPagesWhileTheBuildWrites) }
+
+func logPagesWhileTheBuildWrites(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("chatty", "A chatty cook", "Ada Lovelace", map[string]string{
 		"Shooter/FakeUAT.env": "FAKE_UAT_LINES=3000\nFAKE_UAT_LONG_LINE=20000\nFAKE_UAT_SLEEP=0.5\n"})
@@ -63,7 +65,7 @@ func TestLogPagesWhileTheBuildWrites(t *testing.T) {
 // A request with wait answers with no lines at its wait when nothing is written, keeps its
 // cursor, and answers when the build ends.
 func TestLogPageWaits(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
@@ -137,7 +139,7 @@ func TestLogPageWaits(t *testing.T) {
 }
 
 func TestLogPageRefusesBadInput(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	a := w.Trigger(t, pid, sid, "")

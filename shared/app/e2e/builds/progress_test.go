@@ -9,8 +9,10 @@ import (
 // TestBuildProgress: a build records the stages its runner's log announces; a running build of a
 // setting with a complete build shows its stage and an estimate based on it (in the build and in
 // the list); a complete build has all its stages ended, no current stage and no estimate.
-func TestBuildProgress(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestBuildProgress(t *testing.T) { apptest.Both(t, buildProgress) }
+
+func buildProgress(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
 	first := w.WaitEnded(t, w.Trigger(t, pid, sid, ""))

@@ -11,8 +11,10 @@ import (
 // commit, triggered by the caller and linked to the original; builds say readably who triggered
 // them, by the member's name; a viewer may not re-run, another organization sees no such build,
 // and a build of a deleted setting is refused.
-func TestRerunBuild(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestRerunBuild(t *testing.T) { apptest.Both(t, rerunBuild) }
+
+func rerunBuild(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
 	orig := w.WaitEnded(t, w.Trigger(t, pid, sid, ""))

@@ -12,7 +12,11 @@ import (
 )
 
 func TestBuildRunsToADownloadableArtifact(t *testing.T) {
-	w := apptest.NewWorld(t)
+	apptest.Both(t, buildRunsToADownloadableArtifact)
+}
+
+func buildRunsToADownloadableArtifact(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	head := w.Shooter.Commit("main", "Ship it", "Ada Lovelace", map[string]string{"Shooter/Source/Version.txt": "version-main-head\n"})
@@ -101,8 +105,10 @@ func TestBuildRunsToADownloadableArtifact(t *testing.T) {
 	}
 }
 
-func TestCommitOverrideAndFailures(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestCommitOverrideAndFailures(t *testing.T) { apptest.Both(t, commitOverrideAndFailures) }
+
+func commitOverrideAndFailures(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	old := w.Shooter.Commit("main", "Old version", "Ada Lovelace", map[string]string{"Shooter/Source/Version.txt": "version-old\n"})
@@ -149,8 +155,10 @@ func TestCommitOverrideAndFailures(t *testing.T) {
 	}
 }
 
-func TestSupersedeCancelAndIdempotency(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestSupersedeCancelAndIdempotency(t *testing.T) { apptest.Both(t, supersedeCancelAndIdempotency) }
+
+func supersedeCancelAndIdempotency(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\n"})
 	slow := w.AddSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
@@ -198,7 +206,7 @@ func TestSupersedeCancelAndIdempotency(t *testing.T) {
 }
 
 func TestFollowingALogStreamsUntilTheBuildEnds(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=1\n"})
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)

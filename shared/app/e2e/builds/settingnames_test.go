@@ -12,8 +12,10 @@ import (
 // TestTriggerBySettingName: the trigger takes a setting's readable name, Platform/BuildType, in
 // any case, with @branch where two settings share it; a shared name is validation_failed listing
 // them, an unknown one not_found, and neither queues a build.
-func TestTriggerBySettingName(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestTriggerBySettingName(t *testing.T) { apptest.Both(t, triggerBySettingName) }
+
+func triggerBySettingName(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	dev := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)
 	main := w.AddSetting(t, pid, nil)["id"].(string)

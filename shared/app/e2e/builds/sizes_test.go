@@ -15,8 +15,10 @@ import (
 // TestBuildSizeReport builds two commits whose staged output differs and reads the size report:
 // the manifest pages by path, the size diff lists what grew, shrank, appeared and vanished,
 // largest change first; another organization's build and a build without a manifest are refused.
-func TestBuildSizeReport(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestBuildSizeReport(t *testing.T) { apptest.Both(t, buildSizeReport) }
+
+func buildSizeReport(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	w.Shooter.Commit("main", "Base", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_PAK_MB=2\n" +
@@ -101,7 +103,7 @@ func TestBuildSizeReport(t *testing.T) {
 	}
 	apptest.WantError(t, w.Do(t, "GET", "/builds/"+head+"/size-diff", w.Token, nil), 400, "validation_failed")
 
-	if apptest.OnAWSLocal(t) {
+	if dep == apptest.AWSLocal {
 		return // bootstrapOrg and the artifact files below are the one-machine service's
 	}
 	// Another organization's complete build, as base or as the build: not found, either way.

@@ -25,7 +25,11 @@ var ddcCounts = regexp.MustCompile(`hits (\d+) misses (\d+) of (\d+) assets`)
 // clean build ignores and replaces it; a new branch starts from main's, which it never replaces; another engine version, and another organization's
 // project of the same name and branch, start cold.
 func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
-	w := apptest.NewWorld(t)
+	apptest.Both(t, buildCacheWarmsTheNextBuildOfABranch)
+}
+
+func buildCacheWarmsTheNextBuildOfABranch(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	w.Shooter.Commit("main", "Incremental builds", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": incrementalEngine})
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
@@ -93,7 +97,7 @@ func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
 	wantCache(t, other, "cold", "", "no build of this branch, platform and engine version has saved a cache yet")
 	wantDDC(t, log5, 0, 6)
 
-	if !apptest.OnAWSLocal(t) { // there the caches are MinIO's objects, not files to break
+	if dep != apptest.AWSLocal { // there the caches are MinIO's objects, not files to break
 		breakTheCache(t, w, after["id"].(string), func(t *testing.T, body string) (map[string]any, string) { return buildOf(t, sid2, body) })
 	}
 

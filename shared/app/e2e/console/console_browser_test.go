@@ -25,7 +25,7 @@ import (
 // cancel a slow build. Each page is saved as a screenshot.
 func TestConsoleInBrowser(t *testing.T) {
 	ctx := apptest.StartBrowser(t)
-	w := apptest.NewWorld(t, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	w.GitHub.ClientID, w.GitHub.ClientSecret = "Iv1.test", "client-secret"
 	// Builds of main pause 1 s in each stage, so their log grows while the page watches; the
 	// branch "slow" pauses long enough to be cancelled.
@@ -253,7 +253,7 @@ func downloaded(t *testing.T, ctx context.Context, sel string) []byte {
 // own kiln, and make demo), the console links an installation by its id.
 func TestConsoleLinksGitHubByID(t *testing.T) {
 	ctx := apptest.StartBrowser(t)
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	apptest.Run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),
 		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
 	apptest.Run(t, ctx, "link by id", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)),

@@ -13,7 +13,7 @@ import (
 // the link, opened signed out, asks the name, shows the new member's token once and signs in with
 // it. The secret leaves the address bar at once and never reaches the server's log.
 func TestConsoleInvitations(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	shots := apptest.ArtifactsDir(t)
 	ctx := apptest.StartBrowser(t)
 	apptest.Run(t, ctx, "sign in", chromedp.Navigate(ts.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),

@@ -19,7 +19,7 @@ import (
 // opens its stage and highlights it; the raw download is the text log, byte for byte.
 func TestConsoleLogViewer(t *testing.T) {
 	ctx := apptest.StartBrowser(t)
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("failing", "A chatty cook that fails", "Ada Lovelace", map[string]string{
 		"Shooter/FakeUAT.env": "FAKE_UAT_LINES=3000\nFAKE_UAT_FAIL=cook\n"})
@@ -148,7 +148,7 @@ func TestConsoleLogViewer(t *testing.T) {
 // the newest stage is open and at the bottom, the stages before it fold.
 func TestConsoleLogViewerFollows(t *testing.T) {
 	ctx := apptest.StartBrowser(t)
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("paced", "Pace the build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\n"})
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "paced"})["id"].(string)

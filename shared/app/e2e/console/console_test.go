@@ -19,7 +19,7 @@ import (
 func TestConsoleServed(t *testing.T) {
 	for _, where := range []string{"serve", "aws-local"} {
 		t.Run(where, func(t *testing.T) {
-			ts := apptest.StartService(t, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
+			ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			send := func(method, path string, header map[string]string) (*http.Response, string) {
 				t.Helper()

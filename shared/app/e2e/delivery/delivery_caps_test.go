@@ -15,7 +15,7 @@ import (
 // An organization has at most 20 webhooks: the 21st is 409 invalid_state naming the cap, and
 // creates nothing; deleting one makes room; another organization is not counted against it.
 func TestWebhooksPerOrganizationAreCapped(t *testing.T) {
-	ts := apptest.StartService(t, apptest.NewConfig(t, t.TempDir()))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.OrgOf(t, ts)
 	base := "/organizations/" + orgID + "/webhooks"
 	hook := func(i int) map[string]any {
@@ -65,7 +65,7 @@ func TestWebhooksPerOrganizationAreCapped(t *testing.T) {
 func TestWebhookRedeliveryIsCapped(t *testing.T) {
 	cfg := apptest.NewConfig(t, t.TempDir())
 	apptest.LoopbackAllowed(&cfg)
-	ts := apptest.StartService(t, cfg)
+	ts := apptest.StartService(t, apptest.Serve, cfg)
 	orgID := apptest.OrgOf(t, ts)
 	hr := apptest.NewHookReceiver(t)
 	base := "/organizations/" + orgID + "/webhooks"

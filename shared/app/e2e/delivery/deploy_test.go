@@ -11,8 +11,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-func TestAutoDeployDeliversTheArtifact(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+func TestAutoDeployDeliversTheArtifact(t *testing.T) { apptest.Both(t, autoDeployDeliversTheArtifact) }
+
+func autoDeployDeliversTheArtifact(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(n int) int {
 		if n == 1 {
 			return http.StatusServiceUnavailable
@@ -48,7 +50,11 @@ func TestAutoDeployDeliversTheArtifact(t *testing.T) {
 }
 
 func TestAutoDeployFailuresLeaveTheBuildComplete(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+	apptest.Both(t, autoDeployFailuresLeaveTheBuildComplete)
+}
+
+func autoDeployFailuresLeaveTheBuildComplete(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep, apptest.LoopbackAllowed)
 	pid := w.AddShooter(t)
 	always500 := apptest.NewReceiver(t, func(int) int { return 500 })
 	target := apptest.NewReceiver(t, func(int) int { return 204 })
@@ -100,7 +106,7 @@ func TestAutoDeployFailuresLeaveTheBuildComplete(t *testing.T) {
 }
 
 func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
-	w := apptest.NewWorld(t) // no KILN_OUTBOUND_ALLOW: loopback is not allowed
+	w := apptest.NewWorld(t, apptest.Serve) // no KILN_OUTBOUND_ALLOW: loopback is not allowed
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	pid := w.AddShooter(t)
 	base := "/projects/" + pid + "/build-settings"
@@ -148,7 +154,7 @@ func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
 }
 
 func TestAutoDeployResumesAfterRestart(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	release := make(chan struct{})
 	rc.Block = release

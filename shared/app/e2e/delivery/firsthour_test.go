@@ -18,7 +18,7 @@ import (
 
 func TestSecondServeOnTheSameDataDirectoryIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	first := apptest.StartService(t, apptest.NewConfig(t, dir))
+	first := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	_, err := app.Start(context.Background(), apptest.NewConfig(t, dir), &bytes.Buffer{}, apptest.DiscardLogger())
 	if err == nil {
 		t.Fatal("a second kiln serve started on the same data directory")
@@ -37,7 +37,7 @@ func TestSecondServeOnTheSameDataDirectoryIsRefused(t *testing.T) {
 	if err := first.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	apptest.StartService(t, apptest.NewConfig(t, dir)) // the lock went with the first service
+	apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir)) // the lock went with the first service
 }
 
 func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
@@ -47,7 +47,7 @@ func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
 	}
 	for name, p4 := range map[string]string{"missing": filepath.Join(t.TempDir(), "no-p4"), "not executable": notExecutable} {
 		t.Run(name, func(t *testing.T) {
-			w := apptest.NewWorld(t, func(c *app.Config) {
+			w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 				c.P4 = p4
 				c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 			})
@@ -68,7 +68,7 @@ func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
 }
 
 func TestServeReportsEnginesAtStart(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) {
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		// The README's copy run twice used to nest a copy; one without RunUAT.sh is reported.
 		nested := filepath.Join(c.Engines, "5.5", "fake-engine", engines.RunUATPath)
 		if err := os.MkdirAll(filepath.Dir(nested), 0o755); err != nil {
@@ -101,7 +101,7 @@ func TestServeReportsEnginesAtStart(t *testing.T) {
 
 func TestAdminTokenReplacesALostOwnerToken(t *testing.T) {
 	dir := t.TempDir()
-	ts := apptest.StartService(t, apptest.NewConfig(t, dir))
+	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if !strings.Contains(ts.Out.String(), "kiln admin token --data "+dir+" --email owner@kiln.local") {
 		t.Errorf("the first start does not say how to recover the token:\n%s", ts.Out.String())
 	}
@@ -145,7 +145,7 @@ func TestAdminRefusesADataDirectoryThatDoesNotExist(t *testing.T) {
 }
 
 func TestAFailedAutoDeployBuildIsNeverPendingDelivery(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	pid := w.AddShooter(t)
 	// A branch that does not exist: the build fails at checkout.

@@ -11,7 +11,7 @@ import (
 
 func TestNotifyOnCompleteEmailsWhoTriggered(t *testing.T) {
 	box := apptest.NewMailbox(t)
-	w := apptest.NewWorld(t, func(c *app.Config) { c.SMTPURL = "smtp://" + box.Addr; c.SMTPFrom = "kiln <kiln@studio.example>" })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.SMTPURL = "smtp://" + box.Addr; c.SMTPFrom = "kiln <kiln@studio.example>" })
 	pid := w.AddShooter(t)
 	notified := w.AddSetting(t, pid, map[string]any{"notifyOnComplete": true})["id"].(string)
 	quiet := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)

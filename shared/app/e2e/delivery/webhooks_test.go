@@ -7,8 +7,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-func TestOrganizationWebhooks(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+func TestOrganizationWebhooks(t *testing.T) { apptest.Both(t, organizationWebhooks) }
+
+func organizationWebhooks(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep, apptest.LoopbackAllowed)
 	hr := apptest.NewHookReceiver(t)
 	hr.Fail = 1 // the first delivery is retried
 	base := "/organizations/" + w.OrgID + "/webhooks"

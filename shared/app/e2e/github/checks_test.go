@@ -10,7 +10,11 @@ import (
 // With Checks: write, a build failing with a compile error is a failed check run with the error
 // annotated on its file and line; GitHub's "Re-run" of the check run re-runs the build.
 func TestCheckRunAnnotatesACompileErrorAndReruns(t *testing.T) {
-	w := apptest.NewWorld(t)
+	apptest.Both(t, checkRunAnnotatesACompileErrorAndReruns)
+}
+
+func checkRunAnnotatesACompileErrorAndReruns(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	w.GitHub.GrantStatuses(apptest.InstallationID)
 	w.GitHub.GrantChecks(apptest.InstallationID)
 	pid := w.AddShooter(t)

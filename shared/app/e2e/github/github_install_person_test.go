@@ -12,9 +12,9 @@ import (
 
 // installWorld is a world whose service has the GitHub App's OAuth client: linking goes through
 // GitHub's install flow.
-func installWorld(t *testing.T) *apptest.World {
+func installWorld(t *testing.T, dep apptest.Deployment) *apptest.World {
 	t.Helper()
-	w := apptest.NewWorld(t, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
+	w := apptest.NewWorld(t, dep, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	w.GitHub.ClientID, w.GitHub.ClientSecret = "Iv1.test", "client-secret"
 	return w
 }
@@ -24,10 +24,14 @@ func installWorld(t *testing.T) *apptest.World {
 // That person's click on "Install" comes back in their browser, without the admin's cookie, with
 // their own GitHub code: refused, nothing linked, and the organization cannot list their
 // repositories. The link still works in the admin's browser (the admin here has no GitHub
-// identity: linked in by an API token). It runs on kiln serve and, in TestOnAWSLocal, on
+// identity: linked in by an API token). It runs on kiln serve and on
 // aws-local.
 func TestGitHubInstallRefusesAnotherBrowser(t *testing.T) {
-	w := installWorld(t)
+	apptest.Both(t, gitHubInstallRefusesAnotherBrowser)
+}
+
+func gitHubInstallRefusesAnotherBrowser(t *testing.T, dep apptest.Deployment) {
+	w := installWorld(t, dep)
 	admin := newBrowser(t)
 	state := admin.installLink(t, w, w.Token)
 	otherAdmin := apptest.AddUser(t, w.Server, w.OrgID, "admin")
@@ -77,9 +81,13 @@ func TestGitHubInstallRefusesAnotherBrowser(t *testing.T) {
 // TestGitHubInstallNeedsTheAdminsGitHubAccount: with GitHub sign-in on, Ada (signed in with
 // GitHub) starts the install in her browser, but the GitHub account that installs is Grace's, or
 // one GitHub does not say: refused, nothing linked, and her link still works for her own account.
-// It runs on kiln serve and, in TestOnAWSLocal, on aws-local.
+// It runs on kiln serve and on aws-local.
 func TestGitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T) {
-	w := apptest.SignUpWorld(t)
+	apptest.Both(t, gitHubInstallNeedsTheAdminsGitHubAccount)
+}
+
+func gitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T, dep apptest.Deployment) {
+	w := apptest.SignUpWorld(t, dep)
 	ada := apptest.SignIn(t, w, "ada")
 	r := w.Do(t, "POST", "/organizations", ada, map[string]any{"name": "Analytical Games"})
 	if r.Status != http.StatusCreated {
@@ -123,7 +131,7 @@ func TestGitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T) {
 // the console's organization page. The install cookie is HttpOnly, SameSite=Lax, sent to the
 // callback only, for the state's lifetime, and the link that linked removes it.
 func TestGitHubInstallAnswersAPageLeadingToTheConsole(t *testing.T) {
-	w := installWorld(t)
+	w := installWorld(t, apptest.Serve)
 	const name = `Games <b>&</b> "Co"`
 	if r := w.Do(t, "PATCH", "/organizations/"+w.OrgID, w.Token, map[string]any{"name": name}); r.Status != http.StatusOK {
 		t.Fatalf("rename: %d %s", r.Status, r.Raw)

@@ -12,7 +12,7 @@ import (
 )
 
 func TestLinkGitHubByID(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	path := "/organizations/" + w.OrgID
 	link := func(token, id string) apptest.Response {
 		return w.Do(t, "PATCH", path, token, map[string]any{"integrationSettings": map[string]any{"github": map[string]any{"installationId": id}}})
@@ -50,7 +50,7 @@ func TestLinkGitHubByID(t *testing.T) {
 
 func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
 	var gh *githubtest.Server
-	w := apptest.NewWorld(t, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	gh = w.GitHub
 	gh.ClientID, gh.ClientSecret = "Iv1.test", "client-secret"
 	path := "/organizations/" + w.OrgID
@@ -85,7 +85,7 @@ func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
 }
 
 func TestGitHubRelays(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	apptest.WantError(t, w.Do(t, "GET", "/github/repos/"+w.Installation, w.Token, nil), 409, "github_not_connected")
 	w.Link(t)
 	apptest.WantError(t, w.Do(t, "GET", "/github/repos/9999", w.Token, nil), 404, "not_found")

@@ -10,7 +10,7 @@ import (
 // TestReplayedPushStartsNothing: a recorded push delivery sent again under a new delivery id, even
 // after a restart, starts no build; a push of another commit does.
 func TestReplayedPushStartsNothing(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	push := w.AddSetting(t, pid, map[string]any{"trigger": "push", "branch": "dev"})["id"].(string)
 	pushBody := func(sha string) string {

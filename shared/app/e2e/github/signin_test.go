@@ -18,9 +18,11 @@ import (
 // invites Grace; Eve, signed in with another email, cannot use Grace's link; Grace signs in,
 // accepts and builds; Ada demotes and then removes her, and Grace's token and session stop
 // working at once. Every change is in the audit log with its actor. It runs on kiln serve and,
-// in TestOnAWSLocal, on aws-local.
-func TestGitHubSignInTeamFlow(t *testing.T) {
-	w := apptest.SignUpWorld(t)
+// on aws-local.
+func TestGitHubSignInTeamFlow(t *testing.T) { apptest.Both(t, gitHubSignInTeamFlow) }
+
+func gitHubSignInTeamFlow(t *testing.T, dep apptest.Deployment) {
+	w := apptest.SignUpWorld(t, dep)
 	if r := w.Do(t, "GET", "/auth/methods", "", nil); r.Body["github"] != true {
 		t.Fatalf("sign-in methods: %s", r.Raw)
 	}
@@ -171,8 +173,10 @@ func TestGitHubSignInTeamFlow(t *testing.T) {
 // TestSessions: a person's console sessions are listed and signed out one by one; a signed-out
 // session stops at once; a session switches between the person's organizations only; an API
 // token does not switch; and with sign-up off (kiln serve's default) none of it is offered.
-func TestSessions(t *testing.T) {
-	w := apptest.SignUpWorld(t)
+func TestSessions(t *testing.T) { apptest.Both(t, sessions) }
+
+func sessions(t *testing.T, dep apptest.Deployment) {
+	w := apptest.SignUpWorld(t, dep)
 	first, second := apptest.SignIn(t, w, "ada"), apptest.SignIn(t, w, "ada")
 	list := apptest.Items(t, w.Do(t, "GET", "/auth/sessions", second, nil))
 	if len(list) != 2 || list[0]["current"] != true || list[1]["current"] != false {
@@ -254,7 +258,7 @@ func TestSessions(t *testing.T) {
 // TestSignUpOff: kiln serve's default, KILN_SIGNUP=off: no GitHub sign-in, no self-service
 // organizations, and invitations are accepted with the form.
 func TestSignUpOff(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	if r := w.Do(t, "GET", "/auth/methods", "", nil); r.Body["github"] != false {
 		t.Fatalf("sign-in methods: %s", r.Raw)
 	}

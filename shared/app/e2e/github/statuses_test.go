@@ -18,7 +18,7 @@ func states(ss []githubtest.Status) string {
 }
 
 func TestCommitStatusesFollowTheBuild(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	w.GitHub.GrantStatuses(apptest.InstallationID)
 	pid := w.AddShooter(t)
 	main := w.AddSetting(t, pid, nil)["id"].(string)
@@ -48,7 +48,7 @@ func TestCommitStatusesFollowTheBuild(t *testing.T) {
 }
 
 func TestCommitStatusesNeedThePermission(t *testing.T) {
-	w := apptest.NewWorld(t) // the installation did not grant statuses: write
+	w := apptest.NewWorld(t, apptest.Serve) // the installation did not grant statuses: write
 	pid := w.AddShooter(t)
 	b := w.WaitEnded(t, w.Trigger(t, pid, w.AddSetting(t, pid, nil)["id"].(string), ""))
 	if b["status"] != "complete" {
@@ -61,7 +61,7 @@ func TestCommitStatusesNeedThePermission(t *testing.T) {
 }
 
 func TestCommitStatusFailuresLeaveTheBuildAlone(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	w.GitHub.GrantStatuses(apptest.InstallationID)
 	w.GitHub.Fail(githubtest.RouteStatuses, http.StatusInternalServerError)
 	pid := w.AddShooter(t)

@@ -9,8 +9,10 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/apptest"
 )
 
-func TestPushWebhookStartsBuilds(t *testing.T) {
-	w := apptest.NewWorld(t)
+func TestPushWebhookStartsBuilds(t *testing.T) { apptest.Both(t, pushWebhookStartsBuilds) }
+
+func pushWebhookStartsBuilds(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	push := w.AddSetting(t, pid, map[string]any{"trigger": "push", "branch": "dev"})["id"].(string)
 	w.AddSetting(t, pid, map[string]any{"trigger": "manual", "branch": "dev"})
@@ -45,8 +47,12 @@ func TestPushWebhookStartsBuilds(t *testing.T) {
 }
 
 func TestScheduledBuildsFireOncePerSlot(t *testing.T) {
+	apptest.Both(t, scheduledBuildsFireOncePerSlot)
+}
+
+func scheduledBuildsFireOncePerSlot(t *testing.T, dep apptest.Deployment) {
 	t.Parallel() // it waits for the next minute
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, dep)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 	// The scheduler checks every 100 ms in tests; the setting's first slot is the next minute.

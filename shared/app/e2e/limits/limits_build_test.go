@@ -11,7 +11,7 @@ import (
 )
 
 func TestBuildLogIsCappedAndTheBuildCompletes(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.LogMaxLines = 5 })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.LogMaxLines = 5 })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")
@@ -27,7 +27,7 @@ func TestBuildLogIsCappedAndTheBuildCompletes(t *testing.T) {
 }
 
 func TestArtifactLargerThanTheLimitFailsTheBuild(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.ArtifactMax = 1024 })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.ArtifactMax = 1024 })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")

@@ -31,7 +31,7 @@ func TestBuildThatFillsTheDiskIsStoppedAndWhatItWroteRemoved(t *testing.T) {
 		t.Skipf("the test volume has %s free; the test takes %s for a moment", diskspace.Format(space.Free), diskspace.Format(hog))
 	}
 	reserve := space.Free - margin
-	w := apptest.NewWorld(t, func(c *app.Config) { c.DiskReserve = app.DiskReserve{Bytes: reserve} })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.DiskReserve = app.DiskReserve{Bytes: reserve} })
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("hog", "Fill the disk", "Mallory", map[string]string{
 		"Shooter/FakeUAT.env": "fallocate -l 6GiB \"$projectdir/Saved.hog\"\nsleep 60\n",

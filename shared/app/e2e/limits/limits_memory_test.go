@@ -15,7 +15,7 @@ func TestBuildOverItsMemoryLimitFailsAndTheNextBuildRuns(t *testing.T) {
 	if m := cgroup.Open(nil); !m.Applies(cgroup.Memory) {
 		t.Skipf("this host cannot apply a memory limit: %v", m.Unavailable())
 	}
-	w := apptest.NewWorld(t, func(c *app.Config) { c.BuildMemory = 64 << 20 })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.BuildMemory = 64 << 20 })
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("hungry", "Load every asset at once", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_ALLOC_MB=256\n"})
 	hungry := w.AddSetting(t, pid, map[string]any{"branch": "hungry"})["id"].(string)
@@ -37,7 +37,7 @@ func TestBuildOverItsMemoryLimitFailsAndTheNextBuildRuns(t *testing.T) {
 }
 
 func TestBuildDoesNotStartWithLessFreeThanTheDiskReserve(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.DiskReserve = app.DiskReserve{Bytes: 1 << 60} })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.DiskReserve = app.DiskReserve{Bytes: 1 << 60} })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")

@@ -88,7 +88,7 @@ func TestBuildsRunInASandbox(t *testing.T) {
 		{"off", off},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			w := apptest.NewWorld(t, func(c *app.Config) { c.Sandbox = tc.mode })
+			w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Sandbox = tc.mode })
 			pid := w.AddShooter(t)
 			// A first build, so that logs and artifacts exist to be reached for.
 			sid := w.AddSetting(t, pid, nil)["id"].(string)
@@ -145,7 +145,7 @@ func hostListener(t *testing.T) string {
 }
 
 func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.Bwrap = filepath.Join(t.TempDir(), "no-bwrap") })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Bwrap = filepath.Join(t.TempDir(), "no-bwrap") })
 	if !strings.Contains(w.Logs.String(), "builds will fail until the build sandbox works") {
 		t.Errorf("the service did not say at start that builds will fail:\n%s", w.Logs.String())
 	}
@@ -164,7 +164,7 @@ func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
 }
 
 func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.Sandbox = "off" })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Sandbox = "off" })
 	if !strings.Contains(w.Logs.String(), "KILN_SANDBOX=off: builds run without a sandbox") {
 		t.Errorf("no warning at start:\n%s", w.Logs.String())
 	}
@@ -193,7 +193,7 @@ func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
 	// Confirmed: it starts, and builds run.
 	token := w.Token
 	w.Config.SandboxOffConfirmed = true
-	w.Server = apptest.StartService(t, w.Config)
+	w.Server = apptest.StartService(t, apptest.Serve, w.Config)
 	w.Token = token
 	if b := w.WaitEnded(t, w.Trigger(t, pid, sid, "")); b["status"] != "complete" {
 		t.Fatalf("sandbox off, confirmed: %v", b)

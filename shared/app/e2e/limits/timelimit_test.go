@@ -12,7 +12,7 @@ import (
 func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
 	for _, mode := range []string{"bwrap", "off"} {
 		t.Run(mode, func(t *testing.T) {
-			w := apptest.NewWorld(t, func(c *app.Config) { c.Sandbox, c.BuildTimeout = mode, 2*time.Second })
+			w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Sandbox, c.BuildTimeout = mode, 2*time.Second })
 			pid := w.AddShooter(t)
 			w.Shooter.Commit("slow", "A very slow cook", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=300\n"})
 			sid := w.AddSetting(t, pid, map[string]any{"branch": "slow"})["id"].(string)
@@ -42,7 +42,7 @@ func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
 }
 
 func TestBuildSettingTimeoutMinutes(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.BuildTimeout = 2 * time.Hour })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.BuildTimeout = 2 * time.Hour })
 	pid := w.AddShooter(t)
 	plain := w.AddSetting(t, pid, nil)
 	if plain["timeoutMinutes"] != nil {

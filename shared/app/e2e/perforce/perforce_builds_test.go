@@ -12,7 +12,7 @@ import (
 )
 
 func TestPerforceBuildsFromChangelists(t *testing.T) {
-	w := apptest.NewPerforceWorld(t)
+	w := apptest.NewPerforceWorld(t, apptest.Serve)
 
 	// No changelist: the latest submitted one (the pending 12 is not).
 	id := w.Trigger(t, w.ProjectID, w.SettingID, "")
@@ -67,7 +67,7 @@ func TestPerforceBuildsFromChangelists(t *testing.T) {
 }
 
 func TestPerforceBuildFailures(t *testing.T) {
-	w := apptest.NewPerforceWorld(t)
+	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	cases := []struct {
 		name   string
 		change func(state map[string]any)
@@ -87,7 +87,7 @@ func TestPerforceBuildFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			state := apptest.P4BuildState()
 			c.change(state)
-			apptest.SetP4State(t, w.P4, state)
+			apptest.SetP4State(t, w.Deployment, w.P4, state)
 			id := w.Trigger(t, w.ProjectID, w.SettingID, "")
 			b := w.WaitEnded(t, id)
 			if b["status"] != "failed" || !strings.Contains(b["failureReason"].(string), c.reason) {
@@ -100,7 +100,7 @@ func TestPerforceBuildFailures(t *testing.T) {
 	}
 
 	// With a new ticket saved and the server back, builds work again.
-	apptest.SetP4State(t, w.P4, apptest.P4BuildState())
+	apptest.SetP4State(t, w.Deployment, w.P4, apptest.P4BuildState())
 	id := w.Trigger(t, w.ProjectID, w.SettingID, "")
 	if b := w.WaitEnded(t, id); b["status"] != "complete" {
 		t.Fatalf("after recovery: %v %v\nlog:\n%s", b["status"], b["failureReason"], w.LogText(t, id))
@@ -109,7 +109,7 @@ func TestPerforceBuildFailures(t *testing.T) {
 
 func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 	t.Parallel() // it waits for the next minute
-	w := apptest.NewPerforceWorld(t)
+	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	sid := w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/main", "trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 	deadline := time.Now().Add(75 * time.Second)
 	var got []map[string]any
@@ -127,10 +127,10 @@ func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 }
 
 func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
-	w := apptest.NewPerforceWorld(t, func(c *app.Config) { c.Workers = 2 })
+	w := apptest.NewPerforceWorld(t, apptest.Serve, func(c *app.Config) { c.Workers = 2 })
 	state := apptest.P4BuildState()
 	state["files"].(map[string]string)["//game/main/Shooter/FakeUAT.env"] = "FAKE_UAT_SLEEP=1\n"
-	apptest.SetP4State(t, w.P4, state)
+	apptest.SetP4State(t, w.Deployment, w.P4, state)
 	other := w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/main", "buildType": "Development"})["id"].(string)
 	first := w.Trigger(t, w.ProjectID, w.SettingID, "")
 	second := w.Trigger(t, w.ProjectID, other, "")
@@ -149,7 +149,7 @@ func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
 }
 
 func TestRemovingPerforceCredentials(t *testing.T) {
-	w := apptest.NewPerforceWorld(t)
+	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	path := "/organizations/" + w.OrgID + "/perforce"
 	apptest.WantError(t, w.Do(t, "DELETE", path, apptest.AddUser(t, w.Server, w.OrgID, "member"), nil), 403, "insufficient_scope")
 	if r := w.Do(t, "DELETE", path, w.Token, nil); r.Status != 204 {

@@ -9,8 +9,8 @@ import (
 )
 
 func TestPerforceChecksAreLimitedPerOrganization(t *testing.T) {
-	p4 := apptest.FakeP4(t)
-	w := apptest.NewWorld(t, func(c *app.Config) {
+	p4 := apptest.FakeP4(t, apptest.Serve)
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		c.P4 = p4
 		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 func TestPerforceSubmitTriggers(t *testing.T) {
-	w := apptest.NewPerforceWorld(t)
+	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	push := w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/main", "trigger": "push", "buildType": "Development"})["id"].(string)
 	w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/dev", "trigger": "push"}) // another stream
 

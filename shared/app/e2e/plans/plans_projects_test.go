@@ -13,7 +13,11 @@ import (
 // at the same moment all pass the early plan check, and the store's atomic count lets exactly one
 // of them create its project; the others answer 403 plan_limit_reached and create nothing.
 func TestPlanProjectLimitHoldsUnderConcurrency(t *testing.T) {
-	w := apptest.NewWorld(t)
+	apptest.Both(t, planProjectLimitHoldsUnderConcurrency)
+}
+
+func planProjectLimitHoldsUnderConcurrency(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep)
 	w.SetPlan(t, w.OrgID, "free", nil)
 	w.Link(t)
 	const n = 8

@@ -24,7 +24,11 @@ func startedAt(t *testing.T, b map[string]any, key string) time.Time {
 // deploy are 403 plan_limit_reached and change nothing; what the organization made on its
 // earlier plan keeps working.
 func TestPlanForbidsWhatItDoesNotInclude(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed)
+	apptest.Both(t, planForbidsWhatItDoesNotInclude)
+}
+
+func planForbidsWhatItDoesNotInclude(t *testing.T, dep apptest.Deployment) {
+	w := apptest.NewWorld(t, dep, apptest.LoopbackAllowed)
 	pid := w.AddShooter(t)
 	deploying := w.AddSetting(t, pid, map[string]any{"platform": "Win64", "autoDeploy": true, "uploadBuildUrl": "http://127.0.0.1:9/upload"})
 	plain := w.AddSetting(t, pid, nil)
@@ -85,7 +89,7 @@ func TestPlanForbidsWhatItDoesNotInclude(t *testing.T) {
 // TestUsageReport: any member reads the organization's usage of a month; a bad month is
 // validation_failed; the minutes of a finished build, the projects and the artifact bytes show.
 func TestUsageReport(t *testing.T) {
-	w := apptest.NewWorld(t)
+	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")
@@ -141,7 +145,7 @@ func TestUsageReport(t *testing.T) {
 // together both finish, then a manual trigger is plan_limit_reached and a push is skipped:
 // counted in the usage and sent to the organization's webhooks as build.skipped.
 func TestMinutesUsedUp(t *testing.T) {
-	w := apptest.NewWorld(t, apptest.LoopbackAllowed, func(c *app.Config) {
+	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed, func(c *app.Config) {
 		c.Workers = 2
 		c.Plans = kiln.DefaultPlans()
 		c.Plans[kiln.PlanFree] = kiln.PlanLimits{BuildMinutesPerMonth: 1, ConcurrentBuilds: 2, Projects: 1}
@@ -208,7 +212,7 @@ func TestMinutesUsedUp(t *testing.T) {
 // the first runs, and is taken when its slot frees; a plan change while builds run applies to
 // the builds waiting.
 func TestConcurrencyLimitQueues(t *testing.T) {
-	w := apptest.NewWorld(t, func(c *app.Config) { c.Workers = 2 })
+	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Workers = 2 })
 	pid := w.AddShooter(t)
 	w.SlowShooter("1")
 	var sids []string
