@@ -15,6 +15,15 @@ import (
 	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 )
 
+// templates are the stack templates tests gave their aws-local (WithTemplate), by data directory.
+var templates sync.Map
+
+// WithTemplate makes the world's aws-local enforce the IAM policies of the template at path
+// (WriteTemplate) instead of the stack's.
+func WithTemplate(path string) func(*app.Config) {
+	return func(c *app.Config) { templates.Store(c.Data, path) }
+}
+
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests, enforcing the IAM policies of
 // $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template as synthesized
@@ -22,6 +31,9 @@ import (
 func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 	t.Helper()
 	template := os.Getenv(awslocalapp.TemplateEnv)
+	if p, ok := templates.Load(ts.Config.Data); ok {
+		template = p.(string)
+	}
 	if template == "" {
 		template = StackTemplateFile(t)
 	}

@@ -24,10 +24,12 @@ func (d Deployment) String() string {
 	return "serve"
 }
 
-// Both runs test once on each deployment, as the parallel subtests "serve" and "aws-local".
-// The tests are the same: only the service they start differs.
+// Both runs test once on each deployment, as the parallel subtests "serve" and "aws-local", in
+// parallel with the package's other parallel tests. The tests are the same: only the service
+// they start differs.
 func Both(t *testing.T, test func(t *testing.T, d Deployment)) {
 	t.Helper()
+	t.Parallel()
 	for _, d := range Deployments {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()

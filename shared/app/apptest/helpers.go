@@ -41,10 +41,10 @@ type Server struct {
 	// Deployment is which kiln runs: Service is kiln serve, else AWS is kiln aws-local.
 	Deployment Deployment
 	AWS        *awslocalapp.AWSLocal
-	Config app.Config
-	Out    *SyncBuffer
-	Logs   *SyncBuffer
-	Token  string // the Local owner's token, when this start printed one
+	Config     app.Config
+	Out        *SyncBuffer
+	Logs       *SyncBuffer
+	Token      string // the Local owner's token, when this start printed one
 	// Elsewhere is the base URL of a kiln serve this test runs in another process (SetElsewhere).
 	Elsewhere string
 }

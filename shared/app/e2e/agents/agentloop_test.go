@@ -38,6 +38,7 @@ func rivalStudio(t *testing.T, w *apptest.World) (apptest.Tenant, string) {
 // older and it has nothing else to do. The build completes through the host API with a streamed
 // artifact into kiln serve's file store, downloadable as any other.
 func TestAgentsOfTwoOrganizationsNeverCrossOver(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	project := w.AddShooter(t)
 	rival, rivalProject := rivalStudio(t, w)
@@ -90,6 +91,7 @@ func TestAgentsOfTwoOrganizationsNeverCrossOver(t *testing.T) {
 // taken by an agent of another pool, nor by kiln serve's own workers; the agent of pool A takes
 // it.
 func TestAgentPoolRouting(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	project := w.AddShooter(t)
 	_, poolB := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "b box", "pool-b")
@@ -122,6 +124,7 @@ func TestAgentPoolRouting(t *testing.T) {
 // the reason; the agent's next host call is refused, it stops the build, and its next claim is
 // refused (401): the agent loop ends.
 func TestAgentRevokedMidBuild(t *testing.T) {
+	t.Parallel()
 	w, id, a, build := apptest.AgentMidBuild(t)
 	if r := w.Do(t, "DELETE", "/organizations/"+w.OrgID+"/agents/"+id, w.Token, nil); r.Status != 204 {
 		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
@@ -147,6 +150,7 @@ func TestAgentRevokedMidBuild(t *testing.T) {
 // service's silent-host check fails its build after kiln.HeartbeatTimeout (30 s, checked every
 // 5 s) and the next build goes to the other agent of the pool.
 func TestKilledAgentsBuildFailsAsHostLost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the 30-second silent-host check")
 	}
@@ -178,6 +182,7 @@ func TestKilledAgentsBuildFailsAsHostLost(t *testing.T) {
 // TestStoppedAgentFailsItsBuild: an agent stopped mid-build (SIGTERM) stops the engine and
 // fails its build as interrupted at once, rather than leaving it to the silent-host check.
 func TestStoppedAgentFailsItsBuild(t *testing.T) {
+	t.Parallel()
 	w, _, a, build := apptest.AgentMidBuild(t)
 	a.Stop()
 	if b := w.Do(t, "GET", "/builds/"+build, w.Token, nil).Body; b["status"] != "failed" || b["failureReason"] != hostclient.ReasonAgentStopped {
@@ -188,6 +193,7 @@ func TestStoppedAgentFailsItsBuild(t *testing.T) {
 // TestAgentUsesTheURLItClaimedWith: the service's public URL may not be reachable from the
 // agent's machine (a proxy, a LAN name): the agent runs the build at the URL it claims with.
 func TestAgentUsesTheURLItClaimedWith(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.SetPublicURL("http://127.0.0.1:9") })
 	project := w.AddShooter(t)
 	_, token := apptest.CreateAgent(t, w.Server, w.Token, w.OrgID, "box", "win")

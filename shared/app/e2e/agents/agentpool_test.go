@@ -14,6 +14,7 @@ import (
 // reason naming the pool once KILN_AGENT_WAIT passed without an agent. A setting without a pool
 // still builds here.
 func TestAgentPoolSettingWaitsForAnAgent(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.AgentWait = time.Second })
 	project := w.AddShooter(t)
 	for _, bad := range []string{"Win64", "-x", strings.Repeat("a", 64), "a b", "kiln-hosted-win64", "kiln-mine"} {

@@ -10,6 +10,7 @@ import (
 // TestAgentsAPI: admins make agents in a pool, the token is shown once and listed by its hint
 // only; revoking keeps the agent listed with revokedAt; bad input changes nothing.
 func TestAgentsAPI(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	path := "/organizations/" + w.OrgID + "/agents"
 	apptest.WantError(t, w.Do(t, "POST", path, apptest.AddUser(t, w.Server, w.OrgID, "member"), `{"name":"box","pool":"win64"}`), 403, "insufficient_scope")

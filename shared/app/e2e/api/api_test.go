@@ -10,6 +10,7 @@ import (
 )
 
 func TestPatchOrganizationRefusesBadInputAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	path := "/organizations/" + orgID
@@ -57,6 +58,7 @@ func TestPatchOrganizationRefusesBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestPatchOrganizationMergesDefaults(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
 	path := "/organizations/" + orgID
@@ -84,6 +86,7 @@ func TestPatchOrganizationMergesDefaults(t *testing.T) {
 }
 
 func TestBadTokensAreRefused(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	created := ts.Do(t, "POST", "/auth/tokens", ts.Token, `{"name":"ci"}`)
 	revoked := apptest.Field(t, created.Body, "token")
@@ -121,6 +124,7 @@ func TestBadTokensAreRefused(t *testing.T) {
 }
 
 func TestTokensAreShownOnceAndPage(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	var ids []string
 	for i := 0; i < 3; i++ {
@@ -172,6 +176,7 @@ func TestTokensAreShownOnceAndPage(t *testing.T) {
 }
 
 func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	apptest.WantError(t, ts.Do(t, "GET", "/no/such/thing", ts.Token, nil), 404, "not_found")
 	r := ts.Do(t, "POST", "/auth/me", ts.Token, `{}`)
@@ -182,6 +187,7 @@ func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
 }
 
 func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.NewConfig(t, t.TempDir())
 	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
 	ts := apptest.StartService(t, apptest.Serve, cfg)
@@ -202,6 +208,7 @@ func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
 }
 
 func TestAccessLogCarriesRequestIDAndNoSecrets(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	r := ts.Do(t, "GET", "/auth/me", ts.Token, nil)
 	id := r.Header.Get("X-Request-Id")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuildSettingLifecycle(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	base := "/projects/" + id + "/build-settings"
@@ -86,6 +87,7 @@ func TestBuildSettingLifecycle(t *testing.T) {
 }
 
 func TestCreateBuildSettingValidation(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	base := "/projects/" + id + "/build-settings"

@@ -10,6 +10,7 @@ import (
 // (scheme, host or port), or removes it, without a new uploadBuildAuthHeader drops the stored
 // header, so a member cannot redirect someone else's secret to a server of their choosing.
 func TestUploadAuthHeaderStaysWithItsOrigin(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	const start = "https://deploy.example/upload"

@@ -160,6 +160,7 @@ func invitations(t *testing.T, dep apptest.Deployment) {
 // TestInvitationIsMailed: with a mail server configured the link is mailed to the invited
 // person, and the answer says so; the mailed link accepts.
 func TestInvitationIsMailed(t *testing.T) {
+	t.Parallel()
 	box := apptest.NewMailbox(t)
 	cfg := apptest.NewConfig(t, filepath.Join(t.TempDir(), "data"))
 	cfg.SMTPURL, cfg.SMTPFrom = "smtp://"+box.Addr, "kiln <kiln@studio.example>"
@@ -182,6 +183,7 @@ func TestInvitationIsMailed(t *testing.T) {
 // TestAcceptIsRateLimitedPerAddress: accepting needs no token, so every attempt takes from the
 // client address's budget, as a failed sign-in does: guessing secrets is slow.
 func TestAcceptIsRateLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.NewConfig(t, filepath.Join(t.TempDir(), "data"))
 	cfg.RateLimit = 0.5 // a burst of 2, then one request every 2 s
 	ts := apptest.StartService(t, apptest.Serve, cfg)

@@ -11,6 +11,7 @@ import (
 // TestListMembers: every role reads who belongs to its organization and with which role (the
 // console's members table); another organization's id is 404; the list pages.
 func TestListMembers(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	orgID := apptest.OrgOf(t, ts)
 	viewer := apptest.AddUser(t, ts, orgID, "viewer")

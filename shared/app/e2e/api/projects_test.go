@@ -8,6 +8,7 @@ import (
 )
 
 func TestAddRepoDetectsTheUproject(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	r := w.Do(t, "GET", "/projects/"+id, w.Token, nil)
@@ -46,6 +47,7 @@ func TestAddRepoDetectsTheUproject(t *testing.T) {
 }
 
 func TestAddRepoRefusals(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	add := func(body map[string]any) apptest.Response {
 		return w.Do(t, "POST", "/projects/add-repo", w.Token, body)
@@ -99,6 +101,7 @@ func TestAddRepoRefusals(t *testing.T) {
 }
 
 func TestPatchAndDeleteProject(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	id := w.AddShooter(t)
 	path := "/projects/" + id
@@ -133,6 +136,7 @@ func TestPatchAndDeleteProject(t *testing.T) {
 }
 
 func TestAddPerforceNeedsCredentials(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	add := func(body string) apptest.Response { return w.Do(t, "POST", "/projects/add-perforce", w.Token, body) }
 	apptest.WantError(t, add(`{"name":"P","depot":"//game","streamPath":"//game/main","uprojectPath":"Game.uproject"}`), 400, "validation_failed")

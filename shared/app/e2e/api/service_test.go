@@ -13,6 +13,7 @@ import (
 )
 
 func TestFirstStartPrintsAWorkingOwnerToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if ts.Token == "" {
@@ -37,6 +38,7 @@ func TestFirstStartPrintsAWorkingOwnerToken(t *testing.T) {
 }
 
 func TestRestartKeepsStateAndPrintsNoNewToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if err := first.Shutdown(context.Background()); err != nil {
@@ -55,6 +57,7 @@ func TestRestartKeepsStateAndPrintsNoNewToken(t *testing.T) {
 }
 
 func TestAdminBootstrapWhileServingMakesAnIsolatedOrganization(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	local := ts.Do(t, "GET", "/auth/me", ts.Token, nil)
@@ -90,6 +93,7 @@ func TestAdminBootstrapWhileServingMakesAnIsolatedOrganization(t *testing.T) {
 }
 
 func TestAdminUserRolesFollowTheMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")
@@ -131,6 +135,7 @@ func TestAdminUserRolesFollowTheMatrix(t *testing.T) {
 }
 
 func TestAdminRefusesBadInputAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	orgID := apptest.Field(t, ts.Do(t, "GET", "/auth/me", ts.Token, nil).Body, "organization", "id")

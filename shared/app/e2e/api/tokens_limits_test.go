@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokensPerUserAreCappedAndDieWithTheirParent(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	create := func(token string) apptest.Response {
 		return ts.Do(t, "POST", "/auth/tokens", token, `{"name":"ci"}`)

@@ -6,17 +6,17 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/app/apptest"
-	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 )
 
 // TestAWSLocalIAM: kiln aws-local enforces the stack's IAM policies. A template missing a
 // statement a flow needs makes that flow fail with AccessDenied naming the principal, the action
 // and the resource; the template with the statement lets it pass.
 func TestAWSLocalIAM(t *testing.T) {
+	t.Parallel()
 	t.Run("WrongCodeBuildRuleFailsALinuxBuildAtRunOnCodeBuild", func(t *testing.T) {
+		t.Parallel()
 		// The rule infra granted: Step Functions' startBuild.sync manages another one.
-		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventsForCodeBuildRule"), apptest.WithScheduleStartExecution()))
-		w := apptest.NewWorld(t, apptest.AWSLocal)
+		w := apptest.NewWorld(t, apptest.AWSLocal, apptest.WithTemplate(apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventsForCodeBuildRule"), apptest.WithScheduleStartExecution())))
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -26,13 +26,13 @@ func TestAWSLocalIAM(t *testing.T) {
 		wantRefused(t, w.Logs.String(), "assumed-role/BuildWorkflowRole", "/kiln-builds-execution is not authorized to perform: events:PutTargets on resource: arn:aws:events:us-east-1:000000000000:rule/StepFunctionsGetEventForCodeBuildStartBuildRule")
 	})
 	t.Run("TaskWithoutDynamoDBFailsTheBuild", func(t *testing.T) {
+		t.Parallel()
 		edits := []apptest.TemplateEdit{apptest.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), apptest.WithScheduleStartExecution()}
 		for _, a := range []string{"BatchGetItem", "BatchWriteItem", "ConditionCheckItem", "DeleteItem", "DescribeTable", "GetItem", "GetRecords",
 			"GetShardIterator", "PutItem", "Query", "Scan", "UpdateItem"} {
 			edits = append(edits, apptest.WithoutAction("task", "dynamodb:"+a))
 		}
-		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, edits...))
-		w := apptest.NewWorld(t, apptest.AWSLocal)
+		w := apptest.NewWorld(t, apptest.AWSLocal, apptest.WithTemplate(apptest.WriteTemplate(t, edits...)))
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -42,11 +42,11 @@ func TestAWSLocalIAM(t *testing.T) {
 		wantRefused(t, w.Logs.String(), "assumed-role/TaskFunctionRole", "/task is not authorized to perform: dynamodb:", "on resource: arn:aws:dynamodb:us-east-1:000000000000:table/kiln")
 	})
 	t.Run("HostRoleWithoutGetParametersFailsTheLinuxBuild", func(t *testing.T) {
+		t.Parallel()
 		// CodeBuild reads the host's credential parameter with the project's role when the
 		// build starts: without ssm:GetParameters the build fails before the host runs.
-		t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), apptest.WithScheduleStartExecution(),
-			apptest.WithoutAction("hosts", "ssm:GetParameters")))
-		w := apptest.NewWorld(t, apptest.AWSLocal)
+		w := apptest.NewWorld(t, apptest.AWSLocal, apptest.WithTemplate(apptest.WriteTemplate(t, apptest.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), apptest.WithScheduleStartExecution(),
+			apptest.WithoutAction("hosts", "ssm:GetParameters"))))
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -64,8 +64,8 @@ func TestAWSLocalIAM(t *testing.T) {
 			edits = []apptest.TemplateEdit{apptest.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), apptest.WithScheduleStartExecution()}
 		}
 		t.Run(name, func(t *testing.T) {
-			t.Setenv(awslocalapp.TemplateEnv, apptest.WriteTemplate(t, edits...))
-			w := apptest.NewWorld(t, apptest.AWSLocal)
+			t.Parallel()
+			w := apptest.NewWorld(t, apptest.AWSLocal, apptest.WithTemplate(apptest.WriteTemplate(t, edits...)))
 			pid := w.AddShooter(t)
 			sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 			deadline := time.Now().Add(90 * time.Second)

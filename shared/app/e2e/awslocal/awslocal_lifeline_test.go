@@ -24,6 +24,7 @@ import (
 // process, SIGKILLs it once it serves, and checks that within seconds nothing it started is
 // left: not DynamoDB Local's JVM, not MinIO, not the Step Functions node process.
 func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(apptest.KilnBinary(t), "aws-local")
 	cmd.Env = append(os.Environ(), "KILN_ADDR=127.0.0.1:0", "KILN_LAMBDA_ADDR=127.0.0.1:0", "KILN_DATA="+t.TempDir(),
 		awslocalapp.TemplateEnv+"="+apptest.StackTemplateFile(t))

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTriggerAndListBuilds(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	pid := w.AddShooter(t)
 	linux := w.AddSetting(t, pid, nil)["id"].(string)

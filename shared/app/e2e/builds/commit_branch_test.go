@@ -10,6 +10,7 @@ import (
 // another branch holds fails with "commit X is not on branch main" and makes no artifact; a
 // commit of main builds.
 func TestCommitOverrideMustBeOnTheBranch(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "main"})["id"].(string)

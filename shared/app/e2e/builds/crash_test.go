@@ -19,6 +19,7 @@ import (
 // same data directory, and checks that no build stays running, no half artifact is visible, and
 // a download link issued before the crash still works, and nothing of the build still runs.
 func TestKillDuringABuild(t *testing.T) {
+	t.Parallel()
 	bin := apptest.KilnBinary(t)
 	w := apptest.NewWorld(t, apptest.Serve) // for its fake GitHub, engines and configuration; its own service is stopped
 	if err := w.Shutdown(context.Background()); err != nil {

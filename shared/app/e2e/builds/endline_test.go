@@ -8,6 +8,7 @@ import (
 )
 
 func TestTheLogSaysWhyTheServiceEndedABuild(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})

@@ -11,6 +11,7 @@ import (
 // TestOrganizationsTakeTurns queues three builds of one organization and then one of another on a
 // one-worker service: the second organization's build runs next, before the first's backlog.
 func TestOrganizationsTakeTurns(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve) // one worker
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow builds", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=0.5\n"})

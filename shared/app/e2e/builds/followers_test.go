@@ -18,6 +18,7 @@ func wantRateLimited(t *testing.T, resp *http.Response, what string) {
 }
 
 func TestLogFollowersAreCappedPerTokenAndPerBuild(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=30\n"})

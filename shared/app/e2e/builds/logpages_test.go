@@ -65,6 +65,7 @@ func logPagesWhileTheBuildWrites(t *testing.T, dep apptest.Deployment) {
 // A request with wait answers with no lines at its wait when nothing is written, keeps its
 // cursor, and answers when the build ends.
 func TestLogPageWaits(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})
@@ -139,6 +140,7 @@ func TestLogPageWaits(t *testing.T) {
 }
 
 func TestLogPageRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)

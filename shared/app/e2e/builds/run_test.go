@@ -12,6 +12,7 @@ import (
 )
 
 func TestBuildRunsToADownloadableArtifact(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, buildRunsToADownloadableArtifact)
 }
 
@@ -206,6 +207,7 @@ func supersedeCancelAndIdempotency(t *testing.T, dep apptest.Deployment) {
 }
 
 func TestFollowingALogStreamsUntilTheBuildEnds(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=1\n"})

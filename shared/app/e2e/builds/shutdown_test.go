@@ -18,6 +18,7 @@ import (
 // (it used to wait the whole 20 s for them, then close the database under the workers), and the
 // running build is failed as interrupted before the database closes.
 func TestShutdownWithLogFollowers(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Workers = 1 })
 	pid := w.AddShooter(t)
 	w.Shooter.Commit("slow", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=60\n"})

@@ -27,6 +27,7 @@ import (
 // starts, the swapped one leaves B's cache unsaved, a clean build of B clears only B's, and A's
 // next build is warm from its own objects.
 func TestHostileCachesCannotReachAnotherOrganization(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	w.Shooter.Commit("main", "Incremental builds", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": incrementalEngine})
 	pid := w.AddShooter(t)
@@ -194,6 +195,7 @@ func hasPrefixKey(m map[string]string, prefix string) bool {
 // hangs on the FIFO nor keeps either link's file; the file for a directory leaves the build
 // complete with its cache unsaved, and the next build restores the last good one.
 func TestHostileSpecialFilesStayOutOfTheCache(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	obj := "Intermediate/Build/Linux/Shooter/Shipping/obj1.o"
 	w.Shooter.Commit("main", "Leave special files", "Mallory", map[string]string{"Shooter/FakeUAT.env": incrementalEngine +

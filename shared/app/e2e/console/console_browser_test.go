@@ -24,6 +24,7 @@ import (
 // build complete, download its artifact (MD5 checked), see an API error with its request id, and
 // cancel a slow build. Each page is saved as a screenshot.
 func TestConsoleInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := apptest.StartBrowser(t)
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	w.GitHub.ClientID, w.GitHub.ClientSecret = "Iv1.test", "client-secret"
@@ -252,6 +253,7 @@ func downloaded(t *testing.T, ctx context.Context, sel string) []byte {
 // TestConsoleLinksGitHubByID: on a service without the GitHub App's OAuth client (one studio's
 // own kiln, and make demo), the console links an installation by its id.
 func TestConsoleLinksGitHubByID(t *testing.T) {
+	t.Parallel()
 	ctx := apptest.StartBrowser(t)
 	w := apptest.NewWorld(t, apptest.Serve)
 	apptest.Run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),
@@ -267,6 +269,7 @@ func TestConsoleLinksGitHubByID(t *testing.T) {
 // TestConsoleRedeploys: a complete build of a setting with auto deploy shows its delivery and
 // offers "Deploy again", which delivers it once more.
 func TestConsoleRedeploys(t *testing.T) {
+	t.Parallel()
 	ctx := apptest.StartBrowser(t)
 	w, rc, id := apptest.DeliveredBuild(t)
 	apptest.Run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),

@@ -13,6 +13,7 @@ import (
 // the link, opened signed out, asks the name, shows the new member's token once and signs in with
 // it. The secret leaves the address bar at once and never reaches the server's log.
 func TestConsoleInvitations(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	shots := apptest.ArtifactsDir(t)
 	ctx := apptest.StartBrowser(t)

@@ -18,6 +18,7 @@ import (
 // first error is one click away and linked by address; an address naming a line (#L<seq>)
 // opens its stage and highlights it; the raw download is the text log, byte for byte.
 func TestConsoleLogViewer(t *testing.T) {
+	t.Parallel()
 	ctx := apptest.StartBrowser(t)
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
@@ -147,6 +148,7 @@ func TestConsoleLogViewer(t *testing.T) {
 // TestConsoleLogViewerFollows: on a running build the viewer follows the log: new lines come,
 // the newest stage is open and at the bottom, the stages before it fold.
 func TestConsoleLogViewerFollows(t *testing.T) {
+	t.Parallel()
 	ctx := apptest.StartBrowser(t)
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)

@@ -12,6 +12,7 @@ import (
 // another (each confirmed in place), reads the audit log filtered to member changes, and a member
 // leaves the organization and is signed out.
 func TestConsoleMembersAndAuditLog(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))
 	orgID := apptest.OrgOf(t, ts)
 	artist := apptest.AddUser(t, ts, orgID, "viewer")

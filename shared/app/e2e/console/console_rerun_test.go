@@ -14,6 +14,7 @@ import (
 // the original, and the builds list says who or what triggered each build and why one failed. A
 // viewer gets no "Re-run".
 func TestConsoleReruns(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)

@@ -12,6 +12,7 @@ import (
 // setting forms, no cancel, no GitHub or Perforce or webhook administration), and a member no
 // organization administration, while both read builds, projects, members and their own tokens.
 func TestConsoleRoles(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	w.Shooter.Commit("main", "Slow build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=120\n"})
 	projectID := w.AddShooter(t)

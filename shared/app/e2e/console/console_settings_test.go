@@ -11,6 +11,7 @@ import (
 // id with a copy button, and its latest build (number, status, linked); a running build's page
 // shows a progress bar with its stage, estimated from the setting's complete build.
 func TestConsoleSettingsAndProgress(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	dev := w.AddSetting(t, pid, map[string]any{"branch": "dev"})["id"].(string)

@@ -47,6 +47,7 @@ func waitThroughNavigations(t *testing.T, ctx context.Context, what, expr string
 // her, and Grace's console is signed out at once. A sign-in whose state the tab did not make is
 // refused. No secret ever reaches the address bar.
 func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
+	t.Parallel()
 	w := apptest.SignUpWorld(t, apptest.Serve)
 	shots := apptest.ArtifactsDir(t)
 	ada := apptest.StartBrowser(t)
@@ -126,6 +127,7 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 // TestConsoleSwitchesOrganizations: a person who belongs to two organizations switches between
 // them on the account page, and signs out a session of theirs opened elsewhere.
 func TestConsoleSwitchesOrganizations(t *testing.T) {
+	t.Parallel()
 	w := apptest.SignUpWorld(t, apptest.Serve)
 	shots := apptest.ArtifactsDir(t)
 	ctx := apptest.StartBrowser(t)

@@ -17,6 +17,7 @@ import (
 // event through the Lambda adapter) serve the console with its security headers, send browsers
 // at / there, and leave API clients' answers as they were.
 func TestConsoleServed(t *testing.T) {
+	t.Parallel()
 	for _, where := range []string{"serve", "aws-local"} {
 		t.Run(where, func(t *testing.T) {
 			ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, filepath.Join(t.TempDir(), "data")))

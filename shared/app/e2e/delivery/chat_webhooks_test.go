@@ -17,6 +17,7 @@ import (
 // 127.0.0.1 test server, which the world's outbound allow list lets through) is never shown
 // again, only masked; a finished build reaches it as a Slack message.
 func TestChatWebhooks(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	var (
 		mu     sync.Mutex

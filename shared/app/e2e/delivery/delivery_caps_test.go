@@ -15,6 +15,7 @@ import (
 // An organization has at most 20 webhooks: the 21st is 409 invalid_state naming the cap, and
 // creates nothing; deleting one makes room; another organization is not counted against it.
 func TestWebhooksPerOrganizationAreCapped(t *testing.T) {
+	t.Parallel()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, t.TempDir()))
 	orgID := apptest.OrgOf(t, ts)
 	base := "/organizations/" + orgID + "/webhooks"
@@ -63,6 +64,7 @@ func TestWebhooksPerOrganizationAreCapped(t *testing.T) {
 // While 50 of the organization's webhook deliveries are pending, a redelivery is 429
 // rate_limited with Retry-After and queues nothing; with 49 it is queued and sent.
 func TestWebhookRedeliveryIsCapped(t *testing.T) {
+	t.Parallel()
 	cfg := apptest.NewConfig(t, t.TempDir())
 	apptest.LoopbackAllowed(&cfg)
 	ts := apptest.StartService(t, apptest.Serve, cfg)
@@ -134,6 +136,7 @@ func TestWebhookRedeliveryIsCapped(t *testing.T) {
 // While 20 of the organization's builds wait for delivery, POST /builds/:id/deploy is 429
 // rate_limited with Retry-After and queues nothing; with 19 it is queued.
 func TestDeployRedeliveryIsCapped(t *testing.T) {
+	t.Parallel()
 	w, rc, id := apptest.DeliveredBuild(t)
 	// 20 complete builds of the organization whose delivery attempt is under way (leased for an
 	// hour, so the sender leaves them alone).

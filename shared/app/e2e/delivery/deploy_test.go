@@ -50,6 +50,7 @@ func autoDeployDeliversTheArtifact(t *testing.T, dep apptest.Deployment) {
 }
 
 func TestAutoDeployFailuresLeaveTheBuildComplete(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, autoDeployFailuresLeaveTheBuildComplete)
 }
 
@@ -106,6 +107,7 @@ func autoDeployFailuresLeaveTheBuildComplete(t *testing.T, dep apptest.Deploymen
 }
 
 func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve) // no KILN_OUTBOUND_ALLOW: loopback is not allowed
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	pid := w.AddShooter(t)
@@ -154,6 +156,7 @@ func TestAutoDeployRefusesNonPublicAddresses(t *testing.T) {
 }
 
 func TestAutoDeployResumesAfterRestart(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	release := make(chan struct{})

@@ -17,6 +17,7 @@ import (
 )
 
 func TestSecondServeOnTheSameDataDirectoryIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	_, err := app.Start(context.Background(), apptest.NewConfig(t, dir), &bytes.Buffer{}, apptest.DiscardLogger())
@@ -41,6 +42,7 @@ func TestSecondServeOnTheSameDataDirectoryIsRefused(t *testing.T) {
 }
 
 func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
+	t.Parallel()
 	notExecutable := filepath.Join(t.TempDir(), "p4")
 	if err := os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -68,6 +70,7 @@ func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
 }
 
 func TestServeReportsEnginesAtStart(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		// The README's copy run twice used to nest a copy; one without RunUAT.sh is reported.
 		nested := filepath.Join(c.Engines, "5.5", "fake-engine", engines.RunUATPath)
@@ -100,6 +103,7 @@ func TestServeReportsEnginesAtStart(t *testing.T) {
 }
 
 func TestAdminTokenReplacesALostOwnerToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := apptest.StartService(t, apptest.Serve, apptest.NewConfig(t, dir))
 	if !strings.Contains(ts.Out.String(), "kiln admin token --data "+dir+" --email owner@kiln.local") {
@@ -125,6 +129,7 @@ func TestAdminTokenReplacesALostOwnerToken(t *testing.T) {
 }
 
 func TestAdminRefusesADataDirectoryThatDoesNotExist(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "typo")
 	for name, call := range map[string]func() error{
 		"bootstrap": func() error {
@@ -145,6 +150,7 @@ func TestAdminRefusesADataDirectoryThatDoesNotExist(t *testing.T) {
 }
 
 func TestAFailedAutoDeployBuildIsNeverPendingDelivery(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(int) int { return 204 })
 	pid := w.AddShooter(t)

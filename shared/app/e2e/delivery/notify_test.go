@@ -10,6 +10,7 @@ import (
 )
 
 func TestNotifyOnCompleteEmailsWhoTriggered(t *testing.T) {
+	t.Parallel()
 	box := apptest.NewMailbox(t)
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.SMTPURL = "smtp://" + box.Addr; c.SMTPFrom = "kiln <kiln@studio.example>" })
 	pid := w.AddShooter(t)

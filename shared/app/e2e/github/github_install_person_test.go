@@ -27,6 +27,7 @@ func installWorld(t *testing.T, dep apptest.Deployment) *apptest.World {
 // identity: linked in by an API token). It runs on kiln serve and on
 // aws-local.
 func TestGitHubInstallRefusesAnotherBrowser(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, gitHubInstallRefusesAnotherBrowser)
 }
 
@@ -83,6 +84,7 @@ func gitHubInstallRefusesAnotherBrowser(t *testing.T, dep apptest.Deployment) {
 // one GitHub does not say: refused, nothing linked, and her link still works for her own account.
 // It runs on kiln serve and on aws-local.
 func TestGitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, gitHubInstallNeedsTheAdminsGitHubAccount)
 }
 
@@ -131,6 +133,7 @@ func gitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T, dep apptest.Deployme
 // the console's organization page. The install cookie is HttpOnly, SameSite=Lax, sent to the
 // callback only, for the state's lifetime, and the link that linked removes it.
 func TestGitHubInstallAnswersAPageLeadingToTheConsole(t *testing.T) {
+	t.Parallel()
 	w := installWorld(t, apptest.Serve)
 	const name = `Games <b>&</b> "Co"`
 	if r := w.Do(t, "PATCH", "/organizations/"+w.OrgID, w.Token, map[string]any{"name": name}); r.Status != http.StatusOK {

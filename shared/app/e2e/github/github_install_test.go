@@ -81,6 +81,7 @@ const (
 // organization unlinked GitHub, even with its browser's cookie, a fresh OAuth code and after a
 // restart, its callback links nothing and says why. The browser that linked has lost the cookie.
 func TestInstallStateLinksOnce(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	w.GitHub.ClientID, w.GitHub.ClientSecret = "Iv1.test", "client-secret"
 	path := "/organizations/" + w.OrgID

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGitHubAppLifecycleFailsBuildsClearly(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"trigger": "push", "branch": "dev"})["id"].(string)

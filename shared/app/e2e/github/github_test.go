@@ -12,6 +12,7 @@ import (
 )
 
 func TestLinkGitHubByID(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	path := "/organizations/" + w.OrgID
 	link := func(token, id string) apptest.Response {
@@ -49,6 +50,7 @@ func TestLinkGitHubByID(t *testing.T) {
 }
 
 func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
+	t.Parallel()
 	var gh *githubtest.Server
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.GitHubClientID, c.GitHubClientSecret = "Iv1.test", "client-secret" })
 	gh = w.GitHub
@@ -85,6 +87,7 @@ func TestLinkGitHubThroughTheInstallFlow(t *testing.T) {
 }
 
 func TestGitHubRelays(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	apptest.WantError(t, w.Do(t, "GET", "/github/repos/"+w.Installation, w.Token, nil), 409, "github_not_connected")
 	w.Link(t)

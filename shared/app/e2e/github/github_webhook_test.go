@@ -10,6 +10,7 @@ import (
 // TestReplayedPushStartsNothing: a recorded push delivery sent again under a new delivery id, even
 // after a restart, starts no build; a push of another commit does.
 func TestReplayedPushStartsNothing(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	push := w.AddSetting(t, pid, map[string]any{"trigger": "push", "branch": "dev"})["id"].(string)

@@ -258,6 +258,7 @@ func sessions(t *testing.T, dep apptest.Deployment) {
 // TestSignUpOff: kiln serve's default, KILN_SIGNUP=off: no GitHub sign-in, no self-service
 // organizations, and invitations are accepted with the form.
 func TestSignUpOff(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	if r := w.Do(t, "GET", "/auth/methods", "", nil); r.Body["github"] != false {
 		t.Fatalf("sign-in methods: %s", r.Raw)

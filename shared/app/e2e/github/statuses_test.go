@@ -18,6 +18,7 @@ func states(ss []githubtest.Status) string {
 }
 
 func TestCommitStatusesFollowTheBuild(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	w.GitHub.GrantStatuses(apptest.InstallationID)
 	pid := w.AddShooter(t)
@@ -48,6 +49,7 @@ func TestCommitStatusesFollowTheBuild(t *testing.T) {
 }
 
 func TestCommitStatusesNeedThePermission(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve) // the installation did not grant statuses: write
 	pid := w.AddShooter(t)
 	b := w.WaitEnded(t, w.Trigger(t, pid, w.AddSetting(t, pid, nil)["id"].(string), ""))
@@ -61,6 +63,7 @@ func TestCommitStatusesNeedThePermission(t *testing.T) {
 }
 
 func TestCommitStatusFailuresLeaveTheBuildAlone(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	w.GitHub.GrantStatuses(apptest.InstallationID)
 	w.GitHub.Fail(githubtest.RouteStatuses, http.StatusInternalServerError)

@@ -47,6 +47,7 @@ func pushWebhookStartsBuilds(t *testing.T, dep apptest.Deployment) {
 }
 
 func TestScheduledBuildsFireOncePerSlot(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, scheduledBuildsFireOncePerSlot)
 }
 

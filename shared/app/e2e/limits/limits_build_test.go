@@ -11,6 +11,7 @@ import (
 )
 
 func TestBuildLogIsCappedAndTheBuildCompletes(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.LogMaxLines = 5 })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
@@ -27,6 +28,7 @@ func TestBuildLogIsCappedAndTheBuildCompletes(t *testing.T) {
 }
 
 func TestArtifactLargerThanTheLimitFailsTheBuild(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.ArtifactMax = 1024 })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)

@@ -19,6 +19,7 @@ import (
 // much free space fell while it ran; its workspace (and cache marker) and staging directory are
 // removed, so free space is back above the reserve and the next build runs.
 func TestBuildThatFillsTheDiskIsStoppedAndWhatItWroteRemoved(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fallocate"); err != nil {
 		t.Skip("no fallocate on this host")
 	}

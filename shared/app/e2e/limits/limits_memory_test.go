@@ -12,6 +12,7 @@ import (
 )
 
 func TestBuildOverItsMemoryLimitFailsAndTheNextBuildRuns(t *testing.T) {
+	t.Parallel()
 	if m := cgroup.Open(nil); !m.Applies(cgroup.Memory) {
 		t.Skipf("this host cannot apply a memory limit: %v", m.Unavailable())
 	}
@@ -37,6 +38,7 @@ func TestBuildOverItsMemoryLimitFailsAndTheNextBuildRuns(t *testing.T) {
 }
 
 func TestBuildDoesNotStartWithLessFreeThanTheDiskReserve(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.DiskReserve = app.DiskReserve{Bytes: 1 << 60} })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)

@@ -59,6 +59,7 @@ func probeResults(log string) map[string]string {
 // builds' data, the GitHub App key, kiln's processes and environment, and the engine; in the
 // sandbox it reaches none of them, and with KILN_SANDBOX=off (the control) it reaches them all.
 func TestBuildsRunInASandbox(t *testing.T) {
+	t.Parallel()
 	loopback := hostListener(t)
 	// Run as root (as kiln's build hosts run it), an unconfined build still runs as a build uid:
 	// it cannot read what only root can, and cannot write .git or /proc/sys.
@@ -145,6 +146,7 @@ func hostListener(t *testing.T) string {
 }
 
 func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Bwrap = filepath.Join(t.TempDir(), "no-bwrap") })
 	if !strings.Contains(w.Logs.String(), "builds will fail until the build sandbox works") {
 		t.Errorf("the service did not say at start that builds will fail:\n%s", w.Logs.String())
@@ -164,6 +166,7 @@ func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
 }
 
 func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Sandbox = "off" })
 	if !strings.Contains(w.Logs.String(), "KILN_SANDBOX=off: builds run without a sandbox") {
 		t.Errorf("no warning at start:\n%s", w.Logs.String())

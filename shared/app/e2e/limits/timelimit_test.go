@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"bwrap", "off"} {
 		t.Run(mode, func(t *testing.T) {
 			w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Sandbox, c.BuildTimeout = mode, 2*time.Second })
@@ -42,6 +43,7 @@ func TestBuildPastItsTimeLimitIsStopped(t *testing.T) {
 }
 
 func TestBuildSettingTimeoutMinutes(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.BuildTimeout = 2 * time.Hour })
 	pid := w.AddShooter(t)
 	plain := w.AddSetting(t, pid, nil)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPerforceBuildsFromChangelists(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewPerforceWorld(t, apptest.Serve)
 
 	// No changelist: the latest submitted one (the pending 12 is not).
@@ -67,6 +68,7 @@ func TestPerforceBuildsFromChangelists(t *testing.T) {
 }
 
 func TestPerforceBuildFailures(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	cases := []struct {
 		name   string
@@ -127,6 +129,7 @@ func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 }
 
 func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewPerforceWorld(t, apptest.Serve, func(c *app.Config) { c.Workers = 2 })
 	state := apptest.P4BuildState()
 	state["files"].(map[string]string)["//game/main/Shooter/FakeUAT.env"] = "FAKE_UAT_SLEEP=1\n"
@@ -149,6 +152,7 @@ func TestBuildsOfOneStreamTakeTurnsInTheWorkspace(t *testing.T) {
 }
 
 func TestRemovingPerforceCredentials(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	path := "/organizations/" + w.OrgID + "/perforce"
 	apptest.WantError(t, w.Do(t, "DELETE", path, apptest.AddUser(t, w.Server, w.OrgID, "member"), nil), 403, "insufficient_scope")

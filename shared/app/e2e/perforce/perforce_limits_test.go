@@ -9,6 +9,7 @@ import (
 )
 
 func TestPerforceChecksAreLimitedPerOrganization(t *testing.T) {
+	t.Parallel()
 	p4 := apptest.FakeP4(t, apptest.Serve)
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		c.P4 = p4

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPerforceSubmitTriggers(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewPerforceWorld(t, apptest.Serve)
 	push := w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/main", "trigger": "push", "buildType": "Development"})["id"].(string)
 	w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/dev", "trigger": "push"}) // another stream

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPerforceCredentialsAndProjects(t *testing.T) {
+	t.Parallel()
 	p4 := apptest.FakeP4(t, apptest.Serve)
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		c.P4 = p4

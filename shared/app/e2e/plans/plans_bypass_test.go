@@ -24,6 +24,7 @@ import (
 // minute; the three waiting then fail with a reason naming the plan's minutes and never start
 // (no start time, no checkout), so the month's usage stays at the allowance.
 func TestMinutesCheckedAtStart(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) {
 		c.Workers = 2
 		c.Plans = kiln.DefaultPlans()
@@ -74,6 +75,7 @@ func TestMinutesCheckedAtStart(t *testing.T) {
 // revoked while it waits; a build for its pool is then queued. The waiting claim ends with 401
 // invalid_token, not with the build and a host credential, and the build stays pending.
 func TestRevokedAgentsWaitingClaimGetsNoBuild(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.AgentWait = time.Minute })
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"agentPool": "linux-big"})["id"].(string)
@@ -130,6 +132,7 @@ func TestRevokedAgentsWaitingClaimGetsNoBuild(t *testing.T) {
 // is refused on its plan; on a plan with auto deploy a redeploy still needs the build's setting
 // to have auto deploy on. Nothing reaches the receiver.
 func TestFreePlanSavesNoDeliveryAndRedeploysNothing(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed)
 	rc := apptest.NewReceiver(t, func(int) int { return http.StatusNoContent })
 	pid := w.AddShooter(t)
@@ -195,6 +198,7 @@ func TestFreePlanSavesNoDeliveryAndRedeploysNothing(t *testing.T) {
 // stays running; the true size and MD5 complete it, and the artifact records the MD5 the
 // service measured.
 func TestHostReportedMD5IsChecked(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"agentPool": "linux-big"})["id"].(string)

@@ -24,6 +24,7 @@ func startedAt(t *testing.T, b map[string]any, key string) time.Time {
 // deploy are 403 plan_limit_reached and change nothing; what the organization made on its
 // earlier plan keeps working.
 func TestPlanForbidsWhatItDoesNotInclude(t *testing.T) {
+	t.Parallel()
 	apptest.Both(t, planForbidsWhatItDoesNotInclude)
 }
 
@@ -89,6 +90,7 @@ func planForbidsWhatItDoesNotInclude(t *testing.T, dep apptest.Deployment) {
 // TestUsageReport: any member reads the organization's usage of a month; a bad month is
 // validation_failed; the minutes of a finished build, the projects and the artifact bytes show.
 func TestUsageReport(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
@@ -145,6 +147,7 @@ func TestUsageReport(t *testing.T) {
 // together both finish, then a manual trigger is plan_limit_reached and a push is skipped:
 // counted in the usage and sent to the organization's webhooks as build.skipped.
 func TestMinutesUsedUp(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, apptest.LoopbackAllowed, func(c *app.Config) {
 		c.Workers = 2
 		c.Plans = kiln.DefaultPlans()
@@ -212,6 +215,7 @@ func TestMinutesUsedUp(t *testing.T) {
 // the first runs, and is taken when its slot frees; a plan change while builds run applies to
 // the builds waiting.
 func TestConcurrencyLimitQueues(t *testing.T) {
+	t.Parallel()
 	w := apptest.NewWorld(t, apptest.Serve, func(c *app.Config) { c.Workers = 2 })
 	pid := w.AddShooter(t)
 	w.SlowShooter("1")
