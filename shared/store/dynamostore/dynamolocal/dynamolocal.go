@@ -26,12 +26,13 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/proctree"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
-const (
-	envNetns = "KILN_NETNS"
-	envDir   = "KILN_DYNAMODB_LOCAL_DIR"
+var (
+	envNetns = settings.NetNS.Name
+	envDir   = settings.DynamoDBLocalDir.Name
 )
 
 // Endpoint is DynamoDB Local's URL, set by Main inside the namespace.
@@ -40,10 +41,10 @@ var Endpoint string
 // Main runs a test binary's tests with DynamoDB Local, from its TestMain:
 // func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }. The tests find it at Endpoint.
 func Main(m *testing.M) int {
-	if os.Getenv(envNetns) != "1" {
+	if settings.NetNS.Get(os.Getenv) != "1" {
 		return reexecInNetns()
 	}
-	dir := os.Getenv(envDir)
+	dir := settings.DynamoDBLocalDir.Get(os.Getenv)
 	stop, addr, version, err := startLocal(dir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "dynamolocal: cannot start DynamoDB Local from %s: %v\n", dir, err)
@@ -87,7 +88,7 @@ func reexecInNetns() int {
 // localDir finds the directory holding DynamoDBLocal.jar: $KILN_DYNAMODB_LOCAL_DIR, else the copy
 // that scripts/install-dynamodb-local.sh keeps under <repo>/.cache, installing it if missing.
 func localDir() (string, error) {
-	if dir := os.Getenv(envDir); dir != "" {
+	if dir := settings.DynamoDBLocalDir.Get(os.Getenv); dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "DynamoDBLocal.jar")); err != nil {
 			return "", fmt.Errorf("%s=%s holds no DynamoDBLocal.jar: %v", envDir, dir, err)
 		}
