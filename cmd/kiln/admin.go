@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -24,10 +25,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	fs := flag.NewFlagSet("kiln admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDefault := getenv("KILN_DATA")
-	if dataDefault == "" {
-		dataDefault = "./.kiln"
-	}
+	dataDefault := settings.Data.Get(getenv)
 	data := fs.String("data", dataDefault, "the service's data directory (KILN_DATA)")
 	table := fs.String("dynamodb-table", "", "the AWS deployment's DynamoDB table instead of a data directory (AWS SDK settings from the environment)")
 	email := fs.String("email", "", "the user's email")

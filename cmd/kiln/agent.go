@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,8 +17,8 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/perforce"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // errBuildFailed ends `kiln agent run` with exit status 1: the build ran and failed (or the
@@ -59,8 +58,8 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	hide(logger)
-	url := getenv(agentapi.EnvHostURL)
-	cred, err := secretSetting(getenv(agentapi.EnvHostCredential), getenv(envHostCredentialFile),
+	url := settings.HostURL.Get(getenv)
+	cred, err := secretSetting(settings.HostCredential.Get(getenv), settings.HostCredentialFile.Get(getenv),
 		agentapi.EnvHostCredential, envHostCredentialFile, os.Stdin)
 	if err != nil {
 		return err
@@ -68,7 +67,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if url == "" || cred == "" {
 		return fmt.Errorf("%s and %s (or %s) must be set", agentapi.EnvHostURL, agentapi.EnvHostCredential, envHostCredentialFile)
 	}
-	work, cleanup, err := hostWorkDir(getenv("KILN_HOST_WORKDIR"), "kiln-host-")
+	work, cleanup, err := hostWorkDir(settings.HostWorkdir.Get(getenv), "kiln-host-")
 	if err != nil {
 		return err
 	}
@@ -89,9 +88,9 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("kiln agent run: %w", err)
 	}
 	host := &hostclient.Host{
-		Client:      &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: getenv(agentapi.EnvTaskToken)},
+		Client:      &hostclient.Client{BaseURL: url, Credential: cred, TaskToken: settings.TaskToken.Get(getenv)},
 		HostRunID:   getenv("CODEBUILD_BUILD_ID"),
-		Engines:     engines.Dir{Path: cmp.Or(getenv("KILN_ENGINES"), "./engines")},
+		Engines:     engines.Dir{Path: settings.Engines.Get(getenv)},
 		Steps:       &buildsteps.Steps{Logger: logger, Sandbox: confiner, Limits: limits.Steps},
 		P4:          p4,
 		WorkDir:     work,
@@ -129,16 +128,16 @@ func hostWorkDir(dir, prefix string) (work string, cleanup func(), err error) {
 // server's address must be public, or inside KILN_OUTBOUND_ALLOW, as kiln serve and the API
 // checked it when the credentials were saved.
 func p4Verifier(getenv func(string) string, work string) (*perforce.Verifier, error) {
-	allow, err := outbound.ParseAllow(getenv("KILN_OUTBOUND_ALLOW"))
+	allow, err := settings.OutboundAllow.Read(getenv)
 	if err != nil {
-		return nil, fmt.Errorf("KILN_OUTBOUND_ALLOW: %w", err)
+		return nil, err
 	}
-	return &perforce.Verifier{P4: cmp.Or(getenv("KILN_P4"), "p4"), Dir: filepath.Join(work, "p4"), Allow: allow, Timeout: 30 * time.Second}, nil
+	return &perforce.Verifier{P4: settings.P4.Get(getenv), Dir: filepath.Join(work, "p4"), Allow: allow, Timeout: 30 * time.Second}, nil
 }
 
 // envHostCredentialFile names a file that holds the build's host credential, in place of
 // KILN_HOST_CREDENTIAL: the credential is then never in the host's environment.
-const envHostCredentialFile = "KILN_HOST_CREDENTIAL_FILE"
+var envHostCredentialFile = settings.HostCredentialFile.Name
 
 // hide makes this agent's process unreadable to its builds where the system allows it (Linux:
 // not dumpable), and says so when it cannot.

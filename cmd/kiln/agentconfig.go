@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // The agent's configuration file: `kiln agent --config PATH` (or KILN_AGENT_CONFIG=PATH) reads
@@ -18,13 +20,13 @@ import (
 // else that is not KILN_<NAME>=<value> is an error, and nothing runs.
 
 // agentConfigEnv is the environment variable naming the agent's configuration file.
-const agentConfigEnv = "KILN_AGENT_CONFIG"
+var agentConfigEnv = settings.AgentConfig.Name
 
 // withAgentConfig takes --config PATH (or --config=PATH) out of a `kiln agent` command line and
 // returns the other arguments and a getenv that falls back to the file's settings. Without
 // --config and KILN_AGENT_CONFIG it returns args and getenv as they are.
 func withAgentConfig(args []string, getenv func(string) string) ([]string, func(string) string, error) {
-	path := getenv(agentConfigEnv)
+	path := settings.AgentConfig.Get(getenv)
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -19,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // agentLoopCmd runs `kiln agent`: a studio's machine that claims its organization's builds of
@@ -53,15 +54,15 @@ import (
 func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", getenv("KILN_AGENT_URL"), "the service's base URL")
-	token := fs.String("token", getenv("KILN_AGENT_TOKEN"), "the agent's token (prefer --token-file: flags show in process lists, the environment in /proc)")
-	tokenFile := fs.String("token-file", getenv("KILN_AGENT_TOKEN_FILE"), "a file holding the agent's token, readable by its owner only; - reads standard input")
-	pool := fs.String("pool", getenv("KILN_AGENT_POOL"), "the agent's pool, as created")
-	enginesDir := fs.String("engines", cmp.Or(getenv("KILN_AGENT_ENGINES"), "./engines"), "the engines directory")
-	platforms := fs.String("platforms", cmp.Or(getenv("KILN_AGENT_PLATFORMS"), defaultPlatform()), "comma-separated platforms this machine builds")
-	workdir := fs.String("workdir", getenv("KILN_AGENT_WORKDIR"), "workspaces and staging (default: a temporary directory)")
-	ec2Host := fs.Bool("ec2-host", getenv("KILN_AGENT_EC2") == "1", "run as one of kiln's hosted EC2 hosts (no token; one build)")
-	imds := fs.String("imds", cmp.Or(getenv("KILN_AGENT_IMDS"), hostedhosts.DefaultIMDS), "the instance metadata service (--ec2-host)")
+	url := fs.String("url", settings.AgentURL.Get(getenv), "the service's base URL")
+	token := fs.String("token", settings.AgentToken.Get(getenv), "the agent's token (prefer --token-file: flags show in process lists, the environment in /proc)")
+	tokenFile := fs.String("token-file", settings.AgentTokenFile.Get(getenv), "a file holding the agent's token, readable by its owner only; - reads standard input")
+	pool := fs.String("pool", settings.AgentPool.Get(getenv), "the agent's pool, as created")
+	enginesDir := fs.String("engines", settings.AgentEngines.Get(getenv), "the engines directory")
+	platforms := fs.String("platforms", cmp.Or(settings.AgentPlatforms.Get(getenv), defaultPlatform()), "comma-separated platforms this machine builds")
+	workdir := fs.String("workdir", settings.AgentWorkdir.Get(getenv), "workspaces and staging (default: a temporary directory)")
+	ec2Host := fs.Bool("ec2-host", settings.AgentEC2.Get(getenv) == "1", "run as one of kiln's hosted EC2 hosts (no token; one build)")
+	imds := fs.String("imds", settings.AgentIMDS.Get(getenv), "the instance metadata service (--ec2-host)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 		return fmt.Errorf("kiln agent: %w", err)
 	}
 	if *ec2Host {
-		*url = cmp.Or(*url, getenv("KILN_HOST_URL"))
+		*url = cmp.Or(*url, settings.HostURL.Get(getenv))
 		if p := commaSplit(*platforms); len(p) != 1 || kiln.HostedPool(kiln.Platform(p[0])) == "" {
 			return fmt.Errorf("kiln agent --ec2-host: --platforms (KILN_AGENT_PLATFORMS) is one platform of kiln's hosted hosts, Win64 or Linux, not %q", *platforms)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // awsLocal runs `kiln aws-local`: the AWS deployment's code paths on this machine, with kiln
@@ -30,12 +30,12 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln aws-local starting", slog.String("version", version()))
-	settings, err := awsLocalSettings(cfg)
+	s, err := awsLocalSettings(cfg)
 	if err != nil {
 		return err
 	}
-	l, err := awslocalapp.Start(ctx, settings, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, EC2HostCommand: []string{self, "agent", "--ec2-host"},
-		LambdaAddr: cmp.Or(getenv("KILN_LAMBDA_ADDR"), awslocalapp.DefaultLambdaAddr)}, stdout, logger)
+	l, err := awslocalapp.Start(ctx, s, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, EC2HostCommand: []string{self, "agent", "--ec2-host"},
+		LambdaAddr: settings.LambdaAddr.Get(getenv)}, stdout, logger)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kilnbuild/kiln/shared/client"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // cliConfig is where the customer commands find the service and the token: KILN_URL and
@@ -43,10 +44,10 @@ func loadCLIConfig(getenv func(string) string) (cliConfig, error) {
 			}
 		}
 	}
-	if v := getenv("KILN_URL"); v != "" {
+	if v := settings.URL.Get(getenv); v != "" {
 		c.URL = v
 	}
-	if v := getenv("KILN_TOKEN"); v != "" {
+	if v := settings.Token.Get(getenv); v != "" {
 		c.Token = v
 	}
 	return c, nil

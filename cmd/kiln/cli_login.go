@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/client"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // cliStdin is where kiln login reads a token that is not in KILN_TOKEN.
@@ -21,14 +22,14 @@ var cliStdin io.Reader = os.Stdin
 func login(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kiln login", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", getenv("KILN_URL"), "the service's address, e.g. https://kiln.example.com (KILN_URL)")
+	url := fs.String("url", settings.URL.Get(getenv), "the service's address, e.g. https://kiln.example.com (KILN_URL)")
 	if _, err := parseArgs(fs, args, 0); err != nil {
 		return err
 	}
 	if *url == "" {
 		return usageErr("kiln login needs --url (or KILN_URL)")
 	}
-	token := getenv("KILN_TOKEN")
+	token := settings.Token.Get(getenv)
 	if token == "" {
 		var err error
 		if token, err = readToken(cliStdin, stderr); err != nil {

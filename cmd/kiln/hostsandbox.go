@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/sandbox"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // Sandbox modes of KILN_SANDBOX.
@@ -43,7 +44,7 @@ func loopSandboxDefault(goos string, ec2Host bool) string {
 // account KILN_BUILD_ACCOUNT and makes work, the agent's work directory, the agent's only; it
 // fails at start where the agent cannot manage that account (not a service as LocalSystem).
 func hostSandbox(ctx context.Context, goos, def string, getenv func(string) string, logger *slog.Logger, work string) (sandbox.Confiner, error) {
-	switch v := cmp.Or(getenv("KILN_SANDBOX"), def); v {
+	switch v := cmp.Or(getenv(settings.Sandbox.Name), def); v {
 	case sandboxOff:
 		logger.Warn("builds run without a sandbox (KILN_SANDBOX=off): the engine and the project's build rules run as this agent's user " +
 			"and can read what it can; give the agent a user of its own, and its token in a file (see docs/agents.md)")
@@ -100,11 +101,11 @@ func accountSettings(goos string, getenv func(string) string) (sandbox.Account, 
 		return sandbox.Account{}, fmt.Errorf("KILN_SANDBOX=account runs builds as a Windows account of their own: it is for Windows; on %s use %s",
 			goos, loopSandboxDefault(goos, false))
 	}
-	a := sandbox.Account{Name: cmp.Or(getenv("KILN_BUILD_ACCOUNT"), sandbox.DefaultBuildAccount)}
+	a := sandbox.Account{Name: settings.BuildAccount.Get(getenv)}
 	if err := sandbox.CheckAccountName(a.Name); err != nil {
 		return a, fmt.Errorf("KILN_BUILD_ACCOUNT: %w", err)
 	}
-	if n := getenv("KILN_SANDBOX_NETWORK"); n != "" && n != string(sandbox.NetworkHost) {
+	if n := getenv(settings.SandboxNetwork.Name); n != "" && n != string(sandbox.NetworkHost) {
 		return a, fmt.Errorf("KILN_SANDBOX_NETWORK: %q: a Windows build runs as an account of its own on this machine's network "+
 			"(only host is possible; unset it)", n)
 	}
@@ -120,19 +121,19 @@ func accountSettings(goos string, getenv func(string) string) (sandbox.Account, 
 // (none, the default: no network; or host), KILN_SANDBOX_READONLY (absolute directories builds see read-only)
 // and KILN_SANDBOX_ENV (names of variables passed to builds; never kiln's own).
 func bubblewrapSettings(getenv func(string) string) (sandbox.Bubblewrap, error) {
-	b := sandbox.Bubblewrap{Path: getenv("KILN_BWRAP")}
-	network, err := sandbox.ParseNetwork(getenv("KILN_SANDBOX_NETWORK"))
+	b := sandbox.Bubblewrap{Path: getenv(settings.Bwrap.Name)}
+	network, err := sandbox.ParseNetwork(getenv(settings.SandboxNetwork.Name))
 	if err != nil {
 		return b, fmt.Errorf("KILN_SANDBOX_NETWORK: %w", err)
 	}
 	b.Network = network
-	for _, p := range commaSplit(getenv("KILN_SANDBOX_READONLY")) {
+	for _, p := range commaSplit(settings.SandboxReadOnly.Get(getenv)) {
 		if !filepath.IsAbs(p) {
 			return b, fmt.Errorf("KILN_SANDBOX_READONLY: %q is not an absolute path", p)
 		}
 		b.ReadOnly = append(b.ReadOnly, filepath.Clean(p))
 	}
-	for _, name := range commaSplit(getenv("KILN_SANDBOX_ENV")) {
+	for _, name := range commaSplit(settings.SandboxEnv.Get(getenv)) {
 		if strings.HasPrefix(name, "KILN_") || strings.ContainsAny(name, "= ") {
 			return b, fmt.Errorf("KILN_SANDBOX_ENV: %q cannot be passed to builds", name)
 		}

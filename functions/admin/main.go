@@ -8,10 +8,11 @@ import (
 	"log/slog"
 
 	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 func main() {
-	table := func(getenv func(string) string) (string, error) { return getenv("KILN_DYNAMODB_TABLE"), nil }
+	table := func(getenv func(string) string) (string, error) { return settings.DynamoDBTable.Get(getenv), nil }
 	awsapp.StartLambda(table, func(ctx context.Context, table string, _ *slog.Logger) (any, error) {
 		a, err := awsapp.NewDynamoAdmin(ctx, table)
 		if err != nil {

@@ -8,11 +8,12 @@ import (
 	"slices"
 
 	"github.com/kilnbuild/kiln/shared/buildsteps"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // AgentLimitSettings are the settings of the builds' limits that `kiln agent` reads as kiln serve
 // does: the same names, defaults and meaning, for one build at a time.
-var AgentLimitSettings = []string{"KILN_BUILD_MEMORY", "KILN_BUILD_PIDS", "KILN_BUILD_CPU_WEIGHT", "KILN_DISK_RESERVE"}
+var AgentLimitSettings = []string{settings.BuildMemory.Name, settings.BuildPids.Name, settings.BuildCPUWeight.Name, settings.DiskReserve.Name}
 
 // AgentLimits are the limits of an agent's builds.
 type AgentLimits struct {
@@ -36,11 +37,7 @@ func OpenAgentLimits(ctx context.Context, getenv func(string) string, work strin
 		if !slices.Contains(AgentLimitSettings, s.env) {
 			continue
 		}
-		v := s.def
-		if e := getenv(s.env); e != "" {
-			v = e
-		}
-		if err := s.apply(&cfg, v); err != nil {
+		if err := s.apply(&cfg, s.row.Get(getenv)); err != nil {
 			return AgentLimits{}, fmt.Errorf("%s: %w", s.env, err)
 		}
 	}

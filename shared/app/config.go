@@ -92,93 +92,84 @@ type Config struct {
 	publicURLFromAddr bool
 }
 
-// setting is one row of the operator table.
+// setting is one of kiln serve's rows of the settings registry (shared/settings: its name,
+// default and meaning) with how LoadConfig applies its value.
 type setting struct {
-	env, def, usage string
+	env, def, usage string // the row's Name, Default and Help
+	row             settings.Row
 	apply           func(c *Config, v string) error
 }
 
+// fromRow is kiln serve's setting of row r, applied by apply.
+func fromRow(r settings.Row, apply func(c *Config, v string) error) setting {
+	return setting{r.Name, r.Default, r.Help, r, apply}
+}
+
 var serveSettings = []setting{
-	{"KILN_ADDR", "127.0.0.1:8080", "listen address", func(c *Config, v string) error {
+	fromRow(settings.Addr, func(c *Config, v string) error {
 		if _, _, err := net.SplitHostPort(v); err != nil {
 			return errors.New("must be host:port")
 		}
 		c.Addr = v
 		return nil
-	}},
-	{"KILN_DATA", "./.kiln", "directory for all state: database, artifacts, logs, workspaces, keys", str(func(c *Config) *string { return &c.Data })},
+	}),
+	fromRow(settings.Data, str(func(c *Config) *string { return &c.Data })),
 	shared(settings.PublicURL, func(c *Config) *string { return &c.PublicURL }),
-	{"KILN_ENGINES", "./engines", "directory with one Unreal Engine per version (5.3/Engine/Build/BatchFiles/RunUAT.sh; RunUAT.bat on Windows)", str(func(c *Config) *string { return &c.Engines })},
-	{"KILN_WORKERS", "1", "builds run at once on this machine", positiveInt(func(c *Config) *int { return &c.Workers })},
-	{"KILN_ORG_MAX_RUNNING", "", "builds of one organization run at once (default: KILN_WORKERS); organizations take turns", func(c *Config, v string) error {
+	fromRow(settings.Engines, str(func(c *Config) *string { return &c.Engines })),
+	shared(settings.Workers, func(c *Config) *int { return &c.Workers }),
+	fromRow(settings.OrgMaxRunning, func(c *Config, v string) error {
 		if v == "" {
 			return nil
 		}
 		return positiveInt(func(c *Config) *int { return &c.OrgMaxRunning })(c, v)
-	}},
+	}),
 	shared(settings.Plans, func(c *Config) *kiln.PlanTable { return &c.Plans }),
-	{"KILN_AGENT_WAIT", "30m", "how long a build for an agent pool (agentPool) waits for an agent of its organization in that pool before it fails", func(c *Config, v string) error {
-		d, err := settings.ParseDuration("30m")(v)
-		if err != nil {
-			return err
-		}
-		c.AgentWait = d
-		return nil
-	}},
-	{"KILN_LOG_MAX_LINES", "200000", "lines kept of one build's log; past them a marker line and the rest is dropped", positiveInt(func(c *Config) *int { return &c.LogMaxLines })},
-	{"KILN_ARTIFACT_MAX", "50GiB", "largest artifact (50GiB, 500MiB or bytes); a build whose package is larger fails", func(c *Config, v string) error {
-		n, err := settings.ParseSize(v)
-		if err != nil {
-			return err
-		}
-		c.ArtifactMax = n
-		return nil
-	}},
+	shared(settings.AgentWait, func(c *Config) *time.Duration { return &c.AgentWait }),
+	shared(settings.LogMaxLines, func(c *Config) *int { return &c.LogMaxLines }),
+	shared(settings.ArtifactMax, func(c *Config) *int64 { return &c.ArtifactMax }),
 	shared(settings.Artifacts, func(c *Config) *string { return &c.Artifacts }),
 	shared(settings.CacheMaxPerOrg, func(c *Config) *int64 { return &c.CacheMaxPerOrg }),
 	shared(settings.GitHubAPIURL, func(c *Config) *string { return &c.GitHubAPIURL }),
 	checked(settings.GitHubAppID, func(c *Config) *string { return &c.GitHubAppID }),
-	{"KILN_GITHUB_APP_KEY", "", "path of the GitHub App's private key (PEM)", str(func(c *Config) *string { return &c.GitHubAppKey })},
-	{"KILN_GITHUB_WEBHOOK_SECRET", "", "secret of GitHub webhook signatures (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubWebhookSecret })},
+	fromRow(settings.GitHubAppKey, str(func(c *Config) *string { return &c.GitHubAppKey })),
+	fromRow(settings.GitHubWebhookSecret, str(func(c *Config) *string { return &c.GitHubWebhookSecret })),
 	shared(settings.GitHubClientID, func(c *Config) *string { return &c.GitHubClientID }),
-	{"KILN_GITHUB_CLIENT_SECRET", "", "the GitHub App's OAuth client secret (prefer the environment to the flag)", str(func(c *Config) *string { return &c.GitHubClientSecret })},
+	fromRow(settings.GitHubClientSecret, str(func(c *Config) *string { return &c.GitHubClientSecret })),
 	shared(settings.SignUp, func(c *Config) *bool { return &c.SignUp }),
 	shared(settings.GitHubWebURL, func(c *Config) *string { return &c.GitHubWebURL }),
-	{"KILN_P4", "p4", "the Perforce command-line client", str(func(c *Config) *string { return &c.P4 })},
+	fromRow(settings.P4, str(func(c *Config) *string { return &c.P4 })),
 	shared(settings.OutboundAllow, func(c *Config) *[]netip.Prefix { return &c.OutboundAllow }),
 	shared(settings.DeliveryAttempts, func(c *Config) *int { return &c.DeliveryAttempts }),
 	shared(settings.DeliveryBackoff, func(c *Config) *time.Duration { return &c.DeliveryBackoff }),
 	shared(settings.ArtifactRetention, func(c *Config) *time.Duration { return &c.ArtifactRetention }),
 	shared(settings.SMTPURL, func(c *Config) *string { return &c.SMTPURL }),
 	shared(settings.SMTPFrom, func(c *Config) *string { return &c.SMTPFrom }),
-	{"KILN_SANDBOX", "bwrap", "how builds are confined: bwrap (each build in a bubblewrap sandbox) or off (one trusted studio only)", func(c *Config, v string) error {
+	fromRow(settings.Sandbox, func(c *Config, v string) error {
 		if v != "bwrap" && v != "off" {
 			return errors.New("must be bwrap or off")
 		}
 		c.Sandbox = v
 		return nil
-	}},
-	{"KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION", "0", "1 lets builds run without a sandbox (KILN_SANDBOX=off) although the service holds several organizations", boolean(func(c *Config) *bool { return &c.SandboxOffConfirmed })},
-	{"KILN_BWRAP", "bwrap", "the bubblewrap binary", str(func(c *Config) *string { return &c.Bwrap })},
-	{"KILN_SANDBOX_NETWORK", "none", "the network of sandboxed builds: none (only their own loopback) or host (the host's network, " +
-		"kiln's API, loopback services and a cloud's metadata service included); off and on are older spellings of none and host", func(c *Config, v string) error {
+	}),
+	fromRow(settings.SandboxOffConfirmed, boolean(func(c *Config) *bool { return &c.SandboxOffConfirmed })),
+	fromRow(settings.Bwrap, str(func(c *Config) *string { return &c.Bwrap })),
+	fromRow(settings.SandboxNetwork, func(c *Config, v string) error {
 		n, err := sandbox.ParseNetwork(v)
 		if err != nil {
 			return err
 		}
 		c.SandboxNetwork = n
 		return nil
-	}},
-	{"KILN_BUILD_UIDS", sandbox.DefaultUIDs.String(), "when kiln runs as root: the host uids builds run as, FIRST-LAST, one per running build " +
-		"(never root, nobody or kiln's own uid; uids nobody else on the host uses)", func(c *Config, v string) error {
+	}),
+	fromRow(settings.BuildUIDs, func(c *Config, v string) error {
 		r, err := sandbox.ParseUIDRange(v)
 		if err != nil {
 			return err
 		}
 		c.BuildUIDs = r
 		return nil
-	}},
-	{"KILN_SANDBOX_READONLY", "", "comma-separated host directories builds also see read-only (SDKs outside the engine, e.g. /opt/android-sdk)", func(c *Config, v string) error {
+	}),
+	fromRow(settings.SandboxReadOnly, func(c *Config, v string) error {
 		c.SandboxReadOnly = nil
 		for _, p := range commaList(v) {
 			if !filepath.IsAbs(p) {
@@ -187,8 +178,8 @@ var serveSettings = []setting{
 			c.SandboxReadOnly = append(c.SandboxReadOnly, filepath.Clean(p))
 		}
 		return nil
-	}},
-	{"KILN_SANDBOX_ENV", "", "comma-separated names of environment variables passed to builds (e.g. ANDROID_HOME,JAVA_HOME)", func(c *Config, v string) error {
+	}),
+	fromRow(settings.SandboxEnv, func(c *Config, v string) error {
 		c.SandboxEnv = nil
 		for _, name := range commaList(v) {
 			if strings.HasPrefix(name, "KILN_") || strings.ContainsAny(name, "= ") {
@@ -197,13 +188,13 @@ var serveSettings = []setting{
 			c.SandboxEnv = append(c.SandboxEnv, name)
 		}
 		return nil
-	}},
+	}),
 	shared(settings.BuildTimeout, func(c *Config) *time.Duration { return &c.BuildTimeout }),
 	// The limits of one build (config_limits.go); after KILN_WORKERS, which their defaults divide by.
-	{"KILN_BUILD_MEMORY", "auto", "memory one build may use (e.g. 8GiB, 512MiB or bytes); past it the build is stopped and fails; auto: 90% of the machine's memory divided by KILN_WORKERS; off: no limit", applyBuildMemory},
-	{"KILN_BUILD_PIDS", "auto", "processes and threads one build may run at once; auto: 256 per CPU core, at least 1024; off: no limit", applyBuildPids},
-	{"KILN_BUILD_CPU_WEIGHT", "100", "each build's share of the CPU against the other builds (cgroup cpu.weight, 1 to 10000)", applyBuildCPUWeight},
-	{"KILN_DISK_RESERVE", "5%", "free space kept on KILN_DATA's volume (a size such as 20GiB, or a percentage of the volume); a build does not start, or is stopped, when less is free; 0: no reserve", applyDiskReserve},
+	fromRow(settings.BuildMemory, applyBuildMemory),
+	fromRow(settings.BuildPids, applyBuildPids),
+	fromRow(settings.BuildCPUWeight, applyBuildCPUWeight),
+	fromRow(settings.DiskReserve, applyDiskReserve),
 	shared(settings.RateLimit, func(c *Config) *float64 { return &c.RateLimit }),
 }
 
@@ -216,12 +207,8 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 	fs.SetOutput(usageOut)
 	fs.Usage = func() { printSettings(usageOut) }
 	for _, s := range serveSettings {
-		v := s.def
-		if e := getenv(s.env); e != "" {
-			v = e
-		}
-		values[s.env] = v
-		name := strings.ToLower(strings.TrimPrefix(s.env, "KILN_"))
+		values[s.env] = s.row.Get(getenv)
+		name := flagName(s.env)
 		set := func(v string) error { values[s.env] = v; return nil }
 		fs.Func(name, s.usage+" ($"+s.env+")", set)
 		if dashed := strings.ReplaceAll(name, "_", "-"); dashed != name {
@@ -254,25 +241,25 @@ func LoadConfig(args []string, getenv func(string) string, usageOut io.Writer) (
 // shared is the row of a setting kiln serve shares with the AWS deployment: its name, default,
 // meaning and parser are shared/settings'.
 func shared[T any](s settings.Setting[T], field func(*Config) *T) setting {
-	return setting{s.Name, s.Default, s.Help, func(c *Config, v string) error {
+	return fromRow(s.Row, func(c *Config, v string) error {
 		t, err := s.Parse(v)
 		if err != nil {
 			return err
 		}
 		*field(c) = t
 		return nil
-	}}
+	})
 }
 
 // checked is a shared setting kiln serve keeps as written, once its parser accepts it.
 func checked[T any](s settings.Setting[T], field func(*Config) *string) setting {
-	return setting{s.Name, s.Default, s.Help, func(c *Config, v string) error {
+	return fromRow(s.Row, func(c *Config, v string) error {
 		if _, err := s.Parse(v); err != nil {
 			return err
 		}
 		*field(c) = v
 		return nil
-	}}
+	})
 }
 
 func str(field func(*Config) *string) func(*Config, string) error {

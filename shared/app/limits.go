@@ -9,6 +9,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/diskspace"
 	"github.com/kilnbuild/kiln/shared/sandbox/cgroup"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // newBuildLimits opens this machine's control groups for the builds' limits (KILN_BUILD_MEMORY,
@@ -37,7 +38,7 @@ func newBuildLimits(ctx context.Context, cfg Config, logger *slog.Logger) builds
 }
 
 // settingOf names the setting of each limit.
-var settingOf = map[string]string{cgroup.Memory: "KILN_BUILD_MEMORY", cgroup.Pids: "KILN_BUILD_PIDS", cgroup.CPU: "KILN_BUILD_CPU_WEIGHT"}
+var settingOf = map[string]string{cgroup.Memory: settings.BuildMemory.Name, cgroup.Pids: settings.BuildPids.Name, cgroup.CPU: settings.BuildCPUWeight.Name}
 
 // cgroupLimits gives each build a control group of its own.
 type cgroupLimits struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/wake"
 )
 
-// Defaults of a Scheduler (KILN_DELIVERY_WORKERS; the per-organization concurrency is fixed).
+// Defaults of a Scheduler (no setting changes them; the per-organization concurrency is fixed).
 const (
 	// DefaultWorkers is how many attempts run at once in one process, across organizations.
 	DefaultWorkers = 8

@@ -1,8 +1,15 @@
-// Package settings is the one table of kiln's operator settings that more than one deployment
-// reads (kiln serve and the AWS functions), with one parser per kind of value. Each deployment
-// reads a shared setting through its row here: the same name, default, validation and error
-// text everywhere. Settings only one deployment has are listed too, with the deployment that
-// reads them; their parsing stays with that deployment.
+// Package settings is the registry of kiln's KILN_* settings: every environment variable any kiln
+// program reads is one row here (name, default, meaning, kind of value and the programs that read
+// it), and every program reads it through its row: a typed Setting's Read, or a Row's Get or Name.
+// Settings more than one deployment parses (kiln serve and the AWS functions) carry their parser
+// (Setting[T]): the same name, default, validation and error text everywhere. Settings of one
+// program only are Rows; that program parses them (KindOwn, or a kind whose parser lives with
+// it, such as the sandbox's). The rows are grouped by program in files of their own (serve.go,
+// lambdas.go, agent.go, awslocal.go, cli.go); testonly.go lists the variables only tests read.
+//
+// A test (scan_test.go) parses every Go file of the module and fails on an os.Getenv of a KILN_
+// name outside this package, a getenv call given a KILN_ literal, and a KILN_ name in a string
+// literal that is not a row here.
 //
 // The package links no one-machine parts (no SQLite, agent or sandbox): the Lambdas import it.
 package settings
@@ -12,10 +19,12 @@ import (
 	"strings"
 )
 
-// Readers are the deployments that read a setting: kiln serve and the AWS functions, each of
-// which loads its configuration with awsapp.LoadAWSConfig (api, task, ended) or
-// awsapp.LoadBackgroundConfig (schedule, deliver, which read the former's settings too).
-type Readers uint8
+// Readers are the programs that read a setting: kiln serve, the AWS functions (each of which
+// loads its configuration with awsapp.LoadAWSConfig (api, task, ended) or
+// awsapp.LoadBackgroundConfig (schedule, deliver, which read the former's settings too); admin
+// reads its table only), kiln agent, kiln aws-local, the CLI, and the processes kiln starts
+// itself (Child: variables kiln sets for a program of its own).
+type Readers uint16
 
 const (
 	Serve    Readers = 1 << iota // kiln serve (kiln aws-local loads the same configuration)
@@ -24,19 +33,30 @@ const (
 	Ended                        // functions/ended
 	Schedule                     // functions/schedule
 	Deliver                      // functions/deliver
+	Admin                        // functions/admin
+	Agent                        // kiln agent and kiln agent run (the build hosts)
+	AWSLocal                     // kiln aws-local's own settings (beyond kiln serve's)
+	CLI                          // kiln's client commands (login, builds, ...) and kiln admin
+	Child                        // a process kiln starts itself, told by kiln (not an operator setting)
+	Test                         // tests and benchmarks only (testonly.go)
 
-	// Lambdas are the functions that load LoadAWSConfig's settings: all of them.
+	// Lambdas are the functions that load LoadAWSConfig's settings: all of them but admin.
 	Lambdas = API | Task | Ended | Schedule | Deliver
 	// Background are the functions that load LoadBackgroundConfig's settings too.
 	Background = Schedule | Deliver
+	// Functions are every AWS function: what the CDK stack may set in a function's environment.
+	Functions = Lambdas | Admin
 )
 
 var readerNames = []struct {
 	r    Readers
 	name string
-}{{Serve, "serve"}, {API, "api"}, {Task, "task"}, {Ended, "ended"}, {Schedule, "schedule"}, {Deliver, "deliver"}}
+}{
+	{Serve, "serve"}, {API, "api"}, {Task, "task"}, {Ended, "ended"}, {Schedule, "schedule"}, {Deliver, "deliver"},
+	{Admin, "admin"}, {Agent, "agent"}, {AWSLocal, "aws-local"}, {CLI, "cli"}, {Child, "child"}, {Test, "test"},
+}
 
-// String is the deployments, comma-separated: "serve,api,task,ended,schedule,deliver".
+// String is the programs, comma-separated: "serve,api,task,ended,schedule,deliver".
 func (r Readers) String() string {
 	var names []string
 	for _, n := range readerNames {
@@ -65,7 +85,10 @@ const (
 	KindArtifactStore Kind = "artifact-store" // file or s3://bucket[/prefix] (ParseArtifactStore)
 	KindSize          Kind = "size"           // a positive size in bytes: 50GiB, 500MiB or 1048576 (ParseSize)
 	KindSignUp        Kind = "sign-up"        // github or off (ParseSignUp)
-	KindOwn           Kind = "own"            // parsed by the one deployment that reads it
+	KindOwn           Kind = "own"            // parsed by the one program that reads it
+	KindFlag          Kind = "flag"           // 1 turns it on (strconv.ParseBool where it is parsed)
+	KindPath          Kind = "path"           // a file or directory, or a command's name
+	KindList          Kind = "list"           // comma-separated
 )
 
 // Row is one setting: its environment variable, its default (applied when the variable is
@@ -101,11 +124,22 @@ func (s Setting[T]) Read(getenv func(string) string) (T, error) {
 	return t, nil
 }
 
-// Lookup is the row of the setting named name.
+// Get is the row's value from the environment: the variable's value, or the row's default when
+// it is unset or empty.
+func (r Row) Get(getenv func(string) string) string {
+	if v := getenv(r.Name); v != "" {
+		return v
+	}
+	return r.Default
+}
+
+// Lookup is the row of the setting named name: one of Table's, or of TestOnly's.
 func Lookup(name string) (Row, bool) {
-	for _, r := range Table {
-		if r.Name == name {
-			return r, true
+	for _, rows := range [][]Row{Table, TestOnly} {
+		for _, r := range rows {
+			if r.Name == name {
+				return r, true
+			}
 		}
 	}
 	return Row{}, false

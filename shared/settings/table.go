@@ -68,30 +68,26 @@ var (
 		KindAppID, Serve | Lambdas}, ParseAppID}
 )
 
-// Table is every setting listed here: first the shared ones above, then those only one
-// deployment reads, which it parses itself (KindOwn). kiln serve's own settings (KILN_ADDR,
-// KILN_DATA, the sandbox's and the build limits) are in its own table, shared/app/config.go.
-var Table = []Row{
-	PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
-	ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row, CacheMaxPerOrg.Row, SignUp.Row, GitHubClientID.Row, GitHubWebURL.Row,
+// Table is the registry: every KILN_* setting a kiln program reads, one row each. First the
+// settings more than one deployment parses (above, with their parsers), then each program's own:
+// kiln serve's (serve.go), the AWS functions' (lambdas.go), kiln agent's (agent.go), kiln
+// aws-local's and what kiln tells the processes it starts (awslocal.go), the CLI's (cli.go).
+// The variables only tests read are TestOnly (testonly.go), apart.
+var Table = concat(
+	[]Row{
+		PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
+		ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row,
+		CacheMaxPerOrg.Row, SignUp.Row, GitHubClientID.Row, GitHubWebURL.Row,
+	},
+	serveRows, lambdaRows, agentRows, awsLocalRows, childRows, cliRows,
+)
 
-	{"KILN_DYNAMODB_TABLE", "", "the DynamoDB table (required)", KindOwn, Lambdas},
-	{"KILN_MASTER_KEY_SECRET_ARN", "", "the Secrets Manager secret holding the master key (required)", KindOwn, Lambdas},
-	{"KILN_ENGINE_VERSIONS", "", "the engine versions the build hosts provide, e.g. 5.3,5.4", KindOwn, Lambdas},
-	{"KILN_DELIVERY_QUEUE_URL", "", "the SQS queue of delivery attempts (required by schedule and deliver)", KindOwn, Lambdas},
-	{"KILN_GITHUB_APP_SLUG", "", "the GitHub App's slug", KindOwn, Lambdas},
-	{"KILN_GITHUB_SECRET_ARN", "", "the Secrets Manager secret holding the GitHub App's {\"privateKey\",\"webhookSecret\"} and, for KILN_SIGNUP=github, \"clientSecret\"", KindOwn, Lambdas},
-	{"KILN_STATE_MACHINE_ARN", "", "the builds' state machine; unset: builds do not run", KindOwn, Lambdas},
-	{"KILN_HOST_PROJECT", "", "the CodeBuild project of the Linux build hosts", KindOwn, Lambdas},
-	{"KILN_HOST_IMAGES", "", "JSON object of engine version to build host image", KindOwn, Lambdas},
-	{"KILN_HOST_CREDENTIAL_PATH", "", "the Parameter Store path of the CodeBuild hosts' credentials", KindOwn, Lambdas},
-	{"KILN_WINDOWS_HOST_GROUP", "", "the hosted Windows hosts' Auto Scaling group; unset: none", KindOwn, Lambdas},
-	{"KILN_AWS_ACCOUNT_ID", "", "the deployment's AWS account (12 digits)", KindOwn, Lambdas},
-	{"KILN_EC2_IDENTITY_CERTS", "", "PEM certificates of the region's EC2 instance identity documents", KindOwn, Lambdas},
-	{"KILN_WINDOWS_HOST_IDLE", "15m", "how long a hosted Windows host may stay in service without a build while none waits (a minute or more)", KindOwn, Lambdas},
-	{"KILN_LINUX_HOST_GROUP", "", "the hosted Linux hosts' Auto Scaling group; unset: Linux builds run on CodeBuild images", KindOwn, Lambdas},
-	{"KILN_LINUX_HOST_ENGINES", "", "the engine versions the hosted Linux hosts' AMI holds, e.g. 5.4 (required with KILN_LINUX_HOST_GROUP)", KindOwn, Lambdas},
-	{"KILN_LINUX_HOST_IDLE", "15m", "how long a hosted Linux host may stay in service without a build while none waits (a minute or more)", KindOwn, Lambdas},
+func concat(groups ...[]Row) []Row {
+	var out []Row
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
 }
 
 func text(v string) (string, error) { return v, nil }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // The stack's template for the aws-local tests: KILN_TEST_STACK_TEMPLATE when set, else synthesized
@@ -44,7 +45,7 @@ func stackTemplate(t testing.TB) []byte {
 }
 
 func loadStackTemplate() ([]byte, error) {
-	if p := os.Getenv("KILN_TEST_STACK_TEMPLATE"); p != "" {
+	if p := settings.TestStackTemplate.Get(os.Getenv); p != "" {
 		return os.ReadFile(p)
 	}
 	root, err := minio.RepoRoot()

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // chromium finds Debian's chromium. Without it the console's browser tests fail and say how to
 // get it, unless -short.
 func chromium(t testing.TB) string {
 	t.Helper()
-	for _, name := range []string{os.Getenv("KILN_TEST_CHROMIUM"), "chromium", "chromium-browser"} {
+	for _, name := range []string{settings.TestChromium.Get(os.Getenv), "chromium", "chromium-browser"} {
 		if name == "" {
 			continue
 		}

@@ -9,11 +9,8 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
-
-// CoverageEnv names the directory where each end-to-end package records which operations of the
-// OpenAPI document its tests exercised (make test sets it and then checks the union).
-const CoverageEnv = "KILN_TEST_OPENAPI_COVERAGE"
 
 // Main runs an end-to-end package's tests (call it from TestMain: os.Exit(apptest.Main(m))),
 // then stops what its tests shared (DynamoDB Local, MinIO, the kiln binary) and, when the whole
@@ -21,7 +18,7 @@ const CoverageEnv = "KILN_TEST_OPENAPI_COVERAGE"
 func Main(m *testing.M) int {
 	code := m.Run()
 	stopShared()
-	if dir := os.Getenv(CoverageEnv); dir != "" && code == 0 && runAll() {
+	if dir := settings.TestOpenAPICoverage.Get(os.Getenv); dir != "" && code == 0 && runAll() {
 		name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
 		if wd, err := os.Getwd(); err == nil {
 			name = filepath.Base(wd)

@@ -83,8 +83,8 @@ func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
 // LoadAWSConfig reads and checks the Lambda's environment. The settings kiln serve reads too
 // are read through their rows in shared/settings: the same defaults, checks and errors.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
-	c := AWSConfig{Table: getenv("KILN_DYNAMODB_TABLE"), MasterKeySecretARN: getenv("KILN_MASTER_KEY_SECRET_ARN"),
-		DeliveryQueueURL: getenv("KILN_DELIVERY_QUEUE_URL")}
+	c := AWSConfig{Table: settings.DynamoDBTable.Get(getenv), MasterKeySecretARN: settings.MasterKeySecretARN.Get(getenv),
+		DeliveryQueueURL: settings.DeliveryQueueURL.Get(getenv)}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
 	}
@@ -110,7 +110,7 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	if c.CacheMaxPerOrg, err = settings.CacheMaxPerOrg.Read(getenv); err != nil {
 		return c, err
 	}
-	versions, err := engines.ParseVersions(getenv("KILN_ENGINE_VERSIONS"))
+	versions, err := engines.ParseVersions(settings.EngineVersions.Get(getenv))
 	if err != nil {
 		return c, fmt.Errorf("KILN_ENGINE_VERSIONS: %w", err)
 	}

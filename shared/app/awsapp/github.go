@@ -31,7 +31,7 @@ type GitHubConfig struct {
 }
 
 func loadGitHubConfig(getenv func(string) string) (GitHubConfig, error) {
-	c := GitHubConfig{Slug: getenv("KILN_GITHUB_APP_SLUG"), SecretARN: getenv("KILN_GITHUB_SECRET_ARN")}
+	c := GitHubConfig{Slug: settings.GitHubAppSlug.Get(getenv), SecretARN: settings.GitHubSecretARN.Get(getenv)}
 	var err error
 	if c.APIURL, err = settings.GitHubAPIURL.Read(getenv); err != nil {
 		return c, err

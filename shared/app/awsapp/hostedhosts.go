@@ -17,6 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // HostedHostsConfig is kiln's own pools of EC2 hosts: Windows hosts for Win64 builds, Linux
@@ -53,29 +54,33 @@ var awsAccount = regexp.MustCompile(`^[0-9]{12}$`)
 
 // load reads the hosted hosts' settings.
 func (w *HostedHostsConfig) load(getenv func(string) string) error {
-	w.AccountID = getenv("KILN_AWS_ACCOUNT_ID")
+	w.AccountID = settings.AWSAccountID.Get(getenv)
 	if w.AccountID != "" && !awsAccount.MatchString(w.AccountID) {
 		return fmt.Errorf("KILN_AWS_ACCOUNT_ID: want a 12-digit AWS account id, not %q", w.AccountID)
 	}
-	if v := getenv("KILN_EC2_IDENTITY_CERTS"); v != "" {
+	if v := settings.EC2IdentityCerts.Get(getenv); v != "" {
 		certs, err := hostedhosts.ParseCertificates(v)
 		if err != nil {
 			return fmt.Errorf("KILN_EC2_IDENTITY_CERTS: %w", err)
 		}
 		w.Certificates = certs
 	}
-	for prefix, g := range map[string]*HostGroupConfig{"KILN_WINDOWS_HOST_": &w.Windows, "KILN_LINUX_HOST_": &w.Linux} {
-		g.Group, g.IdleLimit = getenv(prefix+"GROUP"), hostedhosts.DefaultIdleLimit
-		if v := getenv(prefix + "IDLE"); v != "" {
+	for _, h := range []struct {
+		group, idle settings.Row
+		g           *HostGroupConfig
+	}{{settings.WindowsHostGroup, settings.WindowsHostIdle, &w.Windows}, {settings.LinuxHostGroup, settings.LinuxHostIdle, &w.Linux}} {
+		g := h.g
+		g.Group, g.IdleLimit = h.group.Get(getenv), hostedhosts.DefaultIdleLimit
+		if v := getenv(h.idle.Name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d < time.Minute {
-				return fmt.Errorf("%sIDLE: must be a duration of a minute or more, such as 15m", prefix)
+				return fmt.Errorf("%s: must be a duration of a minute or more, such as 15m", h.idle.Name)
 			}
 			g.IdleLimit = d
 		}
 	}
 	w.LinuxEngineVersions = nil
-	for _, v := range strings.Split(getenv("KILN_LINUX_HOST_ENGINES"), ",") {
+	for _, v := range strings.Split(settings.LinuxHostEngines.Get(getenv), ",") {
 		if v = strings.TrimSpace(v); v == "" {
 			continue
 		}

@@ -38,14 +38,14 @@ type WorkflowConfig struct {
 
 // load reads the workflow's settings.
 func (w *WorkflowConfig) load(getenv func(string) string) error {
-	w.StateMachineARN, w.HostProject = getenv("KILN_STATE_MACHINE_ARN"), getenv("KILN_HOST_PROJECT")
+	w.StateMachineARN, w.HostProject = settings.StateMachineARN.Get(getenv), settings.HostProject.Get(getenv)
 	if w.StateMachineARN != "" {
 		if _, err := sfn.ExecutionARN(w.StateMachineARN, "x"); err != nil {
 			return fmt.Errorf("KILN_STATE_MACHINE_ARN: %w", err)
 		}
 	}
 	w.HostImages = map[string]string{}
-	if v := strings.TrimSpace(getenv("KILN_HOST_IMAGES")); v != "" {
+	if v := strings.TrimSpace(settings.HostImages.Get(getenv)); v != "" {
 		if err := json.Unmarshal([]byte(v), &w.HostImages); err != nil {
 			return errors.New(`KILN_HOST_IMAGES: must be a JSON object of engine version to image, such as {"5.3":"repo/kiln-engine:5.3"}`)
 		}
@@ -55,7 +55,7 @@ func (w *WorkflowConfig) load(getenv func(string) string) error {
 			}
 		}
 	}
-	if w.HostCredentialPath = getenv("KILN_HOST_CREDENTIAL_PATH"); w.HostCredentialPath != "" {
+	if w.HostCredentialPath = settings.HostCredentialPath.Get(getenv); w.HostCredentialPath != "" {
 		if err := sfn.CheckCredentialPath(w.HostCredentialPath); err != nil {
 			return fmt.Errorf("KILN_HOST_CREDENTIAL_PATH: %w", err)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
@@ -136,7 +137,7 @@ func ensureTable(ctx context.Context, db *dynamo.DB, table string) error {
 // dynamoDBLocalDir finds DynamoDB Local's jar: $KILN_DYNAMODB_LOCAL_DIR, else the repository's
 // cached copy, installed by scripts/install-dynamodb-local.sh on first use.
 func dynamoDBLocalDir(logger *slog.Logger) (string, error) {
-	if dir := os.Getenv("KILN_DYNAMODB_LOCAL_DIR"); dir != "" {
+	if dir := settings.DynamoDBLocalDir.Get(os.Getenv); dir != "" {
 		return dir, nil
 	}
 	out, err := runInstallScript(logger, "install-dynamodb-local.sh")

@@ -20,12 +20,13 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
+	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
 // TemplateEnv names the synthesized template whose IAM policies aws-local enforces;
 // without it, cdk.out/Kiln.template.json of the repository (`make synth`).
-const TemplateEnv = "KILN_AWSLOCAL_TEMPLATE"
+var TemplateEnv = settings.AWSLocalTemplate.Name
 
 // awsLocalEventsKey is the access key id of EventBridge invoking the ended function: a service
 // acting on the function's resource-based permission, not checked against a role.
@@ -53,7 +54,7 @@ func awsLocalTemplatePath(o Options) (string, error) {
 	if o.Template != "" {
 		return o.Template, nil
 	}
-	if p := os.Getenv(TemplateEnv); p != "" {
+	if p := settings.AWSLocalTemplate.Get(os.Getenv); p != "" {
 		return p, nil
 	}
 	p := "cdk.out/Kiln.template.json"

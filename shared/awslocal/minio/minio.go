@@ -22,6 +22,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/proctree"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // Region is the region MinIO answers for.
@@ -79,7 +80,7 @@ func (o *output) String() string {
 // Binary finds the MinIO binary: $KILN_MINIO, else <repo>/.cache/minio/bin/minio (the
 // repository found above the working directory). Its error says how to install it.
 func Binary() (string, error) {
-	if p := os.Getenv("KILN_MINIO"); p != "" {
+	if p := settings.MinIO.Get(os.Getenv); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("KILN_MINIO=%s: %w", p, err)
 		}
