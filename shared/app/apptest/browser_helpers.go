@@ -29,7 +29,7 @@ func chromium(t testing.TB) string {
 		t.Skip("chromium is not installed; the console's browser tests need it (apt-get install chromium)")
 	}
 	t.Fatal("chromium is not installed: the console's browser tests drive a headless Chromium. " +
-		"Install it (apt-get install chromium; .ci/run does), set KILN_TEST_CHROMIUM to its path, or run go test -short to skip them")
+		"Install it (apt-get install chromium; .ci/run does), set " + settings.TestChromium.Name + " to its path, or run go test -short to skip them")
 	return ""
 }
 
