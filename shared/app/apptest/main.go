@@ -44,6 +44,7 @@ func runAll() bool {
 
 // stopShared removes what the package's tests shared.
 func stopShared() {
+	stopBackends()
 	if KilnBinaryPath != "" && KilnBinaryErr == nil {
 		os.RemoveAll(filepath.Dir(KilnBinaryPath))
 	}

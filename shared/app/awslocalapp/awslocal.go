@@ -108,6 +108,9 @@ type Options struct {
 	// checked against; "" is $KILN_AWSLOCAL_TEMPLATE, else the repository's
 	// cdk.out/Kiln.template.json.
 	Template string
+	// Backends are DynamoDB Local and MinIO shared with other aws-local (StartBackends); nil:
+	// this aws-local starts its own, their data under KILN_DATA.
+	Backends *Backends
 }
 
 // Start starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -135,7 +138,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 	if l.lifeline, err = lifeline.Start(); err != nil {
 		return nil, err
 	}
-	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, l.lifeline, logger); err != nil {
+	if l.backend, err = startAWSBackends(ctx, cfg.Data, cfg.ArtifactMax, o.Backends, l.lifeline, logger); err != nil {
 		return nil, err
 	}
 	if l.iam, err = l.startIAM(o); err != nil {
@@ -189,7 +192,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		images[v] = "kiln-engine:" + v // the hosts here use KILN_ENGINES; the name shows what AWS would pull
 	}
 	apiCfg := awsapp.AWSConfig{
-		Table: awsLocalTable, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: awsLocalArtifacts,
+		Table: l.backend.table, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: artifactsURL(l.backend.bucket),
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: StateMachineARN, HostProject: awsLocalHostProject, HostImages: images,
 			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},

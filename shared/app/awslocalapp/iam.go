@@ -74,6 +74,8 @@ type awsIAM struct {
 	meter     *awsMeter // every checked call, priced
 	dynamoURL string
 	s3URL     string
+	// table and bucket are aws-local's own.
+	table, bucket string
 }
 
 // startIAM reads the template and puts the checking proxies in front of the data services.
@@ -82,7 +84,7 @@ func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := iam.LoadTemplate(path, iam.Names{Region: Region, Account: awsLocalAccount, Table: awsLocalTable, Bucket: Bucket,
+	t, err := iam.LoadTemplate(path, iam.Names{Region: Region, Account: awsLocalAccount, Table: l.backend.table, Bucket: l.backend.bucket,
 		Queue: "kiln-deliveries", StateMachine: "kiln-builds", HostProject: awsLocalHostProject, WindowsGroup: awsLocalWindowsGroup,
 		LinuxGroup: awsLocalLinuxGroup})
 	if err != nil {
@@ -95,7 +97,7 @@ func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 		return nil, fmt.Errorf("aws-local IAM: %s: %w", path, err)
 	}
 	auth.Trust("events.amazonaws.com", awsLocalEventsKey)
-	p := &awsIAM{auth: auth}
+	p := &awsIAM{auth: auth, table: l.backend.table, bucket: l.backend.bucket}
 	if p.meter, err = newAWSMeter(auth, t, l.logger); err != nil {
 		return nil, fmt.Errorf("aws-local meter: %s: %w", path, err)
 	}
@@ -141,11 +143,11 @@ func awsConfigOf(principal string) aws.Config {
 func (p *awsIAM) dataOf(principal string, artifactMax int64) (*dynamostore.Store, *dynamostore.Logs, *s3artifacts.Store, error) {
 	db := dynamo.New(aws.Config{Region: Region, BaseEndpoint: aws.String(p.dynamoURL), Credentials: credentialsOf(principal)})
 	client := s3.New(s3.Options{Region: minio.Region, BaseEndpoint: aws.String(p.s3URL), UsePathStyle: true, Credentials: credentialsOf(principal)})
-	arts, err := s3artifacts.FromURL(client, awsLocalArtifacts, artifactMax)
+	arts, err := s3artifacts.FromURL(client, artifactsURL(p.bucket), artifactMax)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return dynamostore.New(db, awsLocalTable), dynamostore.NewLogs(db, awsLocalTable), arts, nil
+	return dynamostore.New(db, p.table), dynamostore.NewLogs(db, p.table), arts, nil
 }
 
 // hostAWSEnv is what a build host's environment gives the AWS SDK: its role's key and the

@@ -13,6 +13,9 @@ import (
 // role's policies (as the admin Lambda's writes are not, to an operator).
 func (l *AWSLocal) Store() *dynamostore.Store { return l.backend.store }
 
+// Bucket is the bucket of the artifacts and caches.
+func (l *AWSLocal) Bucket() string { return l.backend.bucket }
+
 // S3URL is the S3 endpoint the functions use, through the IAM check (presigned URLs point at it).
 func (l *AWSLocal) S3URL() string { return l.iam.s3URL }
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/app/apptest"
-	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
 )
 
@@ -20,7 +19,7 @@ import (
 // still there, and a new build runs.
 func TestDownloadRedirectsToMinIOAndARestartKeepsAll(t *testing.T) {
 	t.Parallel()
-	w := apptest.NewWorld(t, apptest.AWSLocal)
+	w := apptest.NewWorld(t, apptest.AWSLocal, apptest.WithOwnBackends)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, nil)["id"].(string)
 	id := w.Trigger(t, pid, sid, "")
@@ -42,7 +41,7 @@ func TestDownloadRedirectsToMinIOAndARestartKeepsAll(t *testing.T) {
 		}
 		resp.Body.Close()
 		location := resp.Header.Get("Location")
-		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.AWS.S3URL()+"/"+awslocalapp.Bucket+"/artifacts/"+w.OrgID+"/"+id+".tar.gz?") {
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(location, w.AWS.S3URL()+"/"+w.AWS.Bucket()+"/artifacts/"+w.OrgID+"/"+id+".tar.gz?") {
 			t.Fatalf("signed URL: %d, Location %q; want 302 to a presigned GET of MinIO (through aws-local's IAM check)", resp.StatusCode, location)
 		}
 		resp, err = http.Get(location)
