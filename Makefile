@@ -22,11 +22,23 @@ demo:
 	@scripts/demo.sh
 
 ## test: every test, including the store contract suite on SQLite and on DynamoDB Local, and
-## go vet for Linux and for Windows (kiln agent runs there)
+## go vet for Linux and for Windows (kiln agent runs there). Packages run side by side (the
+## end-to-end tests of shared/app/e2e/* are a package per feature, their tests in parallel); it
+## prints each package's time as it ends, then the 20 slowest tests (the whole record is
+## .cache/test.json), then checks that the end-to-end packages together exercised every
+## operation of the OpenAPI document.
+TEST_P ?= 4
+TEST_PARALLEL ?= 6
+GOTESTSUM := .cache/bin/gotestsum
 test: deps
 	$(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
-	$(GO) test -count=1 -timeout 45m ./...
+	@rm -rf .cache/openapi-coverage
+	KILN_TEST_OPENAPI_COVERAGE=$(CURDIR)/.cache/openapi-coverage $(GOTESTSUM) --format pkgname-and-test-fails \
+		--jsonfile .cache/test.json -- -count=1 -timeout 45m -p $(TEST_P) -parallel $(TEST_PARALLEL) ./...
+	@echo "The 20 slowest tests:"
+	@$(GOTESTSUM) tool slowest --jsonfile .cache/test.json --num 20 --threshold 1s
+	$(GO) run ./shared/httpapi/openapi/openapitest/uncovered .cache/openapi-coverage
 
 ## test-short: the tests without installing anything first
 test-short:
@@ -84,6 +96,7 @@ deps:
 	@scripts/install-minio.sh >/dev/null
 	@scripts/install-stepfunctions-local.sh >/dev/null
 	@scripts/install-axe-core.sh >/dev/null
+	@test -x .cache/bin/gotestsum || GOBIN=$(CURDIR)/.cache/bin $(GO) install gotest.tools/gotestsum@v1.13.0
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
