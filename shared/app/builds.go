@@ -117,7 +117,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	}
 	return &buildMachine{
 		core: c, service: svc, agents: dispatcher, reserve: reserve, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
-		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.SchedulerEvery},
+		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.SchedulerEvery, Now: cfg.SchedulerClock},
 		janitor:   janitor,
 	}, nil
 }

@@ -88,6 +88,9 @@ type Config struct {
 	// SchedulerEvery is how often schedules are checked (0: the scheduler's default; tests
 	// shorten it). No setting reads it.
 	SchedulerEvery time.Duration
+	// SchedulerClock is the time the scheduler fires the due slots of (nil: time.Now); tests run
+	// it ahead so that a slot comes at once. No setting reads it.
+	SchedulerClock func() time.Time
 	// publicURLFromAddr is true when PublicURL was not given and follows the listen address.
 	publicURLFromAddr bool
 }

@@ -49,13 +49,18 @@ func (s *Scheduler) Run(ctx context.Context) {
 	}
 }
 
-// Tick fires the latest due slot of every schedule.
+// Tick fires the latest due slot of every schedule, as of Now.
 func (s *Scheduler) Tick(ctx context.Context) {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	at := now().UTC()
+	s.TickAt(ctx, now())
+}
+
+// TickAt fires the latest slot of every schedule that is due at at.
+func (s *Scheduler) TickAt(ctx context.Context, at time.Time) {
+	at = at.UTC()
 	settings, err := s.Store.ScheduledBuildSettings(ctx)
 	if err != nil {
 		s.log().ErrorContext(ctx, "list scheduled settings", slog.String("error", err.Error()))

@@ -38,7 +38,7 @@ func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 		template = StackTemplateFile(t)
 	}
 	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.Config), awslocalapp.Options{HostCommand: []string{KilnBinary(t), "agent", "run"}, EC2HostCommand: []string{KilnBinary(t), "agent", "--ec2-host"},
-		TickEvery: time.Second, Template: template, Backends: backendsFor(t, ts.Config.Data)}, ts.Out, logger)
+		TickEvery: time.Second, Template: template, Backends: backendsFor(t, ts.Config.Data), Clock: ts.Config.SchedulerClock}, ts.Out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.Logs.String())
 	}

@@ -39,6 +39,10 @@ const ShooterUproject = `{
 	"Plugins": [{"Name": "ModelingToolsEditorMode", "Enabled": true}, {"Name": "OnlineSubsystemSteam", "Enabled": false}]
 }`
 
+// AMinuteAhead runs the world's scheduler a minute ahead of the clock, so that the first slot of
+// an every-minute schedule made now is due at once instead of at the next minute.
+func AMinuteAhead(c *app.Config) { c.SchedulerClock = func() time.Time { return time.Now().Add(time.Minute) } }
+
 // NewWorld starts the deployment d as a World; each configure changes its configuration first.
 func NewWorld(t testing.TB, d Deployment, configure ...func(*app.Config)) *World {
 	t.Helper()

@@ -81,7 +81,7 @@ func (s *Schedule) Tick(ctx context.Context, at time.Time) error {
 	if at.IsZero() {
 		at = s.now()
 	}
-	s.scheduler.Tick(ctx)
+	s.scheduler.TickAt(ctx, at) // the rule's time: the slots due then fire
 	var errs []error
 	if err := s.failSilent(ctx); err != nil {
 		errs = append(errs, err)

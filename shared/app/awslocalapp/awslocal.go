@@ -111,6 +111,9 @@ type Options struct {
 	// Backends are DynamoDB Local and MinIO shared with other aws-local (StartBackends); nil:
 	// this aws-local starts its own, their data under KILN_DATA.
 	Backends *Backends
+	// Clock is the time of the schedule rule's events (nil: time.Now): the scheduled builds
+	// due then start. Tests run it ahead so that a slot comes at once.
+	Clock func() time.Time
 }
 
 // Start starts kiln aws-local with kiln serve's settings: KILN_ADDR, KILN_DATA (all its
@@ -337,7 +340,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		}
 		l.done <- err
 	}()
-	l.startTicker(l.iam.meter.fn("schedule", lambda.NewHandler(schedule.Handle)), o.TickEvery)
+	l.startTicker(l.iam.meter.fn("schedule", lambda.NewHandler(schedule.Handle)), o.TickEvery, o.Clock)
 	logger.Info("kiln aws-local serving", slog.String("addr", apiListener.Addr().String()), slog.String("data", cfg.Data),
 		slog.String("state_machine", StateMachineARN), slog.String("lambda_addr", strings.TrimPrefix(lambdaURL, "http://")))
 	return l, nil
@@ -421,9 +424,12 @@ func (l *AWSLocal) listenOn(addr string) (string, func(http.Handler), error) {
 
 // startTicker invokes the schedule function as its one-minute rule would, with the event
 // EventBridge sends.
-func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
+func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration, clock func() time.Time) {
 	if every <= 0 {
 		every = time.Minute
+	}
+	if clock == nil {
+		clock = time.Now
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	l.ticker = cancel
@@ -436,7 +442,8 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration) {
 			select {
 			case <-ctx.Done():
 				return
-			case now := <-t.C:
+			case <-t.C:
+				now := clock()
 				payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
 					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: Region,
 					Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},

@@ -12,7 +12,6 @@ import (
 )
 
 func TestBuildRunsToADownloadableArtifact(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, buildRunsToADownloadableArtifact)
 }
 

@@ -25,7 +25,6 @@ var ddcCounts = regexp.MustCompile(`hits (\d+) misses (\d+) of (\d+) assets`)
 // clean build ignores and replaces it; a new branch starts from main's, which it never replaces; another engine version, and another organization's
 // project of the same name and branch, start cold.
 func TestBuildCacheWarmsTheNextBuildOfABranch(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, buildCacheWarmsTheNextBuildOfABranch)
 }
 

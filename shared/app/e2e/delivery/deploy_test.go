@@ -50,7 +50,6 @@ func autoDeployDeliversTheArtifact(t *testing.T, dep apptest.Deployment) {
 }
 
 func TestAutoDeployFailuresLeaveTheBuildComplete(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, autoDeployFailuresLeaveTheBuildComplete)
 }
 

@@ -10,7 +10,6 @@ import (
 // With Checks: write, a build failing with a compile error is a failed check run with the error
 // annotated on its file and line; GitHub's "Re-run" of the check run re-runs the build.
 func TestCheckRunAnnotatesACompileErrorAndReruns(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, checkRunAnnotatesACompileErrorAndReruns)
 }
 

@@ -27,7 +27,6 @@ func installWorld(t *testing.T, dep apptest.Deployment) *apptest.World {
 // identity: linked in by an API token). It runs on kiln serve and on
 // aws-local.
 func TestGitHubInstallRefusesAnotherBrowser(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, gitHubInstallRefusesAnotherBrowser)
 }
 
@@ -84,7 +83,6 @@ func gitHubInstallRefusesAnotherBrowser(t *testing.T, dep apptest.Deployment) {
 // one GitHub does not say: refused, nothing linked, and her link still works for her own account.
 // It runs on kiln serve and on aws-local.
 func TestGitHubInstallNeedsTheAdminsGitHubAccount(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, gitHubInstallNeedsTheAdminsGitHubAccount)
 }
 

@@ -13,7 +13,6 @@ import (
 // at the same moment all pass the early plan check, and the store's atomic count lets exactly one
 // of them create its project; the others answer 403 plan_limit_reached and create nothing.
 func TestPlanProjectLimitHoldsUnderConcurrency(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, planProjectLimitHoldsUnderConcurrency)
 }
 

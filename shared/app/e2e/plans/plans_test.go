@@ -24,7 +24,6 @@ func startedAt(t *testing.T, b map[string]any, key string) time.Time {
 // deploy are 403 plan_limit_reached and change nothing; what the organization made on its
 // earlier plan keeps working.
 func TestPlanForbidsWhatItDoesNotInclude(t *testing.T) {
-	t.Parallel()
 	apptest.Both(t, planForbidsWhatItDoesNotInclude)
 }
 
