@@ -39,9 +39,14 @@ const ShooterUproject = `{
 	"Plugins": [{"Name": "ModelingToolsEditorMode", "Enabled": true}, {"Name": "OnlineSubsystemSteam", "Enabled": false}]
 }`
 
-// AMinuteAhead runs the world's scheduler a minute ahead of the clock, so that the first slot of
-// an every-minute schedule made now is due at once instead of at the next minute.
-func AMinuteAhead(c *app.Config) { c.SchedulerClock = func() time.Time { return time.Now().Add(time.Minute) } }
+// ToTheNextMinute runs the world's scheduler ahead of the clock, to just past the next minute,
+// so that the first slot of an every-minute schedule made now is due at once; the slot after it
+// is due a minute later, as on the clock.
+func ToTheNextMinute(c *app.Config) {
+	now := time.Now()
+	ahead := now.Truncate(time.Minute).Add(time.Minute + time.Second).Sub(now)
+	c.SchedulerClock = func() time.Time { return time.Now().Add(ahead) }
+}
 
 // NewWorld starts the deployment d as a World; each configure changes its configuration first.
 func NewWorld(t testing.TB, d Deployment, configure ...func(*app.Config)) *World {

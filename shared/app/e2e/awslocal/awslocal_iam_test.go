@@ -65,7 +65,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w := apptest.NewWorld(t, apptest.AWSLocal, apptest.AMinuteAhead, apptest.WithTemplate(apptest.WriteTemplate(t, edits...)))
+			w := apptest.NewWorld(t, apptest.AWSLocal, apptest.ToTheNextMinute, apptest.WithTemplate(apptest.WriteTemplate(t, edits...)))
 			pid := w.AddShooter(t)
 			sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 			deadline := time.Now().Add(90 * time.Second)

@@ -51,7 +51,7 @@ func TestScheduledBuildsFireOncePerSlot(t *testing.T) {
 }
 
 func scheduledBuildsFireOncePerSlot(t *testing.T, dep apptest.Deployment) {
-	w := apptest.NewWorld(t, dep, apptest.AMinuteAhead)
+	w := apptest.NewWorld(t, dep, apptest.ToTheNextMinute)
 	pid := w.AddShooter(t)
 	sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 	// The scheduler checks every 100 ms in tests, a minute ahead: the first slot is due at once.

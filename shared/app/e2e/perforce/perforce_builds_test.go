@@ -111,7 +111,7 @@ func TestPerforceBuildFailures(t *testing.T) {
 
 func TestPerforceScheduledBuildsTheLatestChangelist(t *testing.T) {
 	t.Parallel()
-	w := apptest.NewPerforceWorld(t, apptest.Serve, apptest.AMinuteAhead)
+	w := apptest.NewPerforceWorld(t, apptest.Serve, apptest.ToTheNextMinute)
 	sid := w.AddSetting(t, w.ProjectID, map[string]any{"branch": nil, "streamPath": "//game/main", "trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 	deadline := time.Now().Add(75 * time.Second)
 	var got []map[string]any
