@@ -23,7 +23,7 @@ demo:
 
 ## test: every test, including the store contract suite on SQLite and on DynamoDB Local, and
 ## go vet for Linux and for Windows (kiln agent runs there). Packages run side by side (the
-## end-to-end tests of shared/app/e2e/* are a package per feature, their tests in parallel); it
+## end-to-end tests of shared/compose/e2e/* are a package per feature, their tests in parallel); it
 ## prints each package's time as it ends, then the 20 slowest tests (the whole record is
 ## .cache/test.json), then checks that the end-to-end packages together exercised every
 ## operation of the OpenAPI document.

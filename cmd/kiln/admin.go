@@ -9,8 +9,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/kilnbuild/kiln/shared/app"
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 
@@ -41,7 +41,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if *table != "" {
 			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "bootstrap", Organization: *org, Email: *email, Name: *name, Force: *force, Plan: *plan}, stdout)
 		}
-		return app.AdminBootstrap(ctx, *data, *org, *email, *name, *plan, stdout)
+		return serve.AdminBootstrap(ctx, *data, *org, *email, *name, *plan, stdout)
 	case "plan":
 		orgID := fs.String("org-id", "", "the organization's id")
 		plan := fs.String("plan", "", "free, pro or enterprise")
@@ -60,7 +60,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if *table != "" {
 			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "plan", OrganizationID: *orgID, Plan: *plan, MaxConcurrentBuilds: limit}, stdout)
 		}
-		return app.AdminPlan(ctx, *data, *orgID, *plan, limit, stdout)
+		return serve.AdminPlan(ctx, *data, *orgID, *plan, limit, stdout)
 	case "user":
 		orgID := fs.String("org-id", "", "the organization's id")
 		name := fs.String("name", "", "the user's name")
@@ -71,7 +71,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		if *table != "" {
 			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "user", OrganizationID: *orgID, Email: *email, Name: *name, Role: *role}, stdout)
 		}
-		return app.AdminAddUser(ctx, *data, *orgID, *email, *name, *role, stdout)
+		return serve.AdminAddUser(ctx, *data, *orgID, *email, *name, *role, stdout)
 	case "token":
 		orgID := fs.String("org-id", "", "the organization's id (default: the Local organization kiln serve made)")
 		if err := parse(fs, args[1:], "email"); err != nil {
@@ -83,7 +83,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			}
 			return dynamoAdmin(ctx, *table, awsapp.AdminRequest{Command: "token", OrganizationID: *orgID, Email: *email}, stdout)
 		}
-		return app.AdminToken(ctx, *data, *orgID, *email, stdout)
+		return serve.AdminToken(ctx, *data, *orgID, *email, stdout)
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown admin command %q", args[0])

@@ -13,8 +13,8 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
-	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
@@ -83,7 +83,7 @@ func agentCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	limits, err := app.OpenAgentLimits(ctx, getenv, work, false, logger)
+	limits, err := serve.OpenAgentLimits(ctx, getenv, work, false, logger)
 	if err != nil {
 		return fmt.Errorf("kiln agent run: %w", err)
 	}

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
-	"github.com/kilnbuild/kiln/shared/app"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -110,7 +110,7 @@ func agentLoopCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	limits, err := app.OpenAgentLimits(ctx, getenv, work, !*ec2Host, logger) // a hosted EC2 host is its own bound
+	limits, err := serve.OpenAgentLimits(ctx, getenv, work, !*ec2Host, logger) // a hosted EC2 host is its own bound
 	if err != nil {
 		return fmt.Errorf("kiln agent: %w", err)
 	}

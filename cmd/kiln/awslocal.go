@@ -8,8 +8,8 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/kilnbuild/kiln/shared/app"
-	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
+	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 
@@ -20,7 +20,7 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	if err := awsLocalSupported(runtime.GOOS); err != nil {
 		return err
 	}
-	cfg, err := app.LoadConfig(args, getenv, stderr)
+	cfg, err := serve.LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // awsLocalSettings are the settings of kiln serve that kiln aws-local reads.
-func awsLocalSettings(cfg app.Config) (awslocalapp.Settings, error) {
+func awsLocalSettings(cfg serve.Config) (awslocalapp.Settings, error) {
 	gh, err := cfg.GitHubApp()
 	if err != nil {
 		return awslocalapp.Settings{}, err

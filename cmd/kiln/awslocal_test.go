@@ -11,7 +11,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
 
 // TestAWSLocalSettingsCarryKilnServesSettings: kiln aws-local gets every setting of kiln serve
@@ -22,7 +22,7 @@ func TestAWSLocalSettingsCarryKilnServesSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyPath := filepath.Join(t.TempDir(), "app.pem")
+	keyPath := filepath.Join(t.TempDir(), "serve.pem")
 	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +35,9 @@ func TestAWSLocalSettingsCarryKilnServesSettings(t *testing.T) {
 		"KILN_DELIVERY_ATTEMPTS": "3", "KILN_DELIVERY_BACKOFF": "5s",
 		"KILN_SIGNUP": "github", "KILN_GITHUB_CLIENT_ID": "Iv1.kiln", "KILN_GITHUB_CLIENT_SECRET": "client-secret",
 	}
-	load := func(t *testing.T, env map[string]string) app.Config {
+	load := func(t *testing.T, env map[string]string) serve.Config {
 		t.Helper()
-		cfg, err := app.LoadConfig(nil, func(k string) string { return env[k] }, io.Discard)
+		cfg, err := serve.LoadConfig(nil, func(k string) string { return env[k] }, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
 
 // TestCLIMembers: kiln members list, role (by email), remove and leave, against kiln serve.
@@ -21,7 +21,7 @@ func TestCLIMembers(t *testing.T) {
 		t.Fatalf("usage --json has no organizationId: %s", usage)
 	}
 	var added strings.Builder
-	if err := app.AdminAddUser(context.Background(), data, orgID[1], "Artist@Studio.example", "Artist", "viewer", &added); err != nil {
+	if err := serve.AdminAddUser(context.Background(), data, orgID[1], "Artist@Studio.example", "Artist", "viewer", &added); err != nil {
 		t.Fatal(err)
 	}
 	artist := tokenRe.FindString(added.String())

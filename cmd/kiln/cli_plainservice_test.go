@@ -8,13 +8,13 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
 
 // plainService is kiln serve with its first organization and nothing else (no GitHub, no
 // engines), for the CLI's organization commands: its data directory and the owner's token.
 type plainService struct {
-	svc   *app.Service
+	svc   *serve.Service
 	data  string
 	owner string
 }
@@ -24,12 +24,12 @@ func startPlainService(t *testing.T) *plainService {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	data := filepath.Join(t.TempDir(), "data")
-	cfg, err := app.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", data, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
+	cfg, err := serve.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", data, "--rate_limit", "0"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out syncBuffer
-	svc, err := app.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc, err := serve.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

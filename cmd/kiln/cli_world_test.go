@@ -17,7 +17,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 )
@@ -27,7 +27,7 @@ import (
 // build a branch that completes (main), one whose cook fails (broken) and a slow one (slow).
 // Download URLs go through proxy, which a test may make cut a download.
 type cliWorld struct {
-	svc      *app.Service
+	svc      *serve.Service
 	token    string
 	proxy    *cutProxy
 	project  string
@@ -53,7 +53,7 @@ func newCLIWorld(t *testing.T) *cliWorld {
 	repo.Commit("slow", "Slow everything", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=30\n"})
 
 	dir := t.TempDir()
-	keyPath := filepath.Join(dir, "github-app.pem")
+	keyPath := filepath.Join(dir, "github-serve.pem")
 	if err := os.WriteFile(keyPath, gh.PrivateKeyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func newCLIWorld(t *testing.T) *cliWorld {
 		t.Fatal(err)
 	}
 	proxy := newCutProxy(t)
-	cfg, err := app.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--rate_limit", "0",
+	cfg, err := serve.LoadConfig([]string{"--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--rate_limit", "0",
 		"--workers", "2", "--public_url", proxy.URL()}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func newCLIWorld(t *testing.T) *cliWorld {
 	cfg.GitHubWebURL = gh.WebURL()
 	cfg.Engines = filepath.Join(dir, "engines")
 	var out syncBuffer
-	svc, err := app.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc, err := serve.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/kilnbuild/kiln/shared/app"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	switch args[0] {
 	case "serve":
-		return serve(ctx, args[1:], getenv, stdout, stderr)
+		return runServe(ctx, args[1:], getenv, stdout, stderr)
 	case "aws-local":
 		return awsLocal(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
@@ -154,14 +154,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := app.LoadConfig(args, getenv, stderr)
+// runServe is `kiln serve`: it starts the service and waits for a signal to stop it.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := serve.LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	logger.Info("kiln starting", slog.String("version", version()))
-	svc, err := app.Start(ctx, cfg, stdout, logger)
+	svc, err := serve.Start(ctx, cfg, stdout, logger)
 	if err != nil {
 		return err
 	}

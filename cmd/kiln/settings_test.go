@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
-	"github.com/kilnbuild/kiln/shared/app/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
+	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/sandbox"
 	"github.com/kilnbuild/kiln/shared/settings"

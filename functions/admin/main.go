@@ -7,7 +7,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal/dynamodblocaltest"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
 )

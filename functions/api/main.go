@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 )
 
 func main() {

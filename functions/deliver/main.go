@@ -6,7 +6,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 )
 
 func main() {

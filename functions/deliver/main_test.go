@@ -6,7 +6,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -20,13 +19,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"

@@ -17,10 +17,10 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 )
 
 // configLoaders are the awsapp loaders a function's main may hand to awsapp.StartLambda, each

@@ -3,9 +3,10 @@ package builds
 import (
 	"context"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/accounts"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"

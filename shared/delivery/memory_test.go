@@ -2,12 +2,13 @@ package delivery
 
 import (
 	"context"
-	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
 )
 
 // genReader yields left bytes of pseudo-random data without holding them: a 64 KiB random block

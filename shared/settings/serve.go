@@ -2,7 +2,7 @@ package settings
 
 import "time"
 
-// kiln serve's own settings: shared/app's LoadConfig parses each (its parsers need the sandbox and
+// kiln serve's own settings: shared/compose/serve's LoadConfig parses each (its parsers need the sandbox and
 // the machine, which the Lambdas do not link); `kiln serve -h` and the README's settings table
 // show them with the shared ones marked for Serve (app's config_settings_test checks both). Rows
 // also read by kiln agent say so: it reads them as kiln serve does.

@@ -8,7 +8,7 @@ package settings
 var TestOnly = []Row{
 	{"KILN_BENCH_CACHE", "", "1: run the build cache benchmarks (shared/buildcache)", KindFlag, Test},
 	{"KILN_BENCH_DELIVERY", "", "1: run the auto-deploy benchmark (shared/builds)", KindFlag, Test},
-	{"KILN_BENCH_DOWNLOAD", "", "1: run the 1 GB download benchmark (shared/app)", KindFlag, Test},
+	{"KILN_BENCH_DOWNLOAD", "", "1: run the 1 GB download benchmark (shared/compose/serve)", KindFlag, Test},
 	{"KILN_BENCH_PACKAGING", "", "1: run the packaging benchmark (shared/packaging)", KindFlag, Test},
 	{"KILN_BENCH_S3", "", "1: run the 2 GiB MinIO upload benchmark (shared/artifacts/s3artifacts)", KindFlag, Test},
 	{"KILN_BUILDCACHE_RESTORE_CHILD", "", "the restore benchmark's child process (shared/buildcache)", KindText, Test},
@@ -34,9 +34,9 @@ var TestOnly = []Row{
 	{"KILN_TRIGGER_TOKEN_FILE", "", "the Perforce submit trigger's token file", KindPath, Test},
 }
 
-// The rows of the end-to-end tests' harness (shared/app/apptest), which is not a test file.
+// The rows of the end-to-end tests' harness (shared/compose/e2e), which is not a test file.
 var (
-	TestChromium        = Row{"KILN_TEST_CHROMIUM", "", "the chromium of the console's browser tests (shared/app/apptest)", KindPath, Test}
+	TestChromium        = Row{"KILN_TEST_CHROMIUM", "", "the chromium of the console's browser tests (shared/compose/e2e)", KindPath, Test}
 	TestStackTemplate   = Row{"KILN_TEST_STACK_TEMPLATE", "", "the stack template of the aws-local tests (default synthesized)", KindPath, Test}
 	TestOpenAPICoverage = Row{"KILN_TEST_OPENAPI_COVERAGE", "", "where each end-to-end test package records the API operations it exercised; make test then checks their union", KindPath, Test}
 )

@@ -21,11 +21,11 @@ import (
 	awsssm "github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
-	"github.com/kilnbuild/kiln/shared/app/awsapp"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/awslocal/ssm"
 	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
 	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"

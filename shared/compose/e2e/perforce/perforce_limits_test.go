@@ -1,0 +1,33 @@
+package perforce
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/kilnbuild/kiln/shared/compose/e2e"
+	"github.com/kilnbuild/kiln/shared/compose/serve"
+)
+
+func TestPerforceChecksAreLimitedPerOrganization(t *testing.T) {
+	t.Parallel()
+	p4 := e2e.FakeP4(t, e2e.Serve)
+	w := e2e.NewWorld(t, e2e.Serve, func(c *serve.Config) {
+		c.P4 = p4
+		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	path := "/organizations/" + w.OrgID + "/perforce"
+	wrong := map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": "WRONGTICKET"}
+	invalid := map[string]any{"serverUrl": "rsh:/bin/sh", "userName": "builder", "ticket": "x"}
+	// Requests refused before p4 runs do not count.
+	for range 12 {
+		e2e.WantError(t, w.Do(t, "PATCH", path, w.Token, invalid), 400, "validation_failed")
+	}
+	for range 10 {
+		e2e.WantError(t, w.Do(t, "PATCH", path, w.Token, wrong), 400, "perforce_auth_failed")
+	}
+	r := w.Do(t, "PATCH", path, w.Token, wrong)
+	e2e.WantError(t, r, 429, "rate_limited")
+	if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("Retry-After %q", ra)
+	}
+}
