@@ -27,8 +27,8 @@ demo:
 ## prints each package's time as it ends, then the 20 slowest tests (the whole record is
 ## .cache/test.json), then checks that the end-to-end packages together exercised every
 ## operation of the OpenAPI document.
-TEST_P ?= 4
-TEST_PARALLEL ?= 6
+TEST_P ?= 3
+TEST_PARALLEL ?= 4
 GOTESTSUM := .cache/bin/gotestsum
 test: deps
 	$(GO) vet ./...
