@@ -7,7 +7,7 @@ import (
 )
 
 // TestTheLambdaLinksNoOneMachineParts: the API Lambda's binary carries neither SQLite nor the
-// build host's parts (agent, packaging, sandbox, runner, the one-machine workflow).
+// build host's parts (build steps, packaging, sandbox, runner, the one-machine workflow).
 func TestTheLambdaLinksNoOneMachineParts(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {

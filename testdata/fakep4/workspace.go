@@ -53,12 +53,22 @@ func loadClient(stateFile, name string) (*clientSpec, bool) {
 	return &c, true
 }
 
+// storeClient keeps a client spec as a server does, for every client of the server: the build
+// hosts of one test run as several build uids, so the files are everyone's (the fake is a test
+// server on a private temporary directory).
 func storeClient(stateFile string, c *clientSpec) error {
-	if err := os.MkdirAll(stateFile+".clients", 0o700); err != nil {
+	dir := stateFile + ".clients"
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
+	_ = os.Chmod(dir, 0o777) // the umask
 	b, _ := json.Marshal(c)
-	return os.WriteFile(clientFile(stateFile, c.Name), b, 0o600)
+	path := clientFile(stateFile, c.Name)
+	if err := os.WriteFile(path, b, 0o666); err != nil {
+		return err
+	}
+	_ = os.Chmod(path, 0o666) // fails, harmlessly, for a file another uid made: it is 0666 already
+	return nil
 }
 
 // saveClient implements client -i: a client spec form on stdin ("Field:\tvalue" lines).

@@ -1,4 +1,4 @@
-// Package app is kiln serve's composition root: it reads the operator's configuration and builds
+// Package serve is kiln serve's composition root: it reads the operator's configuration and builds
 // the one-machine service from it. `kiln serve` and `kiln admin` only call it; kiln aws-local
 // (awslocalapp) reads the same configuration, and the Lambdas are composed in awsapp.
 package serve
