@@ -104,7 +104,7 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		e2e.WaitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`))
 	e2e.Screenshot(t, grace, shots, "build-by-invited")
 
-	// Ada demotes Grace to viewer, then removes her; Grace's console is signed out at once.
+	// Ada demotes Grace to viewer, then removes her; Grace's console signs her out.
 	e2e.Run(t, ada, "open the members", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.CSS(`select[data-member]:not([disabled])`)))
 	graceID := e2e.Value(t, ada, "find Grace", chromedp.Evaluate[string](`[...document.querySelectorAll('select[data-member]')].find(s => s.closest('tr').textContent.includes('grace@studio.example')).dataset.member`))
 	e2e.Run(t, ada, "demote Grace", chromedp.SetValue(chromedp.CSS(`select[data-member="`+graceID+`"]`), "viewer"),
@@ -113,8 +113,11 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	e2e.Run(t, ada, "remove Grace", chromedp.Click(chromedp.ID(`remove-`+graceID)), chromedp.WaitVisible(chromedp.ID(`remove-`+graceID+`-yes`)),
 		chromedp.Click(chromedp.ID(`remove-`+graceID+`-yes`)), e2e.WaitJS(`document.querySelector('select[data-member="`+graceID+`"]') === null && document.querySelector('#members') !== null`))
 	e2e.Screenshot(t, ada, shots, "members-after-removal")
-	e2e.Run(t, grace, "Grace is signed out", chromedp.Navigate(w.URL()+"/console/projects"), chromedp.WaitVisible(chromedp.ID(`signin-github`)),
+	// Her open builds list signs her out at its next refresh, saying why (a page she opens instead
+	// would find no token left and show the sign-in alone: the list is the one to watch).
+	e2e.Run(t, grace, "Grace is signed out", chromedp.WaitVisible(chromedp.ID(`signin-github`)),
 		e2e.WaitJS(`document.querySelector('#errors')?.textContent.includes('invalid_token')`))
+	e2e.Run(t, grace, "and stays signed out", chromedp.Navigate(w.URL()+"/console/projects"), chromedp.WaitVisible(chromedp.ID(`signin-github`)))
 
 	// Ada's account page lists her session; signing out ends it.
 	e2e.Run(t, ada, "open the account", chromedp.Click(chromedp.ID(`account`)), chromedp.WaitVisible(chromedp.CSS(`#sessions tbody tr`)))
