@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -28,7 +29,8 @@ type reporter struct {
 	now        func() time.Time
 	logger     *slog.Logger
 	maxLines   int
-	maxWaiting int // 0: defaultMaxWaiting
+	maxWaiting int           // 0: defaultMaxWaiting
+	closeWait  time.Duration // how long close tries a failing store again; 0: defaultCloseWait
 
 	mu       sync.Mutex // guards the fields below it up to write
 	pending  []kiln.LogLine
@@ -48,6 +50,11 @@ const DefaultMaxLogLines = 200_000
 
 // defaultMaxWaiting is how many lines wait while the log store fails before lines are lost.
 const defaultMaxWaiting = 10_000
+
+// defaultCloseWait is how long the build's end waits for its last lines while the log store
+// fails (a store that is down for a moment, a host API slow to answer under load): the last
+// writes are tried again, a little later each time, before the lines are given up.
+const defaultCloseWait = 30 * time.Second
 
 // truncatedMarker is the line that ends a log cut at n lines.
 func truncatedMarker(n int) string {
@@ -165,9 +172,18 @@ func (r *reporter) append(ctx context.Context, lines []kiln.LogLine) bool {
 // close writes what is left, once the build's output has ended; lines that still cannot be
 // written are reported in the operator log.
 func (r *reporter) close(ctx context.Context) {
-	if r.flush(ctx) {
-		return
+	deadline := time.Now().Add(cmp.Or(r.closeWait, defaultCloseWait))
+	for wait := 100 * time.Millisecond; !r.flush(ctx); wait = min(2*wait, 2*time.Second) {
+		if time.Now().Add(wait).After(deadline) {
+			r.giveUp(ctx)
+			return
+		}
+		time.Sleep(wait)
 	}
+}
+
+// giveUp reports in the operator log the lines that could not be written by the build's end.
+func (r *reporter) giveUp(ctx context.Context) {
 	r.write.Lock()
 	r.mu.Lock()
 	n := len(r.retry) + len(r.pending) + r.lost

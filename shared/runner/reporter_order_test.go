@@ -20,7 +20,7 @@ import (
 
 func newTestReporter(logs LogWriter, logger *slog.Logger) *reporter {
 	return &reporter{logs: logs, build: &kiln.Build{ID: kiln.NewID(), OrganizationID: kiln.NewID()},
-		now: func() time.Time { return time.Unix(0, 0) }, logger: logger}
+		now: func() time.Time { return time.Unix(0, 0) }, logger: logger, closeWait: time.Millisecond}
 }
 
 func numbered(from, to int) []string {
@@ -128,5 +128,30 @@ func TestReporterSaysWhatWasLost(t *testing.T) {
 	want := append(numbered(1, 6), lostMarker(6))
 	if got := logs.messages(); !slices.Equal(got, want) {
 		t.Fatalf("log %q, want %q", got, want)
+	}
+}
+
+// A store that fails for a moment as the build ends loses nothing: close tries the last lines
+// again until they are written, and reports nothing incomplete.
+func TestReporterCloseWaitsOutAMomentaryFailure(t *testing.T) {
+	logs := &memLogs{fail: func(call int) (int, error) {
+		if call <= 3 {
+			return 0, errors.New("throttled")
+		}
+		return 0, nil
+	}}
+	var ops bytes.Buffer
+	r := newTestReporter(logs, slog.New(slog.NewTextHandler(&ops, nil)))
+	r.closeWait = 10 * time.Second
+	ctx := context.Background()
+	for i := 1; i <= 4; i++ {
+		r.Log(ctx, buildsteps.LogLine{Time: time.Unix(0, 0), Level: buildsteps.LevelInfo, Message: fmt.Sprintf("line %d", i)})
+	}
+	r.close(ctx)
+	if got, want := logs.messages(), numbered(1, 4); !slices.Equal(got, want) {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	if strings.Contains(ops.String(), "incomplete") {
+		t.Fatalf("operator log:\n%s", ops.String())
 	}
 }
