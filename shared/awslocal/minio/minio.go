@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/proctree"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
@@ -86,9 +87,9 @@ func Binary() (string, error) {
 		}
 		return p, nil
 	}
-	root, err := RepoRoot()
+	root, err := repodeps.Root()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("find MinIO (run from kiln's repository, or set KILN_MINIO): %w", err)
 	}
 	p := filepath.Join(root, ".cache", "minio", "bin", "minio")
 	if _, err := os.Stat(p); err != nil {
@@ -96,24 +97,6 @@ func Binary() (string, error) {
 			"(or make deps; it builds MinIO with go install in a few minutes), or set KILN_MINIO to a minio binary", p)
 	}
 	return p, nil
-}
-
-// RepoRoot walks up from the working directory to the directory holding go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from kiln's repository, or set KILN_MINIO")
-		}
-		dir = parent
-	}
 }
 
 // Start starts MinIO and waits until it answers.

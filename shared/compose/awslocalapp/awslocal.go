@@ -34,7 +34,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
-	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
 	"github.com/kilnbuild/kiln/shared/awslocal/ssm"
 	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
@@ -480,18 +480,13 @@ func absPath(p string) string {
 // stepFunctionsPrefix finds aws-local-stepfunctions: the repository's cached copy, installed by
 // scripts/install-stepfunctions-local.sh on first use.
 func stepFunctionsPrefix(logger *slog.Logger) (string, error) {
-	if root, err := minio.RepoRoot(); err == nil {
+	if root, err := repodeps.Root(); err == nil {
 		prefix := filepath.Join(root, ".cache", "stepfunctions-local")
 		if _, err := os.Stat(filepath.Join(prefix, "node_modules", "aws-local-stepfunctions", "package.json")); err == nil {
 			return prefix, nil
 		}
 	}
-	out, err := runInstallScript(logger, "install-stepfunctions-local.sh")
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1], nil
+	return install(logger, "install-stepfunctions-local.sh")
 }
 
 // recoverAWSLocalBuilds restarts the executions of pending builds and fails running ones as
