@@ -34,21 +34,13 @@ func deliveries(t *testing.T, s store.Store, limit int) []*kiln.Build {
 	t.Helper()
 	bs, err := s.DueBuildDeliveries(t.Context(), farFuture, store.MaxLimit, limit)
 	wantOK(t, err, "DueBuildDeliveries")
-	n := limit
-	if n < 1 || n > store.MaxLimit {
-		n = store.MaxLimit
-	}
-	if len(bs) > n {
-		t.Fatalf("DueBuildDeliveries(%d): %d builds", limit, len(bs))
-	}
-	for i, b := range bs {
+	wantDue(t, "DueBuildDeliveries", limit, bs, func(b *kiln.Build) due {
+		v := due{at: b.AutoDeployNextAt, id: b.ID}
 		if !awaitingDelivery(b) {
-			t.Fatalf("DueBuildDeliveries: build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
+			v.fault = fmt.Sprintf("build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
 		}
-		if i > 0 && !dueBefore(bs[i-1].AutoDeployNextAt, bs[i-1].ID, b.AutoDeployNextAt, b.ID) {
-			t.Fatalf("DueBuildDeliveries: %s before %s, want earliest due first", bs[i-1].ID, b.ID)
-		}
-	}
+		return v
+	})
 	return bs
 }
 
@@ -56,11 +48,7 @@ func deliveries(t *testing.T, s store.Store, limit int) []*kiln.Build {
 // builds).
 func wantDeliveryHead(t *testing.T, s store.Store, want ...*kiln.Build) {
 	t.Helper()
-	got := deliveries(t, s, store.MaxLimit)
-	if len(got) < len(want) {
-		t.Fatalf("awaiting delivery: %d builds, want at least %d: %v", len(got), len(want), idsOfBuilds(got))
-	}
-	wantEqual(t, "head of the builds awaiting delivery", got[:len(want)], want)
+	wantHead(t, "builds awaiting delivery", deliveries(t, s, store.MaxLimit), want)
 }
 
 // wantNotAwaiting fails the test if b is listed as awaiting delivery.
@@ -76,11 +64,7 @@ func wantNotAwaiting(t *testing.T, s store.Store, b *kiln.Build) {
 func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("OldestFirstAcrossOrganizations", func(t *testing.T) {
 		s := open(t)
-		var sets []*kiln.BuildSetting
-		for range 3 {
-			f := createOrganization(t, s)
-			sets = append(sets, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)))
-		}
+		sets := settingsOfOrganizations(t, s, 3)
 		// Builds of three organizations in every combination of status and autoDeployStatus,
 		// stored out of order: the scan sorts them, not the order of writes. Only the complete
 		// ones whose delivery is pending or delivering await delivery; builds without auto deploy
