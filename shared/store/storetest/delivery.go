@@ -21,6 +21,46 @@ func dueBefore(at time.Time, id string, bt time.Time, bid string) bool {
 	return id < bid
 }
 
+// due is what a Due*Deliveries answer is ordered by, and why an item should not be in it ("" when
+// it should).
+type due struct {
+	at    time.Time
+	id    string
+	fault string
+}
+
+// wantDue fails the test unless items, what answered limit, are no more than the limit (read as
+// store.MaxLimit outside 1..MaxLimit), all belong (no fault) and come earliest due (then smallest
+// id) first.
+func wantDue[T any](t *testing.T, what string, limit int, items []T, of func(T) due) {
+	t.Helper()
+	n := limit
+	if n < 1 || n > store.MaxLimit {
+		n = store.MaxLimit
+	}
+	if len(items) > n {
+		t.Fatalf("%s(%d): %d answered", what, limit, len(items))
+	}
+	for i, v := range items {
+		d := of(v)
+		if d.fault != "" {
+			t.Fatalf("%s: %s", what, d.fault)
+		}
+		if prev := of(items[max(i-1, 0)]); i > 0 && !dueBefore(prev.at, prev.id, d.at, d.id) {
+			t.Fatalf("%s: %s before %s, want earliest due first", what, prev.id, d.id)
+		}
+	}
+}
+
+// wantHead fails the test unless got starts with want (whole records).
+func wantHead[T any](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if len(got) < len(want) {
+		t.Fatalf("%s: %d, want at least %d", what, len(got), len(want))
+	}
+	wantEqual(t, fmt.Sprintf("head of the %s", what), got[:len(want)], want)
+}
+
 // awaitingDelivery reports whether DueBuildDeliveries (at a time after its next attempt) must list b.
 func awaitingDelivery(b *kiln.Build) bool {
 	return b.Status == kiln.StatusComplete &&

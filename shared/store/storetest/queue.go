@@ -17,6 +17,34 @@ import (
 // (failing its queued builds and the deliveries still awaited, deleting its artifacts), so that a
 // shared store stays usable.
 
+// past makes records (builds, deliveries) dated one millisecond apart from a base time on, their
+// ids in that order, and settles those still in flight when the test ends.
+type past[T any] struct {
+	t    *testing.T
+	s    store.Store
+	ids  kiln.IDGenerator
+	at   time.Time
+	made []T
+}
+
+// newPast starts at base; settle is called, after the test, on every record made.
+func newPast[T any](t *testing.T, s store.Store, base time.Time, settle func(ctx context.Context, v T)) *past[T] {
+	p := &past[T]{t: t, s: s, at: base}
+	t.Cleanup(func() {
+		ctx := context.Background() // t.Context() is done by now
+		for _, v := range p.made {
+			settle(ctx, v)
+		}
+	})
+	return p
+}
+
+// tick moves one millisecond on and returns an id and time of that millisecond.
+func (p *past[T]) tick() (string, time.Time) {
+	p.at = p.at.Add(time.Millisecond)
+	return p.ids.New(p.at), p.at
+}
+
 // pastBuilds makes builds whose ids (which order the queue) are of consecutive milliseconds from
 // base on, and fails them when the test ends if they are still queued (or, complete, their
 // delivery if it is still awaited).
