@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 // probeScript is tenant code: the stand-in engine sources a project's FakeUAT.env, as Unreal runs a
@@ -60,7 +61,7 @@ func probeResults(log string) map[string]string {
 // sandbox it reaches none of them, and with KILN_SANDBOX=off (the control) it reaches them all.
 func TestBuildsRunInASandbox(t *testing.T) {
 	t.Parallel()
-	loopback := hostListener(t)
+	loopback := tcptest.Serve(t, func(c net.Conn) { c.Close() }) // a service on the host a build must not reach
 	// Run as root (as kiln's build hosts run it), an unconfined build still runs as a build uid:
 	// it cannot read what only root can, and cannot write .git or /proc/sys.
 	root := os.Geteuid() == 0
@@ -122,27 +123,6 @@ func TestBuildsRunInASandbox(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hostListener listens on the host's 127.0.0.1 (a service a build must not reach) until the test
-// ends; it returns its host:port.
-func hostListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
 }
 
 func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
