@@ -27,6 +27,35 @@ func open(t *testing.T, path string) *sqlitestore.Store {
 	return s
 }
 
+// schemaBefore makes a database at path with every migration whose file name sorts before
+// version ("0005": the schema as it was at 0004), as an earlier kiln left it; the caller writes
+// its rows, sets user_version and closes it.
+func schemaBefore(t *testing.T, path, version string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if filepath.Base(name) >= version {
+			break
+		}
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), string(text)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return db
+}
+
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "kiln.db"))
@@ -145,15 +174,8 @@ func TestReopen(t *testing.T) {
 func TestMigrateInstallations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	schema, err := os.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, string(schema)+"; PRAGMA user_version = 1"); err != nil {
+	db := schemaBefore(t, path, "0002")
+	if _, err := db.ExecContext(ctx, "PRAGMA user_version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	// Ids in creation order; "A" and "C" share installation 7, "B" and "D" have none.
@@ -196,21 +218,9 @@ func TestMigrateInstallations(t *testing.T) {
 func TestMigrateHeartbeatsAndScans(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql"} {
-		schema, err := os.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
+	db := schemaBefore(t, path, "0004")
 	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 3;
+	_, err := db.ExecContext(ctx, `PRAGMA user_version = 3;
 		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
 			'cron', '', '', '', 1, NULL, NULL)`, id)
 	if err != nil {
@@ -237,22 +247,9 @@ func TestMigrateHeartbeatsAndScans(t *testing.T) {
 func TestMigrateAutoDeployDelivery(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql",
-		"0004_heartbeats_idempotency_scans.sql"} {
-		schema, err := os.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
+	db := schemaBefore(t, path, "0005")
 	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 4;
+	_, err := db.ExecContext(ctx, `PRAGMA user_version = 4;
 		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
 			'cron', '', 'pending', '', 1, 2, 3, NULL)`, id)
 	if err != nil {
@@ -277,50 +274,32 @@ func TestMigrateAutoDeployDelivery(t *testing.T) {
 
 	// The scan's query (as in scans.go) reads the partial index in order, without a sort (and
 	// INDEXED BY fails if the WHERE clause no longer implies the index's).
-	db, err = sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM builds INDEXED BY builds_delivery_due
-		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "builds_delivery_due") {
-		t.Fatalf("query plan %q: want the index builds_delivery_due", joined)
-	}
+	wantQueryPlanIndex(t, path, `SELECT id FROM builds INDEXED BY builds_delivery_due
+		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`,
+		"builds_delivery_due")
 }
 
 // TestPendingWebhookDeliveriesPlan checks that the count of an organization's pending deliveries
 // (the redelivery cap) reads the index webhook_deliveries_due.
 func TestPendingWebhookDeliveriesPlan(t *testing.T) {
-	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	if err := open(t, path).Close(); err != nil {
 		t.Fatal(err)
 	}
+	wantQueryPlanIndex(t, path, `SELECT id FROM webhook_deliveries
+		WHERE status = 'pending' AND org_id = 'o' LIMIT 10`, "webhook_deliveries_due")
+}
+
+// wantQueryPlanIndex fails the test unless SQLite's plan of query, on the database at path,
+// reads index.
+func wantQueryPlanIndex(t *testing.T, path, query, index string) {
+	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries
-		WHERE status = 'pending' AND org_id = 'o' LIMIT 10`)
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +316,7 @@ func TestPendingWebhookDeliveriesPlan(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "webhook_deliveries_due") {
-		t.Fatalf("query plan %q: want the index webhook_deliveries_due", joined)
+	if joined := strings.Join(plan, "; "); !strings.Contains(joined, index) {
+		t.Fatalf("query plan %q: want the index %s", joined, index)
 	}
 }
