@@ -5,7 +5,6 @@
 package minio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/proctree"
 	"github.com/kilnbuild/kiln/shared/settings"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // Region is the region MinIO answers for.
@@ -58,24 +58,6 @@ type Server struct {
 	lifeline *lifeline.Lifeline
 	exited   chan struct{}
 	stopOnce sync.Once
-}
-
-// output collects the server's output for error messages.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }
 
 // Binary finds the MinIO binary: $KILN_MINIO, else <repo>/.cache/minio/bin/minio (the
@@ -116,7 +98,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+o.User, "MINIO_ROOT_PASSWORD="+o.Password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CALLHOME_ENABLE=off")
 	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
-	out := &output{}
+	out := &syncbuf.Buffer{} // the server's output, for error messages
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
@@ -168,7 +169,7 @@ func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
 	if err := w.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := serve.Start(context.Background(), w.Config, &e2e.SyncBuffer{}, e2e.DiscardLogger())
+	_, err := serve.Start(context.Background(), w.Config, &syncbuf.Buffer{}, e2e.DiscardLogger())
 	if err == nil || !strings.Contains(err.Error(), "KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION=1") || !strings.Contains(err.Error(), "KILN_SANDBOX=bwrap") {
 		t.Fatalf("start with sandbox off and two organizations: %v", err)
 	}
