@@ -45,6 +45,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -436,23 +437,16 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration, clock fun
 	l.ticks.Add(1)
 	go func() {
 		defer l.ticks.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				now := clock()
-				payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
-					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: Region,
-					Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},
-					Detail:    json.RawMessage("{}")})
-				if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
-					l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
-				}
+		wake.Every(ctx, every, func(ctx context.Context) bool {
+			payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
+				Source: "aws.events", AccountID: awsLocalAccount, Time: clock().UTC(), Region: Region,
+				Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},
+				Detail:    json.RawMessage("{}")})
+			if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
+				l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
 			}
-		}
+			return true
+		})
 	}()
 }
 
