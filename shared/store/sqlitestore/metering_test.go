@@ -38,12 +38,8 @@ func TestMeteringFailureLeavesTheBuildRunning(t *testing.T) {
 func TestMigrationMakesEarlierOrganizationsEnterprise(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	db := schemaBefore(t, path, "0020")
-	if _, err := db.ExecContext(ctx, `INSERT INTO organizations (id, name, slug, plan, defaults, github_installation_id, created_at, updated_at)
-		VALUES ('A', 'Local', 'local', 'free', '{}', NULL, 1, 2), ('B', 'Hosted', 'hosted', 'pro', '{}', NULL, 1, 2); PRAGMA user_version = 19`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	earlierDatabase(t, path, "0020", `INSERT INTO organizations (id, name, slug, plan, defaults, github_installation_id, created_at, updated_at)
+		VALUES ('A', 'Local', 'local', 'free', '{}', NULL, 1, 2), ('B', 'Hosted', 'hosted', 'pro', '{}', NULL, 1, 2); PRAGMA user_version = 19`)
 	s := open(t, path)
 	for id, want := range map[string]kiln.Plan{"A": kiln.PlanEnterprise, "B": kiln.PlanPro} {
 		org, err := s.GetOrganization(ctx, id)

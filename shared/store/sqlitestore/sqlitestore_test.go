@@ -27,16 +27,16 @@ func open(t *testing.T, path string) *sqlitestore.Store {
 	return s
 }
 
-// schemaBefore makes a database at path with every migration whose file name sorts before
-// version ("0005": the schema as it was at 0004), as an earlier kiln left it; the caller writes
-// its rows, sets user_version and closes it.
-func schemaBefore(t *testing.T, path, version string) *sql.DB {
+// earlierDatabase makes a database at path as an earlier kiln left it: every migration whose file
+// name sorts before version ("0005": the schema as it was at 0004), then script with args (its
+// rows and its PRAGMA user_version).
+func earlierDatabase(t *testing.T, path, version, script string, args ...any) {
 	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	defer db.Close()
 	names, err := filepath.Glob("migrations/*.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,12 @@ func schemaBefore(t *testing.T, path, version string) *sql.DB {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	return db
+	if _, err := db.ExecContext(t.Context(), script, args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestStore(t *testing.T) {
@@ -174,21 +179,11 @@ func TestReopen(t *testing.T) {
 func TestMigrateInstallations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	db := schemaBefore(t, path, "0002")
-	if _, err := db.ExecContext(ctx, "PRAGMA user_version = 1"); err != nil {
-		t.Fatal(err)
-	}
 	// Ids in creation order; "A" and "C" share installation 7, "B" and "D" have none.
-	for i, inst := range []string{"7", "", "7", ""} {
-		_, err := db.ExecContext(ctx, `INSERT INTO organizations VALUES (?, 'Studio', ?, 'free', '{}', ?, 1, 2)`,
-			string(rune('A'+i)), fmt.Sprintf("slug-%d", i), inst)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	earlierDatabase(t, path, "0002", `PRAGMA user_version = 1;
+		INSERT INTO organizations VALUES ('A', 'Studio', 'slug-0', 'free', '{}', '7', 1, 2),
+			('B', 'Studio', 'slug-1', 'free', '{}', '', 1, 2), ('C', 'Studio', 'slug-2', 'free', '{}', '7', 1, 2),
+			('D', 'Studio', 'slug-3', 'free', '{}', '', 1, 2)`)
 
 	s := open(t, path)
 	want := map[string]string{"A": "7", "B": "", "C": "", "D": ""}
@@ -213,70 +208,65 @@ func TestMigrateInstallations(t *testing.T) {
 	}
 }
 
-// TestMigrateHeartbeatsAndScans opens a database made at schema version 3 holding a pending
-// build: after migration 4 the build has no heartbeat and heads the queue.
-func TestMigrateHeartbeatsAndScans(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kiln.db")
-	ctx := t.Context()
-	db := schemaBefore(t, path, "0004")
-	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err := db.ExecContext(ctx, `PRAGMA user_version = 3;
-		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
-			'cron', '', '', '', 1, NULL, NULL)`, id)
-	if err != nil {
-		t.Fatal(err)
+// TestMigrateBuilds opens a database made at an earlier schema version holding one build, and
+// checks what the next migration makes of it.
+func TestMigrateBuilds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version string // the first migration not applied
+		script  string // the build's row (its id the one argument) and the schema version
+		check   func(t *testing.T, s *sqlitestore.Store, path, id string)
+	}{{
+		// At schema version 3, a pending build: after migration 4 it has no heartbeat and heads
+		// the queue.
+		name: "HeartbeatsAndScans", version: "0004",
+		script: `PRAGMA user_version = 3;
+			INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+				'cron', '', '', '', 1, NULL, NULL)`,
+		check: func(t *testing.T, s *sqlitestore.Store, _, id string) {
+			b, err := s.GetBuild(t.Context(), "org", id)
+			if err != nil || b.HeartbeatAt != nil || b.Status != kiln.StatusPending {
+				t.Fatalf("GetBuild after migration = %+v, %v; want a pending build without heartbeat", b, err)
+			}
+			queued, err := s.QueuedBuilds(t.Context(), kiln.StatusPending, 1)
+			if err != nil || len(queued) != 1 || queued[0].ID != id {
+				t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
+			}
+		},
+	}, {
+		// At schema version 4, a complete build whose delivery is pending: after migration 5 it
+		// has made no attempts and awaits delivery, found through the partial index
+		// builds_delivery_due.
+		name: "AutoDeployDelivery", version: "0005",
+		script: `PRAGMA user_version = 4;
+			INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+				'cron', '', 'pending', '', 1, 2, 3, NULL)`,
+		check: func(t *testing.T, s *sqlitestore.Store, path, id string) {
+			b, err := s.GetBuild(t.Context(), "org", id)
+			if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
+				t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
+			}
+			awaiting, err := s.DueBuildDeliveries(t.Context(), time.Now(), 1, 1)
+			if err != nil || len(awaiting) != 1 || awaiting[0].ID != id || !awaiting[0].AutoDeployNextAt.IsZero() {
+				t.Fatalf("DueBuildDeliveries after migration = %v, %v; want the old build, due now", awaiting, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The scan's query (as in scans.go) reads the partial index in order, without a sort
+			// (and INDEXED BY fails if the WHERE clause no longer implies the index's).
+			wantQueryPlanIndex(t, path, `SELECT id FROM builds INDEXED BY builds_delivery_due
+				WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`,
+				"builds_delivery_due")
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "kiln.db")
+			id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+			earlierDatabase(t, path, tc.version, tc.script, id)
+			tc.check(t, open(t, path), path, id)
+		})
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := open(t, path)
-	b, err := s.GetBuild(ctx, "org", id)
-	if err != nil || b.HeartbeatAt != nil || b.Status != kiln.StatusPending {
-		t.Fatalf("GetBuild after migration = %+v, %v; want a pending build without heartbeat", b, err)
-	}
-	queued, err := s.QueuedBuilds(ctx, kiln.StatusPending, 1)
-	if err != nil || len(queued) != 1 || queued[0].ID != id {
-		t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
-	}
-}
-
-// TestMigrateAutoDeployDelivery opens a database made at schema version 4 holding a complete
-// build whose delivery is pending: after migration 5 it has made no attempts and awaits delivery,
-// found through the partial index builds_awaiting_delivery.
-func TestMigrateAutoDeployDelivery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kiln.db")
-	ctx := t.Context()
-	db := schemaBefore(t, path, "0005")
-	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err := db.ExecContext(ctx, `PRAGMA user_version = 4;
-		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
-			'cron', '', 'pending', '', 1, 2, 3, NULL)`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := open(t, path)
-	b, err := s.GetBuild(ctx, "org", id)
-	if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
-		t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
-	}
-	awaiting, err := s.DueBuildDeliveries(ctx, time.Now(), 1, 1)
-	if err != nil || len(awaiting) != 1 || awaiting[0].ID != id || !awaiting[0].AutoDeployNextAt.IsZero() {
-		t.Fatalf("DueBuildDeliveries after migration = %v, %v; want the old build, due now", awaiting, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	// The scan's query (as in scans.go) reads the partial index in order, without a sort (and
-	// INDEXED BY fails if the WHERE clause no longer implies the index's).
-	wantQueryPlanIndex(t, path, `SELECT id FROM builds INDEXED BY builds_delivery_due
-		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`,
-		"builds_delivery_due")
 }
 
 // TestPendingWebhookDeliveriesPlan checks that the count of an organization's pending deliveries
