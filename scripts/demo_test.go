@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // TestDemo runs scripts/demo.sh (what `make demo` runs), follows the steps it prints to a
@@ -94,7 +96,7 @@ type runningDemo struct {
 	port, ghPort string
 	pgid         int
 	exited       chan error
-	stderr       *syncBuffer
+	stderr       *syncbuf.Buffer
 	stopped      bool
 }
 
@@ -104,7 +106,7 @@ type runningDemo struct {
 // whatever is left of it.
 func startDemo(t *testing.T, env ...string) *runningDemo {
 	t.Helper()
-	d := &runningDemo{port: freePort(t), ghPort: freePort(t), dir: t.TempDir(), exited: make(chan error, 1), stderr: &syncBuffer{}}
+	d := &runningDemo{port: freePort(t), ghPort: freePort(t), dir: t.TempDir(), exited: make(chan error, 1), stderr: &syncbuf.Buffer{}}
 	cmd := exec.Command("./demo.sh")
 	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+d.dir, "KILN_DEMO_PORT="+d.port, "KILN_DEMO_GITHUB_PORT="+d.ghPort)
 	cmd.Env = append(cmd.Env, env...)
@@ -238,29 +240,4 @@ func freePort(t *testing.T) string {
 func readFile(parts ...string) string {
 	b, _ := os.ReadFile(filepath.Join(parts...))
 	return string(b)
-}
-
-// syncBuffer is a bytes.Buffer safe for the writer goroutine and the test.
-type syncBuffer struct {
-	mu  chan struct{}
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) lock() {
-	if s.mu == nil {
-		s.mu = make(chan struct{}, 1)
-	}
-	s.mu <- struct{}{}
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.lock()
-	defer func() { <-s.mu }()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.lock()
-	defer func() { <-s.mu }()
-	return s.buf.String()
 }

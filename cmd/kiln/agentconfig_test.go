@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kilnbuild/kiln/shared/awslocal/imds"
 )
 
 // TestAgentReadsItsConfigFile: `kiln agent --config FILE`, with nothing in its environment (a
@@ -19,12 +17,7 @@ import (
 // a hosted EC2 host and claims from the API the file names.
 func TestAgentReadsItsConfigFile(t *testing.T) {
 	engines := fakeEngines(t, "5.4")
-	signer, err := imds.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := httptest.NewServer(imds.NewInstance(signer, "123456789012", "us-east-1", "i-0123456789abcdef0"))
-	defer meta.Close()
+	_, meta := fakeIMDS(t)
 	claims := make(chan string, 10)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		claims <- r.URL.Path

@@ -21,12 +21,7 @@ import (
 // platform (Win64 or Linux); for another platform, or with a token, it refuses to start.
 func TestAgentEC2HostClaimsWithItsIdentity(t *testing.T) {
 	engines := fakeEngines(t, "5.4")
-	signer, err := imds.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := httptest.NewServer(imds.NewInstance(signer, "123456789012", "us-east-1", "i-0123456789abcdef0"))
-	defer meta.Close()
+	signer, meta := fakeIMDS(t)
 	certs, err := hostedhosts.ParseCertificates(signer.CertificatePEM)
 	if err != nil {
 		t.Fatal(err)
@@ -86,4 +81,17 @@ func TestAgentEC2HostClaimsWithItsIdentity(t *testing.T) {
 		func(string) string { return "" }, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no token") {
 		t.Fatalf("--ec2-host with a token: %v", err)
 	}
+}
+
+// fakeIMDS serves the instance metadata of EC2 instance i-0123456789abcdef0 (account
+// 123456789012, us-east-1), its identity signed by signer, until the test ends.
+func fakeIMDS(t *testing.T) (*imds.Signer, *httptest.Server) {
+	t.Helper()
+	signer, err := imds.NewSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := httptest.NewServer(imds.NewInstance(signer, "123456789012", "us-east-1", "i-0123456789abcdef0"))
+	t.Cleanup(meta.Close)
+	return signer, meta
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
 	"github.com/kilnbuild/kiln/shared/manifest"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // runAsKiln, set to 1 in its environment, makes this test binary run as kiln (TestMain).
@@ -169,7 +170,7 @@ func startKilnAgent(t *testing.T, url, enginesDir string, env []string) *exec.Cm
 		}
 	}
 	cmd.Env = append(cmd.Env, append([]string{runAsKiln + "=1", "KILN_AGENT_URL=" + url}, env...)...)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/compose/serve"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // plainService is kiln serve with its first organization and nothing else (no GitHub, no
@@ -28,7 +29,7 @@ func startPlainService(t *testing.T) *plainService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out syncbuf.Buffer
 	svc, err := serve.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/client"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // stageEvery is how often a followed build's stage and time left are asked for.
@@ -94,19 +95,15 @@ func (s *stageLine) watch(ctx context.Context, c *client.Client, id string) {
 	if s == nil {
 		return
 	}
-	t := time.NewTicker(stageEvery)
-	defer t.Stop()
-	for {
+	show := func(ctx context.Context) bool {
 		// The last text stays once the build ended (until end leaves it on its own line).
 		if b, err := c.GetBuild(ctx, id); err == nil && ctx.Err() == nil && progressText(&b.Build) != "" {
 			s.set(progressText(&b.Build))
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
 	}
+	show(ctx)
+	wake.Every(ctx, stageEvery, show)
 }
 
 // progressText says where a running build is: "stage cook · 42% · about 3m10s left (from 5

@@ -20,6 +20,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // cliWorld is a real kiln serve (in-process, on a loopback port, with a temp data directory)
@@ -75,7 +76,7 @@ func newCLIWorld(t *testing.T) *cliWorld {
 	cfg.GitHubAPIURL = gh.URL()
 	cfg.GitHubWebURL = gh.WebURL()
 	cfg.Engines = filepath.Join(dir, "engines")
-	var out syncBuffer
+	var out syncbuf.Buffer
 	svc, err := serve.Start(context.Background(), cfg, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
@@ -219,22 +220,4 @@ func (c *cutWriter) Write(b []byte) (int, error) {
 	}
 	c.left -= int64(len(b))
 	return c.ResponseWriter.Write(b)
-}
-
-// syncBuffer is a buffer safe for the service's goroutines to write into.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

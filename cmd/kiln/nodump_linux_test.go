@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // nobody is the unprivileged user the agent and its stand-in build run as here.
@@ -62,7 +64,7 @@ func TestAgentIsNotDumpable(t *testing.T) {
 	agent := exec.Command(bin, "agent", "--engines", enginesDir, "--workdir", work)
 	agent.Env = []string{runAsKiln + "=1", "PATH=/usr/bin:/bin", "KILN_AGENT_URL=" + api.URL, "KILN_AGENT_TOKEN=" + testAgentToken, "KILN_SANDBOX=off"}
 	agent.SysProcAttr, agent.Dir = asNobody, base
-	var out syncBuffer
+	var out syncbuf.Buffer
 	agent.Stdout, agent.Stderr = &out, &out
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)

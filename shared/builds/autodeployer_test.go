@@ -223,23 +223,12 @@ func TestDeliveryOrganizationsTakeTurns(t *testing.T) {
 	}
 	d := w.deliverer()
 	d.Workers = 3
-	ctx, cancel := context.WithCancel(t.Context())
-	stopped := make(chan struct{})
-	go func() { d.Run(ctx); close(stopped) }()
-	defer func() { cancel(); <-stopped }()
+	deliverytest.RunUntilEnd(t, d.Run)
 
-	deliverytest.WaitDone(t, len(bs), "b's deliveries done while a's receiver hangs", func() (delivered int) {
-		for _, b := range bs {
-			if w.get(t, b).AutoDeployStatus == kiln.AutoDeploySucceeded {
-				delivered++
-			}
-		}
-		return delivered
+	deliverytest.WaitAll(t, bs, "b's deliveries done while a's receiver hangs", func(b *kiln.Build) bool {
+		return w.get(t, b).AutoDeployStatus == kiln.AutoDeploySucceeded
 	})
-	now, most := hang.Hanging()
-	if now < 1 || most > delivery.PerOrganization {
-		t.Fatalf("a's receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, delivery.PerOrganization)
-	}
+	hang.WantHolding(t, delivery.PerOrganization) // a's receiver
 	for _, a := range as {
 		if got := w.get(t, a); got.AutoDeployStatus == kiln.AutoDeploySucceeded {
 			t.Fatalf("a's build %s delivered to a receiver that hangs", a.ID)

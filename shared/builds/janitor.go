@@ -11,6 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Janitor deletes artifacts older than the retention period, and the logs of builds created
@@ -41,18 +42,14 @@ func (j *Janitor) Run(ctx context.Context) {
 	if every <= 0 {
 		every = time.Hour
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	sweep := func(ctx context.Context) bool {
 		if _, err := j.Sweep(ctx); err != nil {
 			j.Logger.ErrorContext(ctx, "artifact retention", slog.String("error", err.Error()))
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
 	}
+	sweep(ctx)
+	wake.Every(ctx, every, sweep)
 }
 
 // Sweep deletes every artifact created before now − retention: the file (and its manifest) first, then its record

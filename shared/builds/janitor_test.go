@@ -3,7 +3,6 @@ package builds
 import (
 	"context"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,19 +11,12 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	arts, err := fsartifacts.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, arts := janitorStores(t)
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	org := kiln.NewID()
 	put := func(age time.Duration) *kiln.Artifact {
@@ -82,15 +74,7 @@ func (l *expiringLogs) DeleteExpired(context.Context) (int, error) { l.calls++; 
 // Every sweep also deletes the logs past retention, with no artifact to delete too.
 func TestJanitorDeletesExpiredLogs(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "kiln.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	arts, err := fsartifacts.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, arts := janitorStores(t)
 	logs := &expiringLogs{}
 	j := &Janitor{Store: st, Artifacts: arts, Logs: logs, Retention: 30 * 24 * time.Hour}
 	if _, err := j.Sweep(ctx); err != nil {
@@ -99,4 +83,14 @@ func TestJanitorDeletesExpiredLogs(t *testing.T) {
 	if logs.calls != 1 {
 		t.Fatalf("the sweep deleted expired logs %d times, want 1", logs.calls)
 	}
+}
+
+// janitorStores opens the records' store and the artifacts' a janitor sweeps, both empty.
+func janitorStores(t *testing.T) (*sqlitestore.Store, *fsartifacts.Store) {
+	t.Helper()
+	arts, err := fsartifacts.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storefixture.SQLite(t), arts
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Scheduler starts the builds of settings with trigger scheduled: once per slot of their cron
@@ -37,16 +38,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 	if every <= 0 {
 		every = 20 * time.Second
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		s.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	s.Tick(ctx)
+	wake.Every(ctx, every, func(ctx context.Context) bool { s.Tick(ctx); return true })
 }
 
 // Tick fires the latest due slot of every schedule, as of Now.

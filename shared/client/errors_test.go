@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 // TestNotAPIAnswers: answers that are not kiln's API (another service's 404, the console's web
@@ -82,35 +83,16 @@ func fmtWant(want, base, root string) string {
 
 // TestUnreachable: a request without an answer says so plainly, by its reason.
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
-
-	silent, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	go func() {
-		for {
-			conn, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-		}
-	}()
+	closed := "http://" + tcptest.ClosedAddr(t)
+	silent := tcptest.Serve(t, nil) // accepts, never answers
 
 	tests := []struct {
 		name, url, reason, want string
 		timeout                 time.Duration
 	}{
 		{"nothing listening", closed, ReasonRefused, "cannot reach kiln at " + closed + ": connection refused", 0},
-		{"no answer", "http://" + silent.Addr().String(), ReasonTimeout,
-			"cannot reach kiln at http://" + silent.Addr().String() + ": connected, but timed out waiting for an answer", 200 * time.Millisecond},
+		{"no answer", "http://" + silent, ReasonTimeout,
+			"cannot reach kiln at http://" + silent + ": connected, but timed out waiting for an answer", 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

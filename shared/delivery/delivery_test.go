@@ -9,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/outbound"
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
@@ -209,12 +209,7 @@ func TestDeliverAddressNotAllowed(t *testing.T) {
 }
 
 func TestDeliverConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := tcptest.ClosedAddr(t)
 	res := Deliver(context.Background(), client(), Delivery{URL: "http://" + addr + "/", Metadata: testMeta,
 		Artifact: artifact([]byte("x"), nil)})
 	if want := (Result{Error: "network error", Retry: true, RetryAfter: -1}); res != want {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/delivery/deliverytest"
 )
 
 // jobs makes jobs from "org/id" names, in due order.
@@ -184,10 +186,7 @@ func (q *fakeQueue) Attempt(ctx context.Context, j Job) {
 func TestSchedulerRunServesOrganizationsInTurn(t *testing.T) {
 	q := newFakeQueue(jobs("a/1", "a/2", "a/3", "a/4", "b/1", "b/2", "c/1", "c/2"))
 	s := &Scheduler{Queue: q, Workers: 3, PerOrg: 2, Poll: time.Hour}
-	ctx, cancel := context.WithCancel(t.Context())
-	stopped := make(chan struct{})
-	go func() { s.Run(ctx); close(stopped) }()
-	defer func() { cancel(); <-stopped }()
+	deliverytest.RunUntilEnd(t, s.Run)
 
 	next := func() string {
 		t.Helper()

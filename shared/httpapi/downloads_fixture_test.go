@@ -2,12 +2,16 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/accounts"
+	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
+	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 	"github.com/kilnbuild/kiln/shared/store/storefixture"
@@ -52,4 +56,21 @@ func newDownloadFixture(t *testing.T) *downloadFixture {
 		BuildType: b.BuildType, UEVersion: "5.3", Branch: "main", Commit: "c", Key: org + "/" + b.ID + ".tar.gz", SizeBytes: 7, ChecksumMD5: "m", CreatedAt: start}
 	return &downloadFixture{ctx: ctx, st: st, files: files, offset: offset,
 		now: func() time.Time { return start.Add(time.Duration(offset.Load())) }, created: created, org: org, build: b, artifact: a}
+}
+
+// serve starts the API over the fixture's store and clock with arts as its artifact store, on a
+// test server closed when the test ends.
+func (f *downloadFixture) serve(t *testing.T, arts artifacts.Store) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(nil)
+	t.Cleanup(srv.Close)
+	srv.Config.Handler = f.handler(arts, srv.URL)
+	return srv
+}
+
+// handler is the API over the fixture's store and clock with arts as its artifact store, at
+// publicURL; every handler signs with the same keys.
+func (f *downloadFixture) handler(arts artifacts.Store, publicURL string) http.Handler {
+	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
+	return New(Config{Store: f.st, Keys: keys, Artifacts: arts, PublicURL: publicURL, Now: f.now})
 }

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/api"
-	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -68,10 +66,7 @@ func TestDownloadFileNames(t *testing.T) {
 				presigned = append(presigned, filename)
 				return "https://storage.example/" + key, nil
 			}}
-			keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
-			srv := httptest.NewServer(nil)
-			defer srv.Close()
-			srv.Config.Handler = New(Config{Store: st, Keys: keys, Artifacts: f.files, PublicURL: srv.URL, Now: f.now})
+			srv := f.serve(t, f.files)
 			link := downloadLink(t, srv.URL, b.ID, f.created.Token)
 			if link.FileName != want {
 				t.Errorf("fileName %q, want %q", link.FileName, want)
@@ -86,7 +81,7 @@ func TestDownloadFileNames(t *testing.T) {
 				t.Errorf("Content-Disposition %q, want the file %q", got, want)
 			}
 
-			srv.Config.Handler = New(Config{Store: st, Keys: keys, Artifacts: presigning, PublicURL: srv.URL, Now: f.now})
+			srv.Config.Handler = f.handler(presigning, srv.URL)
 			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			resp, err = noFollow.Get(link.URL)
 			if err != nil {

@@ -2,16 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/artifacts"
-	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
@@ -29,7 +25,7 @@ func (p presigningStore) PresignGet(ctx context.Context, key, filename string, l
 // minutes and never past the signed URL's expiry), and no artifact byte comes from kiln.
 func TestDownloadRedirectsToPresignedURL(t *testing.T) {
 	f := newDownloadFixture(t)
-	ctx, st, files, offset, now, created, b, a := f.ctx, f.st, f.files, f.offset, f.now, f.created, f.build, f.artifact
+	ctx, st, files, offset, created, b, a := f.ctx, f.st, f.files, f.offset, f.created, f.build, f.artifact
 	if err := st.CreateArtifact(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -46,20 +42,8 @@ func TestDownloadRedirectsToPresignedURL(t *testing.T) {
 		}
 		return "https://storage.example/" + key + "?X-Amz-Signature=s", nil
 	}}
-	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
-	srv := httptest.NewServer(nil)
-	defer srv.Close()
-	srv.Config.Handler = New(Config{Store: st, Keys: keys, Artifacts: arts, PublicURL: srv.URL, Now: now})
-
-	req, _ := http.NewRequest("GET", srv.URL+"/builds/"+b.ID+"/download", nil)
-	req.Header.Set("Authorization", "Bearer "+created.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d api.DownloadLink
-	json.NewDecoder(resp.Body).Decode(&d)
-	resp.Body.Close()
+	srv := f.serve(t, arts)
+	d := downloadLink(t, srv.URL, b.ID, created.Token)
 
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func() *http.Response {

@@ -1,43 +1,26 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kilnbuild/kiln/shared/api"
-	"github.com/kilnbuild/kiln/shared/keyring"
 )
 
 // TestDownloadURLExpiresAfter24Hours checks the signed URL against the server's clock: it works
 // until its expiry, is 403 after it, and a new URL can be asked for.
 func TestDownloadURLExpiresAfter24Hours(t *testing.T) {
 	f := newDownloadFixture(t)
-	ctx, st, arts, offset, now, created, org, b, a := f.ctx, f.st, f.files, f.offset, f.now, f.created, f.org, f.build, f.artifact
+	ctx, st, arts, offset, created, org, b, a := f.ctx, f.st, f.files, f.offset, f.created, f.org, f.build, f.artifact
 	if err := arts.Put(ctx, a.Key, func(w io.Writer) error { _, err := io.WriteString(w, "tarball"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.CreateArtifact(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
-	srv := httptest.NewServer(nil)
-	defer srv.Close()
-	srv.Config.Handler = New(Config{Store: st, Keys: keys, Artifacts: arts, PublicURL: srv.URL, Now: now})
-
-	req, _ := http.NewRequest("GET", srv.URL+"/builds/"+b.ID+"/download", nil)
-	req.Header.Set("Authorization", "Bearer "+created.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d api.DownloadLink
-	json.NewDecoder(resp.Body).Decode(&d)
-	resp.Body.Close()
+	srv := f.serve(t, arts)
+	d := downloadLink(t, srv.URL, b.ID, created.Token)
 	if d.ExpiresAt != "2026-11-22T10:00:00.000Z" || d.SizeBytes != 7 {
 		t.Fatalf("descriptor %+v", d)
 	}

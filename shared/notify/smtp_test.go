@@ -6,12 +6,13 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
-	"net"
 	"net/mail"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 const password = "s3cr3t-pa55"
@@ -248,13 +249,7 @@ func TestSMTPRefusals(t *testing.T) {
 }
 
 func TestSMTPUnreachableFailsQuickly(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s := newSMTP(t, "smtp://"+addr, nil)
+	s := newSMTP(t, "smtp://"+tcptest.ClosedAddr(t), nil)
 	start := time.Now()
 	if err := s.Send(context.Background(), sample); err == nil || !strings.Contains(err.Error(), "connect") {
 		t.Errorf("err = %v, want a connect error", err)
@@ -265,21 +260,7 @@ func TestSMTPUnreachableFailsQuickly(t *testing.T) {
 }
 
 func TestSMTPSilentServerTimesOut(t *testing.T) {
-	// Accepts connections and never greets.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	addr := tcptest.Serve(t, nil) // accepts connections and never greets
 	for _, tt := range []struct {
 		name    string
 		timeout time.Duration
@@ -291,7 +272,7 @@ func TestSMTPSilentServerTimesOut(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSMTP(t, "smtp://"+ln.Addr().String(), nil)
+			s := newSMTP(t, "smtp://"+addr, nil)
 			s.Timeout = tt.timeout
 			ctx, cancel := tt.ctx()
 			defer cancel()

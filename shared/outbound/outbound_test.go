@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
@@ -80,26 +82,13 @@ func TestClientDoesNotFollowRedirects(t *testing.T) {
 }
 
 func TestDialer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	_, err = Dialer(Config{}).Dial("tcp", ln.Addr().String())
+	addr := tcptest.Serve(t, func(c net.Conn) { c.Close() })
+	_, err := Dialer(Config{}).Dial("tcp", addr)
 	var be *BlockedError
 	if !errors.As(err, &be) || be.Addr != netip.MustParseAddr("127.0.0.1") {
 		t.Fatalf("Dial: %v, want *BlockedError for 127.0.0.1", err)
 	}
-	c, err := Dialer(Config{Allow: loopback}).Dial("tcp", ln.Addr().String())
+	c, err := Dialer(Config{Allow: loopback}).Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/diskspace"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // diskEvery is how often a running build's data volume is checked against the reserve.
@@ -67,30 +68,20 @@ func (r *Runner) watchDisk(ctx context.Context) (context.Context, func()) {
 	if s, err := r.space(); err == nil {
 		w.start, w.last = s.Free, s.Free
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-done:
-				return
-			case <-t.C:
-				s, err := r.space()
-				if err != nil {
-					r.log().WarnContext(ctx, "cannot check the data volume's free space", slog.String("error", err.Error()))
-					continue
-				}
-				if reason, low := w.check(s.Free); low {
-					cancel(diskLow{reason: reason, free: s.Free})
-					return
-				}
-			}
+	watching, stopWatching := context.WithCancel(ctx)
+	go wake.Every(watching, every, func(watching context.Context) bool {
+		s, err := r.space()
+		if err != nil {
+			r.log().WarnContext(watching, "cannot check the data volume's free space", slog.String("error", err.Error()))
+			return true
 		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
+		if reason, low := w.check(s.Free); low {
+			cancel(diskLow{reason: reason, free: s.Free})
+			return false
+		}
+		return true
+	})
+	return ctx, func() { stopWatching(); cancel(nil) }
 }
 
 // diskWatch is one build's watch of the data volume: its free space when the build started and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // reporter turns the agent's reports into build log lines, written in small batches so a chatty
@@ -203,20 +204,11 @@ func (r *reporter) log() *slog.Logger {
 // flushPeriodically writes waiting lines every flushEvery, so a quiet engine's last line shows
 // soon (and a failed batch is tried again); the returned function stops it.
 func (r *reporter) flushPeriodically(ctx context.Context) func() {
-	done := make(chan struct{})
+	flushing, stopFlushing := context.WithCancel(context.WithoutCancel(ctx)) // flushes go on after ctx ends, until stopped
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		t := time.NewTicker(flushEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				r.flush(ctx)
-			}
-		}
+		wake.Every(flushing, flushEvery, func(context.Context) bool { r.flush(ctx); return true })
 	}()
-	return func() { close(done); <-stopped }
+	return func() { stopFlushing(); <-stopped }
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 // asRoot fails the test unless it runs as root: kiln's build hosts run it as root, and these
@@ -228,23 +230,15 @@ can read-hostname 'test "$(cat /proc/sys/kernel/hostname)" = kiln-build'
 // TestBuildsCannotReachTheHostsLoopback: with the default network a build cannot connect to a
 // listener on the host's 127.0.0.1; with NetworkHost it can (so the test can tell).
 func TestBuildsCannotReachTheHostsLoopback(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := tcptest.Serve(t, func(c net.Conn) {
+		c.Write([]byte("kiln-api\n"))
+		c.Close()
+	})
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("kiln-api\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	script := fmt.Sprintf(`if timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3' 2>/dev/null; then echo reached=yes; else echo reached=no; fi`, port)
+	script := fmt.Sprintf(`if timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/%s && cat <&3' 2>/dev/null; then echo reached=yes; else echo reached=no; fi`, port)
 	l := newLayout(t)
 	for _, tc := range []struct {
 		network Network
@@ -252,7 +246,7 @@ func TestBuildsCannotReachTheHostsLoopback(t *testing.T) {
 	}{{"", false}, {NetworkNone, false}, {NetworkHost, true}} {
 		out := run(t, bwrapForTest(t, Bubblewrap{Network: tc.network}), l.jail(), script)
 		if got := strings.Contains(out, "reached=yes"); got != tc.reached {
-			t.Errorf("network %q: build reached the host's 127.0.0.1:%d = %v, want %v:\n%s", tc.network, port, got, tc.reached, out)
+			t.Errorf("network %q: build reached the host's 127.0.0.1:%s = %v, want %v:\n%s", tc.network, port, got, tc.reached, out)
 		}
 	}
 }

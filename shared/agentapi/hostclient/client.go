@@ -16,6 +16,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // Client calls the host API of the service at BaseURL with a build's host credential.
@@ -126,21 +127,18 @@ func (c *Client) Fail(ctx context.Context, reason string) (agentapi.BuildStatus,
 // the build ended (invalid_state) or no longer knows the credential (invalid_token), it calls
 // stop once and returns: the host's run is over. Other failures are retried at the next beat.
 func (c *Client) Heartbeats(ctx context.Context, every time.Duration, stop func(reason error), onError func(error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	beat := func(ctx context.Context) bool {
 		err := c.Heartbeat(ctx)
 		if code := kiln.ErrorCode(err); code == kiln.EInvalidState || code == kiln.EInvalidToken {
 			stop(err)
-			return
+			return false
 		}
 		if err != nil && ctx.Err() == nil && onError != nil {
 			onError(err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
+	}
+	if beat(ctx) {
+		wake.Every(ctx, every, beat)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
@@ -28,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // minio is the S3 every test of this package stores artifacts in; TestMain starts it.
@@ -102,14 +102,8 @@ func newService(t testing.TB) *service {
 	}
 
 	now := time.Now().UTC()
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "a@studio.example", OwnerName: "A"}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := created.Organization.ID
-	if _, err := st.LinkGitHubInstallation(ctx, org, strconv.Itoa(installation), now); err != nil {
-		t.Fatal(err)
-	}
+	created, _ := storefixture.GitHubOrg(t, st, strconv.Itoa(installation), now)
+	org := created.ID
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	lifecycle := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st, Logger: logger,
 		Events: &builds.Fanout{Logs: logs, Logger: logger}} // ends the logs of builds that ended, as in AWS

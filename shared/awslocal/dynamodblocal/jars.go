@@ -1,13 +1,11 @@
 package dynamodblocal
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 
@@ -25,35 +23,9 @@ func InstalledJarDir() (string, error) {
 		}
 		return dir, nil
 	}
-	root, err := repoRoot()
+	dir, err := repodeps.Install("install-dynamodb-local.sh")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("dynamodblocal: install DynamoDB Local (or set %s): %w", EnvJarDir, err)
 	}
-	script := filepath.Join(root, "scripts", "install-dynamodb-local.sh")
-	cmd := exec.Command(script)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("dynamodblocal: install DynamoDB Local with %s (or set %s): %w", script, EnvJarDir, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1], nil
-}
-
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("dynamodblocal: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("dynamodblocal: no go.mod above the working directory; set " + EnvJarDir)
-		}
-		dir = parent
-	}
+	return dir, nil
 }

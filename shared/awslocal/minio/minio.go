@@ -5,7 +5,6 @@
 package minio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,8 +20,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/proctree"
 	"github.com/kilnbuild/kiln/shared/settings"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // Region is the region MinIO answers for.
@@ -59,24 +60,6 @@ type Server struct {
 	stopOnce sync.Once
 }
 
-// output collects the server's output for error messages.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
-
 // Binary finds the MinIO binary: $KILN_MINIO, else <repo>/.cache/minio/bin/minio (the
 // repository found above the working directory). Its error says how to install it.
 func Binary() (string, error) {
@@ -86,9 +69,9 @@ func Binary() (string, error) {
 		}
 		return p, nil
 	}
-	root, err := RepoRoot()
+	root, err := repodeps.Root()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("find MinIO (run from kiln's repository, or set KILN_MINIO): %w", err)
 	}
 	p := filepath.Join(root, ".cache", "minio", "bin", "minio")
 	if _, err := os.Stat(p); err != nil {
@@ -96,24 +79,6 @@ func Binary() (string, error) {
 			"(or make deps; it builds MinIO with go install in a few minutes), or set KILN_MINIO to a minio binary", p)
 	}
 	return p, nil
-}
-
-// RepoRoot walks up from the working directory to the directory holding go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from kiln's repository, or set KILN_MINIO")
-		}
-		dir = parent
-	}
 }
 
 // Start starts MinIO and waits until it answers.
@@ -133,7 +98,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+o.User, "MINIO_ROOT_PASSWORD="+o.Password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CALLHOME_ENABLE=off")
 	s.tree = proctree.New(s.cmd, proctree.Options{KillWithParent: o.KillWithParent})
-	out := &output{}
+	out := &syncbuf.Buffer{} // the server's output, for error messages
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	o.Lifeline.Mark(s.cmd)
 	if err := s.tree.Start(); err != nil {

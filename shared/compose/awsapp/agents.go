@@ -7,6 +7,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/agentpool"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // claimPollEvery is how often a waiting claim looks at the pending queue again in AWS. On one
@@ -32,20 +33,9 @@ type pollingDispatcher struct {
 
 // Claim waits for a build as agentpool.Dispatcher.Claim does, looking at the queue every interval.
 func (p pollingDispatcher) Claim(ctx context.Context, a *kiln.Agent, offer agentpool.Offer, wait time.Duration) (*agentpool.Claimed, error) {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		t := time.NewTicker(p.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				p.Dispatcher.Notify()
-			case <-done:
-				return
-			}
-		}
-	}()
+	polling, stopPolling := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopPolling()
+	go wake.Every(polling, p.every, func(context.Context) bool { p.Dispatcher.Notify(); return true })
 	return p.Dispatcher.Claim(ctx, a, offer, min(wait, claimMaxWait))
 }
 

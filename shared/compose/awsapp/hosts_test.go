@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/github/githubtest"
@@ -23,6 +22,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 func TestGitHubSettings(t *testing.T) {
@@ -88,14 +88,8 @@ func TestHostAPIBesideTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Studio", OwnerEmail: "a@studio.example", OwnerName: "A"}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := created.Organization.ID
-	if _, err := st.LinkGitHubInstallation(ctx, org, "42", now); err != nil {
-		t.Fatal(err)
-	}
+	created, token := storefixture.GitHubOrg(t, st, "42", now)
+	org := created.ID
 	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: org, Name: "G", SourceControl: kiln.SourceGitHub, RepoLink: "studio/shooter",
 		InstallationID: "42", DefaultBranch: "main", CreatedAt: now, UpdatedAt: now}
 	s := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: org, ProjectID: p.ID, Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping,
@@ -142,13 +136,13 @@ func TestHostAPIBesideTheAPI(t *testing.T) {
 		t.Errorf("upload without S3: %d %s", rec.Code, rec.Body)
 	}
 	// The API's own token is no host credential, and a host credential opens no API route.
-	if rec := do("POST", "/host/v1/heartbeat", "Bearer "+created.Token, `{}`); rec.Code != http.StatusUnauthorized {
+	if rec := do("POST", "/host/v1/heartbeat", "Bearer "+token, `{}`); rec.Code != http.StatusUnauthorized {
 		t.Errorf("heartbeat with an API token: %d", rec.Code)
 	}
 	if rec := do("GET", "/auth/me", "Bearer "+cred, ""); rec.Code != http.StatusUnauthorized {
 		t.Errorf("GET /auth/me with a host credential: %d", rec.Code)
 	}
-	if rec := do("GET", "/auth/me", "Bearer "+created.Token, ""); rec.Code != http.StatusOK {
+	if rec := do("GET", "/auth/me", "Bearer "+token, ""); rec.Code != http.StatusOK {
 		t.Errorf("GET /auth/me: %d %s", rec.Code, rec.Body)
 	}
 	// Push webhooks are verified with the secret's webhookSecret.

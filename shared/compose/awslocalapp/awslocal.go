@@ -34,7 +34,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/lambdas"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
-	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
 	"github.com/kilnbuild/kiln/shared/awslocal/ssm"
 	"github.com/kilnbuild/kiln/shared/awslocal/stepfunctions"
@@ -45,6 +45,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/wake"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 
@@ -436,23 +437,16 @@ func (l *AWSLocal) startTicker(fn lambda.Handler, every time.Duration, clock fun
 	l.ticks.Add(1)
 	go func() {
 		defer l.ticks.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				now := clock()
-				payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
-					Source: "aws.events", AccountID: awsLocalAccount, Time: now.UTC(), Region: Region,
-					Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},
-					Detail:    json.RawMessage("{}")})
-				if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
-					l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
-				}
+		wake.Every(ctx, every, func(ctx context.Context) bool {
+			payload, _ := json.Marshal(events.CloudWatchEvent{Version: "0", ID: kiln.NewID(), DetailType: "Scheduled Event",
+				Source: "aws.events", AccountID: awsLocalAccount, Time: clock().UTC(), Region: Region,
+				Resources: []string{"arn:aws:events:" + Region + ":" + awsLocalAccount + ":rule/kiln-schedule"},
+				Detail:    json.RawMessage("{}")})
+			if _, err := fn.Invoke(ctx, payload); err != nil && ctx.Err() == nil {
+				l.logger.Error("aws-local: the schedule function failed", slog.String("error", err.Error()))
 			}
-		}
+			return true
+		})
 	}()
 }
 
@@ -480,18 +474,13 @@ func absPath(p string) string {
 // stepFunctionsPrefix finds aws-local-stepfunctions: the repository's cached copy, installed by
 // scripts/install-stepfunctions-local.sh on first use.
 func stepFunctionsPrefix(logger *slog.Logger) (string, error) {
-	if root, err := minio.RepoRoot(); err == nil {
+	if root, err := repodeps.Root(); err == nil {
 		prefix := filepath.Join(root, ".cache", "stepfunctions-local")
 		if _, err := os.Stat(filepath.Join(prefix, "node_modules", "aws-local-stepfunctions", "package.json")); err == nil {
 			return prefix, nil
 		}
 	}
-	out, err := runInstallScript(logger, "install-stepfunctions-local.sh")
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1], nil
+	return install(logger, "install-stepfunctions-local.sh")
 }
 
 // recoverAWSLocalBuilds restarts the executions of pending builds and fails running ones as

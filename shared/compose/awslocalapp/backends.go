@@ -12,10 +12,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/guregu/dynamo/v2"
@@ -24,9 +22,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/awslocal/dynamodblocal"
 	"github.com/kilnbuild/kiln/shared/awslocal/lifeline"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/compose/onemachine"
 	"github.com/kilnbuild/kiln/shared/keyring"
-	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
@@ -77,7 +75,7 @@ func StartBackends(ctx context.Context, dir string, logger *slog.Logger) (_ *Bac
 			b.Stop()
 		}
 	}()
-	jars, err := dynamoDBLocalDir(logger)
+	jars, err := dynamodblocal.InstalledJarDir()
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +152,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, sh
 		b.dynamo, b.minio, b.shared = shared.dynamo, shared.minio, true
 		b.table, b.bucket = sharedNames(dataDir)
 	} else {
-		jars, err := dynamoDBLocalDir(logger)
+		jars, err := dynamodblocal.InstalledJarDir()
 		if err != nil {
 			return nil, err
 		}
@@ -206,49 +204,24 @@ func ensureTable(ctx context.Context, db *dynamo.DB, table string) error {
 	return dynamostore.CreateTable(ctx, db, table)
 }
 
-// dynamoDBLocalDir finds DynamoDB Local's jar: $KILN_DYNAMODB_LOCAL_DIR, else the repository's
-// cached copy, installed by scripts/install-dynamodb-local.sh on first use.
-func dynamoDBLocalDir(logger *slog.Logger) (string, error) {
-	if dir := settings.DynamoDBLocalDir.Get(os.Getenv); dir != "" {
-		return dir, nil
-	}
-	out, err := runInstallScript(logger, "install-dynamodb-local.sh")
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1], nil
-}
-
 // minioBinary finds MinIO: $KILN_MINIO, else the repository's cached build, made by
 // scripts/install-minio.sh on first use (a few minutes, once).
 func minioBinary(logger *slog.Logger) (string, error) {
 	if bin, err := minio.Binary(); err == nil {
 		return bin, nil
 	}
-	out, err := runInstallScript(logger, "install-minio.sh")
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1], nil
+	return install(logger, "install-minio.sh")
 }
 
-// runInstallScript runs one of the repository's scripts/install-*.sh and returns its output.
-func runInstallScript(logger *slog.Logger, name string) (string, error) {
-	root, err := minio.RepoRoot()
+// install runs one of the repository's scripts/install-*.sh (repodeps.Install), saying so in the
+// log, and returns where it installed the dependency.
+func install(logger *slog.Logger, name string) (string, error) {
+	logger.Info("aws-local: installing a dependency (once; cached under .cache/)", slog.String("script", name))
+	dir, err := repodeps.Install(name)
 	if err != nil {
 		return "", fmt.Errorf("kiln aws-local installs what it needs with the scripts of kiln's repository: %w", err)
 	}
-	script := filepath.Join(root, "scripts", name)
-	logger.Info("aws-local: installing a dependency (once; cached under .cache/)", slog.String("script", script))
-	cmd := exec.Command(script)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", script, err)
-	}
-	return string(out), nil
+	return dir, nil
 }
 
 // minioCredentials reads MinIO's root credentials, making them on first use.

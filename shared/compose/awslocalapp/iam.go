@@ -19,6 +19,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/awscost"
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
 	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -58,7 +59,7 @@ func awsLocalTemplatePath(o Options) (string, error) {
 		return p, nil
 	}
 	p := "cdk.out/Kiln.template.json"
-	if root, err := minio.RepoRoot(); err == nil {
+	if root, err := repodeps.Root(); err == nil {
 		p = root + "/" + p
 	}
 	if _, err := os.Stat(p); err != nil {

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/awslocal/minio"
+	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 
@@ -48,7 +48,7 @@ func loadStackTemplate() ([]byte, error) {
 	if p := settings.TestStackTemplate.Get(os.Getenv); p != "" {
 		return os.ReadFile(p)
 	}
-	root, err := minio.RepoRoot()
+	root, err := repodeps.Root()
 	if err != nil {
 		return nil, err
 	}

@@ -9,31 +9,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines to log into.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // testService is a real `kiln serve` on a loopback port with a temp data dir.
 type Server struct {
@@ -42,8 +24,8 @@ type Server struct {
 	Deployment Deployment
 	AWS        *awslocalapp.AWSLocal
 	Config     serve.Config
-	Out        *SyncBuffer
-	Logs       *SyncBuffer
+	Out        *syncbuf.Buffer
+	Logs       *syncbuf.Buffer
 	Token      string // the Local owner's token, when this start printed one
 	// Elsewhere is the base URL of a kiln serve this test runs in another process (SetElsewhere).
 	Elsewhere string
@@ -71,7 +53,7 @@ func NewConfig(t testing.TB, dataDir string) serve.Config {
 // StartService starts the deployment d on cfg, and stops it when the test ends.
 func StartService(t testing.TB, d Deployment, cfg serve.Config) *Server {
 	t.Helper()
-	ts := &Server{Deployment: d, Config: cfg, Out: &SyncBuffer{}, Logs: &SyncBuffer{}}
+	ts := &Server{Deployment: d, Config: cfg, Out: &syncbuf.Buffer{}, Logs: &syncbuf.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(ts.Logs, nil))
 	if d == AWSLocal {
 		return startAWSLocal(t, ts, logger)

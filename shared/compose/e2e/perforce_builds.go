@@ -42,14 +42,20 @@ func P4BuildState() map[string]any {
 	}
 }
 
+// WithP4 makes kiln run p4 as its Perforce client and allows loopback addresses (where the fake
+// server listens) as a Perforce server's.
+func WithP4(p4 string) func(*serve.Config) {
+	return func(c *serve.Config) {
+		c.P4 = p4
+		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	}
+}
+
 func NewPerforceWorld(t *testing.T, d Deployment, configure ...func(*serve.Config)) *perforceWorld {
 	t.Helper()
 	p4 := FakeP4(t, d)
 	SetP4State(t, d, p4, P4BuildState())
-	w := NewWorld(t, d, append([]func(*serve.Config){func(c *serve.Config) {
-		c.P4 = p4
-		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	}}, configure...)...)
+	w := NewWorld(t, d, append([]func(*serve.Config){WithP4(p4)}, configure...)...)
 	r := w.Do(t, "PATCH", "/organizations/"+w.OrgID+"/perforce", w.Token,
 		map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": P4Ticket})
 	if r.Status != 200 {

@@ -43,6 +43,16 @@ func (h *HangingReceiver) Hanging() (now, most int) {
 	return h.now, h.most
 }
 
+// WantHolding waits until a request hangs (on a busy machine other receivers' deliveries may all
+// end before this one's first connects), then fails the test if more than limit ever hung at once.
+func (h *HangingReceiver) WantHolding(t testing.TB, limit int) {
+	t.Helper()
+	WaitDone(t, 1, "hanging receiver holds a request", func() int { n, _ := h.Hanging(); return min(n, 1) })
+	if now, most := h.Hanging(); now < 1 || most > limit {
+		t.Fatalf("hanging receiver: %d requests hanging, at most %d at once; want some, at most %d", now, most, limit)
+	}
+}
+
 // WaitDone polls count every 5 ms until it reports all of want done, and fails the test after
 // 30 s — a guard against a hang, not a speed goal — saying how many of what were done.
 func WaitDone(t testing.TB, want int, what string, count func() int) {

@@ -94,14 +94,23 @@ func (s *Server) installationJSON(in *installation) *github.Installation {
 	}
 }
 
-func (s *Server) getInstallation(w http.ResponseWriter, r *http.Request) {
+// appInstallation is the installation the request's path names, asked for with the App's JWT;
+// nil once it has answered 401 (no valid JWT) or 404 (no such installation).
+func (s *Server) appInstallation(w http.ResponseWriter, r *http.Request) *installation {
 	if err := s.checkAppJWT(r); err != nil {
 		writeError(w, http.StatusUnauthorized, err.Error())
-		return
+		return nil
 	}
 	in := s.installation(r)
 	if in == nil {
 		writeError(w, http.StatusNotFound, "Not Found")
+	}
+	return in
+}
+
+func (s *Server) getInstallation(w http.ResponseWriter, r *http.Request) {
+	in := s.appInstallation(w, r)
+	if in == nil {
 		return
 	}
 	s.mu.Lock()
@@ -111,13 +120,8 @@ func (s *Server) getInstallation(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkAppJWT(r); err != nil {
-		writeError(w, http.StatusUnauthorized, err.Error())
-		return
-	}
-	in := s.installation(r)
+	in := s.appInstallation(w, r)
 	if in == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	s.mu.Lock()

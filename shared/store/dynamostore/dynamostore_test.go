@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // These tests cover what is particular to the DynamoDB layout; storetest covers the contract.
@@ -130,22 +131,9 @@ func TestDeleteProjectWithManySettings(t *testing.T) {
 	s := newStore(t)
 	orgID := newOrg(t, s)
 	at := time.Now().UTC()
-	p := &kiln.Project{
-		ID: kiln.NewID(), OrganizationID: orgID, Name: "Game", SourceControl: kiln.SourceGitHub,
-		RepoLink: "studio/game", InstallationID: "1", CreatedAt: at, UpdatedAt: at,
-	}
-	if err := s.CreateProject(t.Context(), p, 0); err != nil {
-		t.Fatal(err)
-	}
+	p := storefixture.Project(t, s, orgID, at)
 	for range 130 {
-		bs := &kiln.BuildSetting{
-			ID: kiln.NewID(), OrganizationID: orgID, ProjectID: p.ID, Platform: kiln.PlatformLinux,
-			BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", Trigger: kiln.TriggerManual,
-			CreatedAt: at, UpdatedAt: at,
-		}
-		if err := s.CreateBuildSetting(t.Context(), bs); err != nil {
-			t.Fatal(err)
-		}
+		storefixture.Setting(t, s, p, at)
 	}
 	if err := s.DeleteProject(t.Context(), orgID, p.ID); err != nil {
 		t.Fatal(err)

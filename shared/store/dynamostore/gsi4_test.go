@@ -8,6 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/store/storefixture"
 )
 
 // GSI4 is sparse: only queued builds, builds awaiting delivery, scheduled settings, artifacts and
@@ -138,21 +139,8 @@ func TestGSI4KeysOfSettingsAndArtifacts(t *testing.T) {
 	s, table := newStoreTable(t)
 	orgID := newOrg(t, s)
 	at := time.Now().UTC()
-	p := &kiln.Project{
-		ID: kiln.NewID(), OrganizationID: orgID, Name: "Game", SourceControl: kiln.SourceGitHub,
-		RepoLink: "studio/game", InstallationID: "1", CreatedAt: at, UpdatedAt: at,
-	}
-	if err := s.CreateProject(t.Context(), p, 0); err != nil {
-		t.Fatal(err)
-	}
-	bs := &kiln.BuildSetting{
-		ID: kiln.NewID(), OrganizationID: orgID, ProjectID: p.ID, Platform: kiln.PlatformLinux,
-		BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", Trigger: kiln.TriggerManual,
-		CreatedAt: at, UpdatedAt: at,
-	}
-	if err := s.CreateBuildSetting(t.Context(), bs); err != nil {
-		t.Fatal(err)
-	}
+	p := storefixture.Project(t, s, orgID, at)
+	bs := storefixture.Setting(t, s, p, at)
 	pk, sk := "ORG#"+orgID, "SETTING#"+p.ID+"#"+bs.ID
 	wantGSI4(t, table, "manual setting", pk, sk, "", "")
 	for _, st := range []struct {

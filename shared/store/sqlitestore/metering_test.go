@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"database/sql"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -39,31 +38,8 @@ func TestMeteringFailureLeavesTheBuildRunning(t *testing.T) {
 func TestMigrationMakesEarlierOrganizationsEnterprise(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := filepath.Glob("migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names { // the schema as it was before 0020
-		if filepath.Base(name) >= "0020" {
-			break
-		}
-		text, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(text)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO organizations (id, name, slug, plan, defaults, github_installation_id, created_at, updated_at)
-		VALUES ('A', 'Local', 'local', 'free', '{}', NULL, 1, 2), ('B', 'Hosted', 'hosted', 'pro', '{}', NULL, 1, 2); PRAGMA user_version = 19`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	earlierDatabase(t, path, "0020", `INSERT INTO organizations (id, name, slug, plan, defaults, github_installation_id, created_at, updated_at)
+		VALUES ('A', 'Local', 'local', 'free', '{}', NULL, 1, 2), ('B', 'Hosted', 'hosted', 'pro', '{}', NULL, 1, 2); PRAGMA user_version = 19`)
 	s := open(t, path)
 	for id, want := range map[string]kiln.Plan{"A": kiln.PlanEnterprise, "B": kiln.PlanPro} {
 		org, err := s.GetOrganization(ctx, id)

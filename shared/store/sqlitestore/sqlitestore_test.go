@@ -27,6 +27,40 @@ func open(t *testing.T, path string) *sqlitestore.Store {
 	return s
 }
 
+// earlierDatabase makes a database at path as an earlier kiln left it: every migration whose file
+// name sorts before version ("0005": the schema as it was at 0004), then script with args (its
+// rows and its PRAGMA user_version).
+func earlierDatabase(t *testing.T, path, version, script string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if filepath.Base(name) >= version {
+			break
+		}
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), string(text)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := db.ExecContext(t.Context(), script, args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "kiln.db"))
@@ -145,28 +179,11 @@ func TestReopen(t *testing.T) {
 func TestMigrateInstallations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	ctx := t.Context()
-	schema, err := os.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, string(schema)+"; PRAGMA user_version = 1"); err != nil {
-		t.Fatal(err)
-	}
 	// Ids in creation order; "A" and "C" share installation 7, "B" and "D" have none.
-	for i, inst := range []string{"7", "", "7", ""} {
-		_, err := db.ExecContext(ctx, `INSERT INTO organizations VALUES (?, 'Studio', ?, 'free', '{}', ?, 1, 2)`,
-			string(rune('A'+i)), fmt.Sprintf("slug-%d", i), inst)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	earlierDatabase(t, path, "0002", `PRAGMA user_version = 1;
+		INSERT INTO organizations VALUES ('A', 'Studio', 'slug-0', 'free', '{}', '7', 1, 2),
+			('B', 'Studio', 'slug-1', 'free', '{}', '', 1, 2), ('C', 'Studio', 'slug-2', 'free', '{}', '7', 1, 2),
+			('D', 'Studio', 'slug-3', 'free', '{}', '', 1, 2)`)
 
 	s := open(t, path)
 	want := map[string]string{"A": "7", "B": "", "C": "", "D": ""}
@@ -191,136 +208,88 @@ func TestMigrateInstallations(t *testing.T) {
 	}
 }
 
-// TestMigrateHeartbeatsAndScans opens a database made at schema version 3 holding a pending
-// build: after migration 4 the build has no heartbeat and heads the queue.
-func TestMigrateHeartbeatsAndScans(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kiln.db")
-	ctx := t.Context()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql"} {
-		schema, err := os.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 3;
-		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
-			'cron', '', '', '', 1, NULL, NULL)`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := open(t, path)
-	b, err := s.GetBuild(ctx, "org", id)
-	if err != nil || b.HeartbeatAt != nil || b.Status != kiln.StatusPending {
-		t.Fatalf("GetBuild after migration = %+v, %v; want a pending build without heartbeat", b, err)
-	}
-	queued, err := s.QueuedBuilds(ctx, kiln.StatusPending, 1)
-	if err != nil || len(queued) != 1 || queued[0].ID != id {
-		t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
-	}
-}
-
-// TestMigrateAutoDeployDelivery opens a database made at schema version 4 holding a complete
-// build whose delivery is pending: after migration 5 it has made no attempts and awaits delivery,
-// found through the partial index builds_awaiting_delivery.
-func TestMigrateAutoDeployDelivery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kiln.db")
-	ctx := t.Context()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"0001_init.sql", "0002_github_installation_unique.sql", "0003_artifacts.sql",
-		"0004_heartbeats_idempotency_scans.sql"} {
-		schema, err := os.ReadFile("migrations/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(schema)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 4;
-		INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
-			'cron', '', 'pending', '', 1, 2, 3, NULL)`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s := open(t, path)
-	b, err := s.GetBuild(ctx, "org", id)
-	if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
-		t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
-	}
-	awaiting, err := s.DueBuildDeliveries(ctx, time.Now(), 1, 1)
-	if err != nil || len(awaiting) != 1 || awaiting[0].ID != id || !awaiting[0].AutoDeployNextAt.IsZero() {
-		t.Fatalf("DueBuildDeliveries after migration = %v, %v; want the old build, due now", awaiting, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	// The scan's query (as in scans.go) reads the partial index in order, without a sort (and
-	// INDEXED BY fails if the WHERE clause no longer implies the index's).
-	db, err = sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM builds INDEXED BY builds_delivery_due
-		WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "builds_delivery_due") {
-		t.Fatalf("query plan %q: want the index builds_delivery_due", joined)
+// TestMigrateBuilds opens a database made at an earlier schema version holding one build, and
+// checks what the next migration makes of it.
+func TestMigrateBuilds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version string // the first migration not applied
+		script  string // the build's row (its id the one argument) and the schema version
+		check   func(t *testing.T, s *sqlitestore.Store, path, id string)
+	}{{
+		// At schema version 3, a pending build: after migration 4 it has no heartbeat and heads
+		// the queue.
+		name: "HeartbeatsAndScans", version: "0004",
+		script: `PRAGMA user_version = 3;
+			INSERT INTO builds VALUES ('org', ?, 'p', 's', 'pending', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+				'cron', '', '', '', 1, NULL, NULL)`,
+		check: func(t *testing.T, s *sqlitestore.Store, _, id string) {
+			b, err := s.GetBuild(t.Context(), "org", id)
+			if err != nil || b.HeartbeatAt != nil || b.Status != kiln.StatusPending {
+				t.Fatalf("GetBuild after migration = %+v, %v; want a pending build without heartbeat", b, err)
+			}
+			queued, err := s.QueuedBuilds(t.Context(), kiln.StatusPending, 1)
+			if err != nil || len(queued) != 1 || queued[0].ID != id {
+				t.Fatalf("QueuedBuilds after migration = %v, %v; want the old build", queued, err)
+			}
+		},
+	}, {
+		// At schema version 4, a complete build whose delivery is pending: after migration 5 it
+		// has made no attempts and awaits delivery, found through the partial index
+		// builds_delivery_due.
+		name: "AutoDeployDelivery", version: "0005",
+		script: `PRAGMA user_version = 4;
+			INSERT INTO builds VALUES ('org', ?, 'p', 's', 'complete', 'Linux', 'Shipping', 'main', 'c', '', '', '5.3',
+				'cron', '', 'pending', '', 1, 2, 3, NULL)`,
+		check: func(t *testing.T, s *sqlitestore.Store, path, id string) {
+			b, err := s.GetBuild(t.Context(), "org", id)
+			if err != nil || b.AutoDeployAttempts != 0 || b.AutoDeployStatus != kiln.AutoDeployPending {
+				t.Fatalf("GetBuild after migration = %+v, %v; want a build pending delivery without attempts", b, err)
+			}
+			awaiting, err := s.DueBuildDeliveries(t.Context(), time.Now(), 1, 1)
+			if err != nil || len(awaiting) != 1 || awaiting[0].ID != id || !awaiting[0].AutoDeployNextAt.IsZero() {
+				t.Fatalf("DueBuildDeliveries after migration = %v, %v; want the old build, due now", awaiting, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// The scan's query (as in scans.go) reads the partial index in order, without a sort
+			// (and INDEXED BY fails if the WHERE clause no longer implies the index's).
+			wantQueryPlanIndex(t, path, `SELECT id FROM builds INDEXED BY builds_delivery_due
+				WHERE status = 'complete' AND auto_deploy_status IN ('pending', 'delivering') AND auto_deploy_next_at <= 5`,
+				"builds_delivery_due")
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "kiln.db")
+			id := (&kiln.IDGenerator{}).New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+			earlierDatabase(t, path, tc.version, tc.script, id)
+			tc.check(t, open(t, path), path, id)
+		})
 	}
 }
 
 // TestPendingWebhookDeliveriesPlan checks that the count of an organization's pending deliveries
 // (the redelivery cap) reads the index webhook_deliveries_due.
 func TestPendingWebhookDeliveriesPlan(t *testing.T) {
-	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "kiln.db")
 	if err := open(t, path).Close(); err != nil {
 		t.Fatal(err)
 	}
+	wantQueryPlanIndex(t, path, `SELECT id FROM webhook_deliveries
+		WHERE status = 'pending' AND org_id = 'o' LIMIT 10`, "webhook_deliveries_due")
+}
+
+// wantQueryPlanIndex fails the test unless SQLite's plan of query, on the database at path,
+// reads index.
+func wantQueryPlanIndex(t *testing.T, path, query, index string) {
+	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries
-		WHERE status = 'pending' AND org_id = 'o' LIMIT 10`)
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +306,7 @@ func TestPendingWebhookDeliveriesPlan(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "webhook_deliveries_due") {
-		t.Fatalf("query plan %q: want the index webhook_deliveries_due", joined)
+	if joined := strings.Join(plan, "; "); !strings.Contains(joined, index) {
+		t.Fatalf("query plan %q: want the index %s", joined, index)
 	}
 }

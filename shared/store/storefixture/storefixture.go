@@ -39,6 +39,17 @@ func Org(t testing.TB, st store.Store, plan kiln.Plan, at time.Time) (*kiln.Orga
 	return created.Organization, created.Token
 }
 
+// GitHubOrg creates an organization as Org does and links it to the GitHub App installation
+// installation, as the App's install flow would.
+func GitHubOrg(t testing.TB, st store.Store, installation string, at time.Time) (*kiln.Organization, string) {
+	t.Helper()
+	org, token := Org(t, st, "", at)
+	if _, err := st.LinkGitHubInstallation(context.Background(), org.ID, installation, at); err != nil {
+		t.Fatal(err)
+	}
+	return org, token
+}
+
 // Project creates the GitHub project "Shooter" (studio/shooter, Shooter.uproject) of org.
 func Project(t testing.TB, st store.Store, orgID string, at time.Time) *kiln.Project {
 	t.Helper()

@@ -180,11 +180,7 @@ func testArtifactFilters(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	f := createOrganization(t, s)
 	other := createOrganization(t, s)
-	var settings []*kiln.BuildSetting
-	for range 2 {
-		p := createProject(t, s, f.org.ID, kiln.SourceGitHub)
-		settings = append(settings, createSetting(t, s, p), createSetting(t, s, p))
-	}
+	settings := twoByTwoSettings(t, s, f)
 	branches := []string{"main", "dev", "release/1.0"}
 	commits := []string{"aaaa", "bbbb", "cccc", "dddd"}
 	var artifacts []*kiln.Artifact

@@ -79,13 +79,9 @@ func testBuildNumbers(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("ConcurrentTriggersNeverShareANumber", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		const n = 30
-		builds := make([]*kiln.Build, n)
-		for i := range builds {
-			builds[i] = newBuild(set, kiln.StatusPending)
-		}
+		builds := newPendingBuilds(set, n)
 		errs := race(n, func(i int) error {
 			if i%2 == 0 {
 				return s.CreateBuild(ctx, builds[i])

@@ -27,6 +27,15 @@ func newBuild(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
 	}
 }
 
+// newPendingBuilds makes (without storing) n pending builds of set.
+func newPendingBuilds(set *kiln.BuildSetting, n int) []*kiln.Build {
+	builds := make([]*kiln.Build, n)
+	for i := range builds {
+		builds[i] = newBuild(set, kiln.StatusPending)
+	}
+	return builds
+}
+
 func createBuild(t *testing.T, s store.Store, set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
 	t.Helper()
 	b := newBuild(set, status)
@@ -76,8 +85,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("UpdateWithExpectedStatus", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		b := createBuild(t, s, set, kiln.StatusPending)
 		wantOK(t, b.Transition(kiln.StatusRunning, now(), ""), "Transition")
 		b.Host = "local/build-07/worker-1" // the claim records who took it in the same write
@@ -136,8 +144,7 @@ func testBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("UpdateWithWrongStatusWritesNothing", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		stored := createBuild(t, s, set, kiln.StatusRunning)
 		for _, expected := range []kiln.BuildStatus{kiln.StatusPending, kiln.StatusComplete, kiln.StatusFailed, kiln.StatusSuperseded} {
 			t.Run(string(expected), func(t *testing.T) {
@@ -179,11 +186,7 @@ func testBuildFilters(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	f := createOrganization(t, s)
 	other := createOrganization(t, s)
-	var settings []*kiln.BuildSetting
-	for range 2 {
-		p := createProject(t, s, f.org.ID, kiln.SourceGitHub)
-		settings = append(settings, createSetting(t, s, p), createSetting(t, s, p))
-	}
+	settings := twoByTwoSettings(t, s, f)
 	branches := []string{"main", "dev", "release/1.0"}
 	var builds []*kiln.Build
 	for i := range 30 {

@@ -37,6 +37,36 @@ func createSetting(t *testing.T, s store.Store, p *kiln.Project) *kiln.BuildSett
 	return set
 }
 
+// createOrganizationSetting makes an organization with a GitHub project and a setting of it.
+func createOrganizationSetting(t *testing.T, s store.Store) (fixture, *kiln.BuildSetting) {
+	t.Helper()
+	f := createOrganization(t, s)
+	return f, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+}
+
+// settingsOfOrganizations makes n organizations with a project and a setting each and returns
+// the settings.
+func settingsOfOrganizations(t *testing.T, s store.Store, n int) []*kiln.BuildSetting {
+	t.Helper()
+	var sets []*kiln.BuildSetting
+	for range n {
+		f := createOrganization(t, s)
+		sets = append(sets, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)))
+	}
+	return sets
+}
+
+// twoByTwoSettings makes two projects of f's organization with two settings each.
+func twoByTwoSettings(t *testing.T, s store.Store, f fixture) []*kiln.BuildSetting {
+	t.Helper()
+	var sets []*kiln.BuildSetting
+	for range 2 {
+		p := createProject(t, s, f.org.ID, kiln.SourceGitHub)
+		sets = append(sets, createSetting(t, s, p), createSetting(t, s, p))
+	}
+	return sets
+}
+
 func testBuildSettings(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("CreateAndGet", func(t *testing.T) {
 		s, ctx := open(t), t.Context()

@@ -21,6 +21,46 @@ func dueBefore(at time.Time, id string, bt time.Time, bid string) bool {
 	return id < bid
 }
 
+// due is what a Due*Deliveries answer is ordered by, and why an item should not be in it ("" when
+// it should).
+type due struct {
+	at    time.Time
+	id    string
+	fault string
+}
+
+// wantDue fails the test unless items, what answered limit, are no more than the limit (read as
+// store.MaxLimit outside 1..MaxLimit), all belong (no fault) and come earliest due (then smallest
+// id) first.
+func wantDue[T any](t *testing.T, what string, limit int, items []T, of func(T) due) {
+	t.Helper()
+	n := limit
+	if n < 1 || n > store.MaxLimit {
+		n = store.MaxLimit
+	}
+	if len(items) > n {
+		t.Fatalf("%s(%d): %d answered", what, limit, len(items))
+	}
+	for i, v := range items {
+		d := of(v)
+		if d.fault != "" {
+			t.Fatalf("%s: %s", what, d.fault)
+		}
+		if prev := of(items[max(i-1, 0)]); i > 0 && !dueBefore(prev.at, prev.id, d.at, d.id) {
+			t.Fatalf("%s: %s before %s, want earliest due first", what, prev.id, d.id)
+		}
+	}
+}
+
+// wantHead fails the test unless got starts with want (whole records).
+func wantHead[T any](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if len(got) < len(want) {
+		t.Fatalf("%s: %d, want at least %d", what, len(got), len(want))
+	}
+	wantEqual(t, fmt.Sprintf("head of the %s", what), got[:len(want)], want)
+}
+
 // awaitingDelivery reports whether DueBuildDeliveries (at a time after its next attempt) must list b.
 func awaitingDelivery(b *kiln.Build) bool {
 	return b.Status == kiln.StatusComplete &&
@@ -34,21 +74,13 @@ func deliveries(t *testing.T, s store.Store, limit int) []*kiln.Build {
 	t.Helper()
 	bs, err := s.DueBuildDeliveries(t.Context(), farFuture, store.MaxLimit, limit)
 	wantOK(t, err, "DueBuildDeliveries")
-	n := limit
-	if n < 1 || n > store.MaxLimit {
-		n = store.MaxLimit
-	}
-	if len(bs) > n {
-		t.Fatalf("DueBuildDeliveries(%d): %d builds", limit, len(bs))
-	}
-	for i, b := range bs {
+	wantDue(t, "DueBuildDeliveries", limit, bs, func(b *kiln.Build) due {
+		v := due{at: b.AutoDeployNextAt, id: b.ID}
 		if !awaitingDelivery(b) {
-			t.Fatalf("DueBuildDeliveries: build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
+			v.fault = fmt.Sprintf("build %s is %s with autoDeployStatus %q", b.ID, b.Status, b.AutoDeployStatus)
 		}
-		if i > 0 && !dueBefore(bs[i-1].AutoDeployNextAt, bs[i-1].ID, b.AutoDeployNextAt, b.ID) {
-			t.Fatalf("DueBuildDeliveries: %s before %s, want earliest due first", bs[i-1].ID, b.ID)
-		}
-	}
+		return v
+	})
 	return bs
 }
 
@@ -56,11 +88,7 @@ func deliveries(t *testing.T, s store.Store, limit int) []*kiln.Build {
 // builds).
 func wantDeliveryHead(t *testing.T, s store.Store, want ...*kiln.Build) {
 	t.Helper()
-	got := deliveries(t, s, store.MaxLimit)
-	if len(got) < len(want) {
-		t.Fatalf("awaiting delivery: %d builds, want at least %d: %v", len(got), len(want), idsOfBuilds(got))
-	}
-	wantEqual(t, "head of the builds awaiting delivery", got[:len(want)], want)
+	wantHead(t, "builds awaiting delivery", deliveries(t, s, store.MaxLimit), want)
 }
 
 // wantNotAwaiting fails the test if b is listed as awaiting delivery.
@@ -76,11 +104,7 @@ func wantNotAwaiting(t *testing.T, s store.Store, b *kiln.Build) {
 func testBuildsAwaitingDelivery(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("OldestFirstAcrossOrganizations", func(t *testing.T) {
 		s := open(t)
-		var sets []*kiln.BuildSetting
-		for range 3 {
-			f := createOrganization(t, s)
-			sets = append(sets, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)))
-		}
+		sets := settingsOfOrganizations(t, s, 3)
 		// Builds of three organizations in every combination of status and autoDeployStatus,
 		// stored out of order: the scan sorts them, not the order of writes. Only the complete
 		// ones whose delivery is pending or delivering await delivery; builds without auto deploy

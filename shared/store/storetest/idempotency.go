@@ -28,8 +28,7 @@ func wantOnce(t *testing.T, what string, got *kiln.Build, fp string, created boo
 func testCreateBuildOnce(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("RepeatReturnsTheFirstBuild", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		first := newBuild(set, kiln.StatusPending)
 		got, fp, created := createOnce(t, s, first, "key-1", "fp-a")
 		wantOnce(t, "first CreateBuildOnce", got, fp, created, first, "fp-a", true)
@@ -60,8 +59,7 @@ func testCreateBuildOnce(t *testing.T, open func(t *testing.T) store.Store) {
 		s := open(t)
 		var firsts []*kiln.Build
 		for i := range 2 {
-			f := createOrganization(t, s)
-			set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+			f, set := createOrganizationSetting(t, s)
 			b := newBuild(set, kiln.StatusPending)
 			got, fp, created := createOnce(t, s, b, "shared-key", "fp")
 			wantOnce(t, "CreateBuildOnce in organization "+string(rune('A'+i)), got, fp, created, b, "fp", true)
@@ -78,8 +76,7 @@ func testCreateBuildOnce(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("EmptyKeyIsBadRequest", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		b := newBuild(set, kiln.StatusPending)
 		_, _, _, err := s.CreateBuildOnce(ctx, b, "", "fp")
 		wantCode(t, err, kiln.EBadRequest, "CreateBuildOnce with an empty key")
@@ -88,8 +85,7 @@ func testCreateBuildOnce(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("TakenBuildIDRecordsNoKey", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		existing := createBuild(t, s, set, kiln.StatusRunning)
 		clash := newBuild(set, kiln.StatusPending)
 		clash.ID = existing.ID

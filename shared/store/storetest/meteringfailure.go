@@ -15,8 +15,7 @@ import (
 // How to make the write fail is the store's own business, so each store's tests call this.
 func MeteringFailure(t *testing.T, s store.Store, breakMetering, repair func(orgID, month string)) {
 	ctx := t.Context()
-	f := createOrganization(t, s)
-	set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+	f, set := createOrganizationSetting(t, s)
 	started := time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC)
 	b := runningBuild(t, s, set, kiln.PlatformLinux, started)
 	const month = "2026-04" // the build ends in it

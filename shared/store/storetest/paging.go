@@ -182,8 +182,7 @@ func testPaging(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("MaxLimit", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		for range store.MaxLimit + 1 {
 			createBuild(t, s, set, kiln.StatusPending)
 		}

@@ -17,58 +17,74 @@ import (
 // (failing its queued builds and the deliveries still awaited, deleting its artifacts), so that a
 // shared store stays usable.
 
-// pastBuilds makes builds whose ids (which order the queue) are of consecutive milliseconds from
-// base on, and fails them when the test ends if they are still queued (or, complete, their
-// delivery if it is still awaited).
-type pastBuilds struct {
+// past makes records (builds, deliveries) dated one millisecond apart from a base time on, their
+// ids in that order, and settles those still in flight when the test ends.
+type past[T any] struct {
 	t    *testing.T
 	s    store.Store
 	ids  kiln.IDGenerator
 	at   time.Time
-	made []*kiln.Build
+	made []T
 }
 
-func newPastBuilds(t *testing.T, s store.Store, base time.Time) *pastBuilds {
-	p := &pastBuilds{t: t, s: s, at: base}
+// newPast starts at base; settle is called, after the test, on every record made.
+func newPast[T any](t *testing.T, s store.Store, base time.Time, settle func(ctx context.Context, v T)) *past[T] {
+	p := &past[T]{t: t, s: s, at: base}
 	t.Cleanup(func() {
 		ctx := context.Background() // t.Context() is done by now
-		for _, b := range p.made {
-			got, err := s.GetBuild(ctx, b.OrganizationID, b.ID)
-			if err != nil {
-				continue
-			}
-			if awaitingDelivery(got) {
-				got.AutoDeployStatus, got.AutoDeployError = kiln.AutoDeployFailed, "test ended"
-				_ = s.UpdateBuild(ctx, got, got.Status, kiln.AllBuildFields)
-				continue
-			}
-			if got.Status.Terminal() {
-				continue
-			}
-			from := got.Status
-			if got.Transition(kiln.StatusFailed, time.Now(), "test ended") == nil {
-				_ = s.UpdateBuild(ctx, got, from, kiln.AllBuildFields)
-			}
+		for _, v := range p.made {
+			settle(ctx, v)
 		}
 	})
 	return p
 }
 
+// tick moves one millisecond on and returns an id and time of that millisecond.
+func (p *past[T]) tick() (string, time.Time) {
+	p.at = p.at.Add(time.Millisecond)
+	return p.ids.New(p.at), p.at
+}
+
+// pastBuilds makes builds whose ids (which order the queue) are of consecutive milliseconds from
+// base on, and fails them when the test ends if they are still queued (or, complete, their
+// delivery if it is still awaited).
+type pastBuilds struct{ *past[*kiln.Build] }
+
+func newPastBuilds(t *testing.T, s store.Store, base time.Time) pastBuilds {
+	return pastBuilds{newPast(t, s, base, func(ctx context.Context, b *kiln.Build) {
+		got, err := s.GetBuild(ctx, b.OrganizationID, b.ID)
+		if err != nil {
+			return
+		}
+		if awaitingDelivery(got) {
+			got.AutoDeployStatus, got.AutoDeployError = kiln.AutoDeployFailed, "test ended"
+			_ = s.UpdateBuild(ctx, got, got.Status, kiln.AllBuildFields)
+			return
+		}
+		if got.Status.Terminal() {
+			return
+		}
+		from := got.Status
+		if got.Transition(kiln.StatusFailed, time.Now(), "test ended") == nil {
+			_ = s.UpdateBuild(ctx, got, from, kiln.AllBuildFields)
+		}
+	})}
+}
+
 // next makes (without storing) a build of set in status, dated one millisecond after the
 // previous one.
-func (p *pastBuilds) next(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
+func (p pastBuilds) next(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
 	b := newBuild(set, status)
-	p.at = p.at.Add(time.Millisecond)
-	b.ID, b.CreatedAt = p.ids.New(p.at), p.at
+	b.ID, b.CreatedAt = p.tick()
 	if status == kiln.StatusRunning {
-		b.StartedAt, b.HeartbeatAt = ptr(p.at.Add(time.Second)), ptr(p.at.Add(2*time.Second))
+		b.StartedAt, b.HeartbeatAt = ptr(b.CreatedAt.Add(time.Second)), ptr(b.CreatedAt.Add(2*time.Second))
 	}
 	p.made = append(p.made, b)
 	return b
 }
 
 // create stores the next build of set in status.
-func (p *pastBuilds) create(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
+func (p pastBuilds) create(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
 	p.t.Helper()
 	b := p.next(set, status)
 	wantOK(p.t, p.s.CreateBuild(p.t.Context(), b), "CreateBuild")
@@ -149,11 +165,7 @@ func idsOfBuilds(bs []*kiln.Build) []string {
 func testQueuedBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("OldestFirstAcrossOrganizations", func(t *testing.T) {
 		s := open(t)
-		var sets []*kiln.BuildSetting
-		for range 3 {
-			f := createOrganization(t, s)
-			sets = append(sets, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)))
-		}
+		sets := settingsOfOrganizations(t, s, 3)
 		// Builds of three organizations in all statuses, stored out of order: the scan sorts
 		// them, not the order of writes.
 		past := newPastBuilds(t, s, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -190,8 +202,7 @@ func testQueuedBuilds(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("BuildsLeaveTheQueueWithTheirStatus", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		_, set := createOrganizationSetting(t, s)
 		past := newPastBuilds(t, s, time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
 		a, b, c := past.create(set, kiln.StatusPending), past.create(set, kiln.StatusPending), past.create(set, kiln.StatusPending)
 		wantQueueHead(t, s, kiln.StatusPending, a, b, c)

@@ -49,8 +49,7 @@ func wantOneWinner(t *testing.T, errs []error, code string) int {
 func testRaces(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("UpdateBuildFromSameStatus", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		stored := createBuild(t, s, set, kiln.StatusPending)
 		// Every racer holds the build as it was before any of them wrote, so the store's
 		// condition alone decides the winner.
@@ -78,13 +77,9 @@ func testRaces(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("CreateBuildOnceWithSameKey", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		const n = 20
-		builds := make([]*kiln.Build, n)
-		for i := range builds {
-			builds[i] = newBuild(set, kiln.StatusPending)
-		}
+		builds := newPendingBuilds(set, n)
 		got := make([]*kiln.Build, n)
 		fps := make([]string, n)
 		created := make([]bool, n)

@@ -96,11 +96,7 @@ func pastArtifact(set *kiln.BuildSetting, at time.Time) *kiln.Artifact {
 
 func testArtifactsCreatedBefore(t *testing.T, open func(t *testing.T) store.Store) {
 	s, ctx := open(t), t.Context()
-	var sets []*kiln.BuildSetting
-	for range 3 {
-		f := createOrganization(t, s)
-		sets = append(sets, createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub)))
-	}
+	sets := settingsOfOrganizations(t, s, 3)
 	// Artifacts of three organizations made a minute apart in 2003 (see queue.go for why so
 	// early), stored out of order, then one exactly at the cutoff and one just after.
 	base := time.Date(2003, 1, 1, 0, 0, 0, 0, time.UTC)

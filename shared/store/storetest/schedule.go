@@ -30,7 +30,7 @@ func buildOrg(b *kiln.Build) string              { return b.OrganizationID }
 func deliveryOrg(d *kiln.WebhookDelivery) string { return d.OrganizationID }
 
 // deliveringBuild stores a complete build of set whose auto deploy is pending, due at due.
-func deliveringBuild(t *testing.T, past *pastBuilds, set *kiln.BuildSetting, due time.Time) *kiln.Build {
+func deliveringBuild(t *testing.T, past pastBuilds, set *kiln.BuildSetting, due time.Time) *kiln.Build {
 	t.Helper()
 	b := past.next(set, kiln.StatusComplete)
 	b.StartedAt, b.FinishedAt = ptr(b.CreatedAt.Add(time.Second)), ptr(b.CreatedAt.Add(time.Minute))
@@ -121,8 +121,7 @@ func testDeliverySchedule(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("BuildClaimRace", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		_, set := createOrganizationSetting(t, s)
 		past := newPastBuilds(t, s, time.Date(2008, 2, 1, 0, 0, 0, 0, time.UTC))
 		b := deliveringBuild(t, past, set, time.Time{})
 		var wg sync.WaitGroup

@@ -62,8 +62,7 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				s, ctx := open(t), t.Context()
-				f := createOrganization(t, s)
-				set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+				f, set := createOrganizationSetting(t, s)
 				b := runningBuild(t, s, set, c.platform, at(t, c.started))
 				// A heartbeat keeps the status: nothing counted yet.
 				b.HeartbeatAt = ptr(at(t, c.started).Add(time.Second))
@@ -119,8 +118,7 @@ func testUsage(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("ConcurrentEndsCountOnce", func(t *testing.T) {
 		s, ctx := open(t), t.Context()
-		f := createOrganization(t, s)
-		set := createSetting(t, s, createProject(t, s, f.org.ID, kiln.SourceGitHub))
+		f, set := createOrganizationSetting(t, s)
 		b := runningBuild(t, s, set, kiln.PlatformLinux, at(t, "2026-08-01T08:00:00Z"))
 		ends := make([]kiln.Build, 6)
 		for i := range ends {

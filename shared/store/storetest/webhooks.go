@@ -41,35 +41,23 @@ func createWebhook(t *testing.T, s store.Store, orgID string) *kiln.Webhook {
 
 // deliveryMaker makes deliveries whose ids (which order the sender's queue) are of consecutive
 // milliseconds from base on, and fails those still pending when the test ends.
-type deliveryMaker struct {
-	t    *testing.T
-	s    store.Store
-	ids  kiln.IDGenerator
-	at   time.Time
-	made []*kiln.WebhookDelivery
-}
+type deliveryMaker struct{ *past[*kiln.WebhookDelivery] }
 
-func newDeliveryMaker(t *testing.T, s store.Store, base time.Time) *deliveryMaker {
-	m := &deliveryMaker{t: t, s: s, at: base}
-	t.Cleanup(func() {
-		ctx := context.Background() // t.Context() is done by now
-		for _, d := range m.made {
-			got, err := s.GetWebhookDelivery(ctx, d.OrganizationID, d.WebhookID, d.ID)
-			if err != nil || got.Status != kiln.DeliveryPending {
-				continue
-			}
-			got.Status, got.Error = kiln.DeliveryFailed, "test ended"
-			_ = s.UpdateWebhookDelivery(ctx, got)
+func newDeliveryMaker(t *testing.T, s store.Store, base time.Time) deliveryMaker {
+	return deliveryMaker{newPast(t, s, base, func(ctx context.Context, d *kiln.WebhookDelivery) {
+		got, err := s.GetWebhookDelivery(ctx, d.OrganizationID, d.WebhookID, d.ID)
+		if err != nil || got.Status != kiln.DeliveryPending {
+			return
 		}
-	})
-	return m
+		got.Status, got.Error = kiln.DeliveryFailed, "test ended"
+		_ = s.UpdateWebhookDelivery(ctx, got)
+	})}
 }
 
 // next makes (without storing) a delivery of w in status, dated one millisecond after the previous
 // one.
-func (m *deliveryMaker) next(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.WebhookDelivery {
-	m.at = m.at.Add(time.Millisecond)
-	id := m.ids.New(m.at)
+func (m deliveryMaker) next(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.WebhookDelivery {
+	id, at := m.tick()
 	d := &kiln.WebhookDelivery{
 		ID:             id,
 		OrganizationID: w.OrganizationID,
@@ -77,8 +65,8 @@ func (m *deliveryMaker) next(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.
 		Event:          kiln.EventBuildComplete,
 		Payload:        []byte(`{"event":"build.complete","build":{"id":"` + id + `"},  "note":"caf\u00e9 ☕"}` + "\n"),
 		Status:         status,
-		CreatedAt:      m.at,
-		UpdatedAt:      m.at,
+		CreatedAt:      at,
+		UpdatedAt:      at,
 	}
 	if status != kiln.DeliveryPending {
 		d.Attempts, d.ResponseStatus = 1, 200
@@ -91,7 +79,7 @@ func (m *deliveryMaker) next(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.
 }
 
 // create stores the next delivery of w in status.
-func (m *deliveryMaker) create(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.WebhookDelivery {
+func (m deliveryMaker) create(w *kiln.Webhook, status kiln.DeliveryStatus) *kiln.WebhookDelivery {
 	m.t.Helper()
 	d := m.next(w, status)
 	wantOK(m.t, m.s.CreateWebhookDelivery(m.t.Context(), d), "CreateWebhookDelivery")
@@ -106,32 +94,20 @@ func pendingDeliveries(t *testing.T, s store.Store, limit int) []*kiln.WebhookDe
 	t.Helper()
 	ds, err := s.DueWebhookDeliveries(t.Context(), farFuture, store.MaxLimit, limit)
 	wantOK(t, err, "DueWebhookDeliveries")
-	n := limit
-	if n < 1 || n > store.MaxLimit {
-		n = store.MaxLimit
-	}
-	if len(ds) > n {
-		t.Fatalf("DueWebhookDeliveries(%d): %d deliveries", limit, len(ds))
-	}
-	for i, d := range ds {
+	wantDue(t, "DueWebhookDeliveries", limit, ds, func(d *kiln.WebhookDelivery) due {
+		v := due{at: d.NextAttemptAt, id: d.ID}
 		if d.Status != kiln.DeliveryPending {
-			t.Fatalf("DueWebhookDeliveries: delivery %s is %s", d.ID, d.Status)
+			v.fault = fmt.Sprintf("delivery %s is %s", d.ID, d.Status)
 		}
-		if i > 0 && !dueBefore(ds[i-1].NextAttemptAt, ds[i-1].ID, d.NextAttemptAt, d.ID) {
-			t.Fatalf("DueWebhookDeliveries: %s before %s, want earliest due first", ds[i-1].ID, d.ID)
-		}
-	}
+		return v
+	})
 	return ds
 }
 
 // wantPendingHead fails the test unless the pending deliveries start with want (whole deliveries).
 func wantPendingHead(t *testing.T, s store.Store, want ...*kiln.WebhookDelivery) {
 	t.Helper()
-	got := pendingDeliveries(t, s, store.MaxLimit)
-	if len(got) < len(want) {
-		t.Fatalf("pending deliveries: %d, want at least %d", len(got), len(want))
-	}
-	wantEqual(t, "head of the pending deliveries", got[:len(want)], want)
+	wantHead(t, "pending deliveries", pendingDeliveries(t, s, store.MaxLimit), want)
 }
 
 // wantNotPending fails the test if d is listed as pending.

@@ -275,17 +275,11 @@ func (w *Workflow) runOne(ctx context.Context, b *kiln.Build) {
 // is alive. When the build is no longer running (cancelled, superseded, failed by the watchdog)
 // or another host holds it, it stops the build.
 func (w *Workflow) heartbeat(ctx context.Context, cancel context.CancelFunc, b *kiln.Build) {
-	t := time.NewTicker(heartbeatEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	wake.Every(ctx, heartbeatEvery, func(ctx context.Context) bool {
 		if err := w.builds.Heartbeat(ctx, b.OrganizationID, b.ID, b.Host); kiln.IsCode(err, kiln.EInvalidState) {
 			cancel() // it is no longer running
-			return
+			return false
 		}
-	}
+		return true
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/wake"
 )
 
 // failInterrupted fails the builds a previous run of this machine left running: their engine
@@ -42,14 +43,7 @@ func (w *Workflow) failInterrupted(ctx context.Context) error {
 // watch fails running builds whose host has not reported for kiln.HeartbeatTimeout, and stops
 // them if they run here.
 func (w *Workflow) watch(ctx context.Context) {
-	t := time.NewTicker(watchEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	wake.Every(ctx, watchEvery, func(ctx context.Context) bool {
 		failed, err := w.builds.FailSilent(ctx)
 		if err != nil {
 			w.logger.ErrorContext(ctx, "look for silent build hosts", slog.String("error", err.Error()))
@@ -60,7 +54,8 @@ func (w *Workflow) watch(ctx context.Context) {
 		if err := w.failUnclaimed(ctx); err != nil {
 			w.logger.ErrorContext(ctx, "look for builds no agent claimed", slog.String("error", err.Error()))
 		}
-	}
+		return true
+	})
 }
 
 // failUnclaimed fails the pending builds for an agent pool that no agent claimed within

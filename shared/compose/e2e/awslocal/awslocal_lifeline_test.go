@@ -18,6 +18,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/proctree/proctest"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
 )
 
 // TestKilledAWSLocalLeavesNoProcess starts `kiln aws-local` (the binary the hosts run) as a real
@@ -37,7 +38,7 @@ func TestKilledAWSLocalLeavesNoProcess(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	serving := make(chan bool, 1)
-	var log e2e.SyncBuffer
+	var log syncbuf.Buffer
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {

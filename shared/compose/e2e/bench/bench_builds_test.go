@@ -7,20 +7,16 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
 // BenchmarkBuildList measures GET /builds under concurrent load, on the embedded store with 1,000
@@ -116,11 +112,10 @@ func runLoad(b *testing.B, url, token string) loadResult {
 	})
 	elapsed := time.Since(start)
 	b.StopTimer()
-	slices.Sort(lat)
 	if len(lat) == 0 {
 		return loadResult{}
 	}
-	return loadResult{p50: lat[len(lat)/2], p99: lat[len(lat)*99/100], rps: float64(len(lat)) / elapsed.Seconds()}
+	return loadResult{p50: median(lat), p99: percentile(lat, 99), rps: float64(len(lat)) / elapsed.Seconds()}
 }
 
 type seeded struct {
@@ -132,16 +127,7 @@ type seeded struct {
 func seedBuilds(b *testing.B, n int) seeded {
 	b.Helper()
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "kiln.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Bench", OwnerEmail: "b@bench.example", OwnerName: "B"}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	org := created.Organization.ID
+	st, org, token := benchOrg(b)
 	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	projects := []string{kiln.NewID(), kiln.NewID(), kiln.NewID()}
 	t0 := time.Now().Add(-time.Duration(n) * time.Second)
@@ -161,7 +147,7 @@ func seedBuilds(b *testing.B, n int) seeded {
 	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{Store: st, Keys: keys, Logger: e2e.DiscardLogger(), AuthCacheTTL: serve.AuthCacheTTL}))
 	b.Cleanup(srv.Close)
-	return seeded{url: srv.URL, token: created.Token}
+	return seeded{url: srv.URL, token: token}
 }
 
 func fetch(b *testing.B, url, token string) []byte {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,13 +100,4 @@ func BenchmarkConsole(b *testing.B) {
 			"drawn %.0f ms after navigation start (goal < 300 ms); GET /builds?limit=25 alone: %.1f ms\n",
 			median(loads)/1024, median(firstList), median(alone))
 	}
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

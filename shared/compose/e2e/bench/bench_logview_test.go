@@ -11,14 +11,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
 )
 
 // benchLogLines is the size of the benchmark's log: a build's log holds at most that many lines
@@ -101,22 +99,14 @@ func BenchmarkLogViewer(b *testing.B) {
 func seedLog(b *testing.B, n int) (s struct{ url, token, build string }) {
 	b.Helper()
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "kiln.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	st, org, token := benchOrg(b)
 	logs, err := buildlog.NewFiles(filepath.Join(b.TempDir(), "logs"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Bench", OwnerEmail: "b@bench.example", OwnerName: "B"}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
 	t0 := time.Now().Add(-time.Hour).UTC().Truncate(time.Millisecond)
 	done := t0.Add(time.Duration(n) * 5 * time.Millisecond)
-	bld := &kiln.Build{ID: kiln.NewID(), OrganizationID: created.Organization.ID, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
+	bld := &kiln.Build{ID: kiln.NewID(), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
 		Status: kiln.StatusComplete, Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, Branch: "main",
 		Commit: fmt.Sprintf("%040x", 1), UEVersion: "5.3", TriggeredBy: "cron", CreatedAt: t0, StartedAt: &t0, FinishedAt: &done}
 	if err := st.CreateBuild(ctx, bld); err != nil {
@@ -132,7 +122,7 @@ func seedLog(b *testing.B, n int) (s struct{ url, token, build string }) {
 	keys, _ := keyring.New(make([]byte, keyring.MasterKeySize))
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{Store: st, Keys: keys, Logs: logs, Logger: e2e.DiscardLogger(), AuthCacheTTL: serve.AuthCacheTTL}))
 	b.Cleanup(srv.Close)
-	s.url, s.token, s.build = srv.URL, created.Token, bld.ID
+	s.url, s.token, s.build = srv.URL, token, bld.ID
 	return s
 }
 

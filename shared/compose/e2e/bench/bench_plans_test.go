@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -70,10 +69,7 @@ func BenchmarkTriggerPlanChecks(b *testing.B) {
 		checks = append(checks, time.Since(t0))
 	}
 	b.StopTimer()
-	for _, d := range [][]time.Duration{without, with, checks} {
-		slices.Sort(d)
-	}
-	pct := func(d []time.Duration, q int) time.Duration { return d[len(d)*q/100] }
+	pct := percentile[time.Duration]
 	b.ReportMetric(float64(pct(checks, 99).Microseconds()), "checks-p99-µs")
 	b.ReportMetric(float64(pct(with, 50))/float64(pct(without, 50)), "with/without-p50")
 	fmt.Printf("\ntrigger with plan checks vs without, %d each: p50 %v vs %v (%.2f×), p99 %v vs %v; the checks alone p50 %v, p99 %v (target p99 < 1ms)\n",

@@ -9,11 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/accounts"
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
@@ -42,17 +40,9 @@ func (r *signalRunner) Run(ctx context.Context, b *kiln.Build) error {
 // setting, changed by edit before it is stored: the fixture of the trigger benchmarks.
 func benchProject(b *testing.B, edit func(*kiln.BuildSetting)) (*sqlitestore.Store, *kiln.Project, *kiln.BuildSetting) {
 	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "kiln.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	created, err := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Bench", OwnerEmail: "b@bench.example", OwnerName: "B"}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
+	st, org, _ := benchOrg(b)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: created.Organization.ID, Name: "P", SourceControl: kiln.SourceGitHub,
+	p := &kiln.Project{ID: kiln.NewID(), OrganizationID: org, Name: "P", SourceControl: kiln.SourceGitHub,
 		RepoLink: "a/b", InstallationID: "1", CreatedAt: now, UpdatedAt: now}
 	s := &kiln.BuildSetting{ID: kiln.NewID(), OrganizationID: p.OrganizationID, ProjectID: p.ID, Platform: kiln.PlatformLinux,
 		BuildType: kiln.BuildTypeShipping, Branch: "main", UEVersion: "5.3", Trigger: kiln.TriggerManual, CreatedAt: now, UpdatedAt: now}
@@ -99,12 +89,8 @@ func BenchmarkTriggerToRunning(b *testing.B) {
 		writes = append(writes, time.Since(w0))
 	}
 	b.StopTimer()
-	slices.Sort(waits)
-	slices.Sort(writes)
-	p50, p99 := waits[len(waits)/2], waits[len(waits)*99/100]
-	w50 := writes[len(writes)/2]
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	p50, p99 := reportWaits(b, waits)
+	w50 := median(writes)
 	fmt.Printf("\ntrigger → running with an idle worker, %d builds: p50 %v, p99 %v (target p99 < 50ms); one build write p50 %v (p50 = %.1f writes)\n",
 		len(waits), p50.Round(time.Microsecond), p99.Round(time.Microsecond), w50.Round(time.Microsecond), float64(p50)/float64(w50))
 }
@@ -117,17 +103,11 @@ func BenchmarkDownload(b *testing.B) {
 	}
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "kiln.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st, org, token := benchOrg(b)
 	arts, err := fsartifacts.New(filepath.Join(dir, "artifacts"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	created, _ := accounts.CreateOrganization(ctx, st, accounts.NewOrganization{Name: "Bench", OwnerEmail: "b@bench.example", OwnerName: "B"}, time.Now())
-	org := created.Organization.ID
 	a := &kiln.Artifact{BuildID: kiln.NewID(), OrganizationID: org, ProjectID: kiln.NewID(), BuildSettingID: kiln.NewID(),
 		Platform: kiln.PlatformLinux, BuildType: kiln.BuildTypeShipping, UEVersion: "5.3", Branch: "main", Commit: "c",
 		SizeBytes: 1 << 30, ChecksumMD5: "x", CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
@@ -148,7 +128,7 @@ func BenchmarkDownload(b *testing.B) {
 	defer srv.Close()
 	srv.Config.Handler = httpapi.New(httpapi.Config{Store: st, Keys: keys, Logger: e2e.DiscardLogger(), Artifacts: arts, PublicURL: srv.URL})
 	req, _ := http.NewRequest("GET", srv.URL+"/builds/"+a.BuildID+"/download", nil)
-	req.Header.Set("Authorization", "Bearer "+created.Token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	url := fetchJSONField(b, req, "url")
 
 	obj, err := arts.Open(ctx, a.Key)

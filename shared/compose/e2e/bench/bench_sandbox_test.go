@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -46,12 +45,7 @@ func BenchmarkBuildSandboxCost(b *testing.B) {
 		build(on)
 	}
 	b.StopTimer()
-	med := func(d []time.Duration) time.Duration {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	mOff, mOn := med(off.took), med(on.took)
+	mOff, mOn := median(off.took), median(on.took)
 	b.ReportMetric(float64(mOff.Microseconds())/1000, "ms/build-unconfined")
 	b.ReportMetric(float64(mOn.Microseconds())/1000, "ms/build-sandboxed")
 	b.ReportMetric(float64((mOn-mOff).Microseconds())/1000, "ms-added/build")

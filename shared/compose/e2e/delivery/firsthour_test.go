@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,10 +48,7 @@ func TestSavingPerforceCredentialsWithoutAP4Client(t *testing.T) {
 	}
 	for name, p4 := range map[string]string{"missing": filepath.Join(t.TempDir(), "no-p4"), "not executable": notExecutable} {
 		t.Run(name, func(t *testing.T) {
-			w := e2e.NewWorld(t, e2e.Serve, func(c *serve.Config) {
-				c.P4 = p4
-				c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-			})
+			w := e2e.NewWorld(t, e2e.Serve, e2e.WithP4(p4))
 			r := w.Do(t, "PATCH", "/organizations/"+w.OrgID+"/perforce", w.Token,
 				map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": "T1CKET"})
 			e2e.WantError(t, r, 503, "service_unavailable")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
+	"github.com/kilnbuild/kiln/shared/syncbuf"
+	"github.com/kilnbuild/kiln/shared/tcptest"
 )
 
 // probeScript is tenant code: the stand-in engine sources a project's FakeUAT.env, as Unreal runs a
@@ -60,7 +62,7 @@ func probeResults(log string) map[string]string {
 // sandbox it reaches none of them, and with KILN_SANDBOX=off (the control) it reaches them all.
 func TestBuildsRunInASandbox(t *testing.T) {
 	t.Parallel()
-	loopback := hostListener(t)
+	loopback := tcptest.Serve(t, func(c net.Conn) { c.Close() }) // a service on the host a build must not reach
 	// Run as root (as kiln's build hosts run it), an unconfined build still runs as a build uid:
 	// it cannot read what only root can, and cannot write .git or /proc/sys.
 	root := os.Geteuid() == 0
@@ -124,27 +126,6 @@ func TestBuildsRunInASandbox(t *testing.T) {
 	}
 }
 
-// hostListener listens on the host's 127.0.0.1 (a service a build must not reach) until the test
-// ends; it returns its host:port.
-func hostListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 func TestBuildsFailWhenTheSandboxIsUnavailable(t *testing.T) {
 	t.Parallel()
 	w := e2e.NewWorld(t, e2e.Serve, func(c *serve.Config) { c.Bwrap = filepath.Join(t.TempDir(), "no-bwrap") })
@@ -188,7 +169,7 @@ func TestSandboxOffRefusesSeveralOrganizations(t *testing.T) {
 	if err := w.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := serve.Start(context.Background(), w.Config, &e2e.SyncBuffer{}, e2e.DiscardLogger())
+	_, err := serve.Start(context.Background(), w.Config, &syncbuf.Buffer{}, e2e.DiscardLogger())
 	if err == nil || !strings.Contains(err.Error(), "KILN_SANDBOX_OFF_I_TRUST_EVERY_ORGANIZATION=1") || !strings.Contains(err.Error(), "KILN_SANDBOX=bwrap") {
 		t.Fatalf("start with sandbox off and two organizations: %v", err)
 	}

@@ -1,20 +1,14 @@
 package perforce
 
 import (
-	"net/netip"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
-	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
 
 func TestPerforceChecksAreLimitedPerOrganization(t *testing.T) {
 	t.Parallel()
-	p4 := e2e.FakeP4(t, e2e.Serve)
-	w := e2e.NewWorld(t, e2e.Serve, func(c *serve.Config) {
-		c.P4 = p4
-		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	})
+	w := e2e.NewWorld(t, e2e.Serve, e2e.WithP4(e2e.FakeP4(t, e2e.Serve)))
 	path := "/organizations/" + w.OrgID + "/perforce"
 	wrong := map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "ticket": "WRONGTICKET"}
 	invalid := map[string]any{"serverUrl": "rsh:/bin/sh", "userName": "builder", "ticket": "x"}

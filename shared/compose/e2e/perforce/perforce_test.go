@@ -1,22 +1,17 @@
 package perforce
 
 import (
-	"net/netip"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
-	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
 
 func TestPerforceCredentialsAndProjects(t *testing.T) {
 	t.Parallel()
 	p4 := e2e.FakeP4(t, e2e.Serve)
-	w := e2e.NewWorld(t, e2e.Serve, func(c *serve.Config) {
-		c.P4 = p4
-		c.OutboundAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	})
+	w := e2e.NewWorld(t, e2e.Serve, e2e.WithP4(p4))
 	path := "/organizations/" + w.OrgID + "/perforce"
 	creds := func(server, user, ticket string) map[string]any {
 		return map[string]any{"serverUrl": server, "userName": user, "ticket": ticket}
