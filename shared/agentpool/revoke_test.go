@@ -12,7 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 func openStore(t testing.TB) *sqlitestore.Store {

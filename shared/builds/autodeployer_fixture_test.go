@@ -13,7 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/artifacts/fsartifacts"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // deliveryWorld is a SQLite store and an artifact store with organizations whose builds deliver to

@@ -10,7 +10,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/nofollow"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // TestJanitorSweepsCachesOfDeletedProjects: a sweep removes the build caches of projects that no

@@ -11,7 +11,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/manifest"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 func TestJanitorDeletesOnlyExpiredArtifacts(t *testing.T) {

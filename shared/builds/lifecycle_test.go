@@ -11,7 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // recorder is Events that remembers every change it is told of.

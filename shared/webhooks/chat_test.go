@@ -11,7 +11,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 	"github.com/kilnbuild/kiln/shared/webhooks/chat"
 )
 

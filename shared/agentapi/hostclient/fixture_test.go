@@ -17,7 +17,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/agentapi"
 	"github.com/kilnbuild/kiln/shared/agentapi/hostclient"
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
-	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
+	"github.com/kilnbuild/kiln/shared/awslocal/minio/miniotest"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
@@ -27,7 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/hostcred"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // minio is the S3 every test of this package stores artifacts in; TestMain starts it.

@@ -22,7 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts"
-	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
+	"github.com/kilnbuild/kiln/shared/awslocal/minio/miniotest"
 )
 
 // BenchmarkUpload2GB uploads a 2 GiB artifact to MinIO through Store.Put (written in 1 MiB

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
+	"github.com/kilnbuild/kiln/shared/awslocal/minio/miniotest"
 )
 
 // minio is the server every test of this package uses; TestMain starts it.

@@ -29,7 +29,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/hostcred/ssmparam"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // GSI4 is sparse: only queued builds, builds awaiting delivery, scheduled settings, artifacts and

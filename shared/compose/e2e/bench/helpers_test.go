@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/store/sqlitestore"
-	"github.com/kilnbuild/kiln/shared/store/storefixture"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // percentile is the q-th percentile (0..99) of xs, taken from a sorted copy; the zero value for

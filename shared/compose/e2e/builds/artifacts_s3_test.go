@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/kilnbuild/kiln/shared/artifacts/s3artifacts/miniotest"
+	"github.com/kilnbuild/kiln/shared/awslocal/minio/miniotest"
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
 )
