@@ -2,8 +2,19 @@
 // ABORTED: it fails the build if it is still pending or running.
 package main
 
-import "github.com/kilnbuild/kiln/shared/compose/awsapp"
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
+)
 
 func main() {
-	awsapp.StartWorkflowLambda(func(fns *awsapp.Functions) any { return fns.Ended.Handle })
+	awsapp.StartLambda(awsapp.LoadAWSConfig, func(ctx context.Context, cfg awsapp.AWSConfig, logger *slog.Logger) (any, error) {
+		fns, err := awsapp.NewFunctions(ctx, cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return fns.Ended.Handle, nil
+	})
 }

@@ -2,8 +2,19 @@
 // CodeBuild host, and fails a build whose host ended without a result or that no host runs.
 package main
 
-import "github.com/kilnbuild/kiln/shared/compose/awsapp"
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kilnbuild/kiln/shared/compose/awsapp"
+)
 
 func main() {
-	awsapp.StartWorkflowLambda(func(fns *awsapp.Functions) any { return fns.Task.Handle })
+	awsapp.StartLambda(awsapp.LoadAWSConfig, func(ctx context.Context, cfg awsapp.AWSConfig, logger *slog.Logger) (any, error) {
+		fns, err := awsapp.NewFunctions(ctx, cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		return fns.Task.Handle, nil
+	})
 }

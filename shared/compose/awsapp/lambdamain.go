@@ -25,15 +25,3 @@ func StartLambda[C any](load func(getenv func(string) string) (C, error), build 
 	}
 	lambda.Start(handler)
 }
-
-// StartWorkflowLambda is the main of the build workflow's Lambdas: it builds their Functions from
-// the environment and serves the handler handler picks from them (Task's or Ended's Handle).
-func StartWorkflowLambda(handler func(*Functions) any) {
-	StartLambda(LoadAWSConfig, func(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (any, error) {
-		fns, err := NewFunctions(ctx, cfg, logger)
-		if err != nil {
-			return nil, err
-		}
-		return handler(fns), nil
-	})
-}
