@@ -152,7 +152,9 @@ func TestConsoleLogViewerFollows(t *testing.T) {
 	ctx := e2e.StartBrowser(t)
 	w := e2e.NewWorld(t, e2e.Serve)
 	pid := w.AddShooter(t)
-	w.Shooter.Commit("paced", "Pace the build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\n"})
+	// Two seconds a stage, and a cook of ten 1-second assets: time enough to see it open even when
+	// the machine is busy.
+	w.Shooter.Commit("paced", "Pace the build", "Ada Lovelace", map[string]string{"Shooter/FakeUAT.env": "FAKE_UAT_SLEEP=2\nFAKE_UAT_ASSETS=10\nFAKE_UAT_COOK_MS=1000\n"})
 	sid := w.AddSetting(t, pid, map[string]any{"branch": "paced"})["id"].(string)
 	id := w.Trigger(t, pid, sid, "")
 	e2e.Run(t, ctx, "open the build", chromedp.Navigate(w.URL()+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
