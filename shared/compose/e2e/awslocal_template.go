@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kilnbuild/kiln/shared/awslocal/repodeps"
 	"github.com/kilnbuild/kiln/shared/settings"
 )
 
@@ -48,10 +47,7 @@ func loadStackTemplate() ([]byte, error) {
 	if p := settings.TestStackTemplate.Get(os.Getenv); p != "" {
 		return os.ReadFile(p)
 	}
-	root, err := repodeps.Root()
-	if err != nil {
-		return nil, err
-	}
+	root := RepoPath()
 	sum, err := templateInputsHash(root)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/httpapi/openapi/openapitest"
@@ -19,11 +18,11 @@ func Main(m *testing.M) int {
 	code := m.Run()
 	stopShared()
 	if dir := settings.TestOpenAPICoverage.Get(os.Getenv); dir != "" && code == 0 && runAll() {
-		name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
-		if wd, err := os.Getwd(); err == nil {
-			name = filepath.Base(wd)
+		wd, err := os.Getwd() // the package's directory: its name names the file
+		if err == nil {
+			err = openapitest.WriteCoverage(dir, filepath.Base(wd))
 		}
-		if err := openapitest.WriteCoverage(dir, name); err != nil {
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL: record the OpenAPI coverage:", err)
 			code = 1
 		}
