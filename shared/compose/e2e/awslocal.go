@@ -13,6 +13,7 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // templates are the stack templates tests gave their aws-local (WithTemplate), by data directory.
@@ -30,7 +31,7 @@ func WithTemplate(path string) func(*serve.Config) {
 // (stackTemplateFile).
 func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 	t.Helper()
-	template := os.Getenv(awslocalapp.TemplateEnv)
+	template := settings.AWSLocalTemplate.Get(os.Getenv)
 	if p, ok := templates.Load(ts.Config.Data); ok {
 		template = p.(string)
 	}
