@@ -33,8 +33,8 @@ import (
 const (
 	awsLocalDir   = "aws-local"
 	awsLocalTable = "kiln"
-	// Bucket is the artifacts' bucket of an aws-local with backends of its own.
-	Bucket = "kiln-artifacts"
+	// awsLocalBucket is the artifacts' bucket of an aws-local with backends of its own.
+	awsLocalBucket = "kiln-artifacts"
 )
 
 // artifactsURL is where artifacts are kept in bucket.
@@ -139,7 +139,7 @@ func startAWSBackends(ctx context.Context, dataDir string, artifactMax int64, sh
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	b := &awsBackends{table: awsLocalTable, bucket: Bucket}
+	b := &awsBackends{table: awsLocalTable, bucket: awsLocalBucket}
 	defer func() {
 		if err != nil {
 			b.stop()
