@@ -88,7 +88,7 @@ synth: lambdas
 fake-github:
 	$(GO) run ./cmd/fakegithub
 
-## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO, aws-local-stepfunctions and axe-core, cached in .cache/; bubblewrap; chromium)
+## deps: what the tests need beyond Go modules (DynamoDB Local, MinIO, aws-local-stepfunctions, axe-core and socket.io-client, cached in .cache/; bubblewrap; chromium)
 deps:
 	@scripts/install-bubblewrap.sh
 	@scripts/install-chromium.sh
@@ -96,6 +96,7 @@ deps:
 	@scripts/install-minio.sh >/dev/null
 	@scripts/install-stepfunctions-local.sh >/dev/null
 	@scripts/install-axe-core.sh >/dev/null
+	@scripts/install-socketio-client.sh >/dev/null
 	@test -x .cache/bin/gotestsum || GOBIN=$(CURDIR)/.cache/bin $(GO) install gotest.tools/gotestsum@v1.13.0
 
 fmt:

@@ -187,3 +187,13 @@ func notFoundAs(err error, op string) error {
 	}
 	return fmt.Errorf("auth: %s: %w", op, err)
 }
+
+// ResolveHash finds the caller again for a credential resolved before, by its hash (HashToken)
+// and kind, without the cache: a socket that stays connected checks it again this way after a
+// revocation or a removal.
+func (a *Authenticator) ResolveHash(ctx context.Context, hash string, session bool) (*Principal, error) {
+	if session {
+		return a.resolveSession(ctx, hash, a.now())
+	}
+	return a.resolveToken(ctx, hash, a.now())
+}

@@ -67,6 +67,8 @@ type Fanout struct {
 	// Caches hear of every build that ended: a build that did not complete keeps no cache it
 	// uploaded (buildcache.Discarder).
 	Caches Ended
+	// Live hears of every change: it sends the build's new status to the sockets watching it.
+	Live   Events
 	Logger *slog.Logger
 }
 
@@ -109,5 +111,8 @@ func (f *Fanout) BuildChanged(ctx context.Context, from kiln.BuildStatus, b *kil
 	}
 	if b.Status.Terminal() && !from.Terminal() && f.Caches != nil {
 		f.Caches.BuildEnded(ctx, b)
+	}
+	if f.Live != nil {
+		f.Live.BuildChanged(ctx, from, b)
 	}
 }

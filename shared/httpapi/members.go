@@ -59,6 +59,7 @@ func (s *Server) patchMember(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	s.auth.ForgetUser(p.Organization.ID, m.User.ID)
+	s.recheckSockets(r.Context(), p.Organization.ID)
 	writeJSON(w, http.StatusOK, renderMember(m))
 	return nil
 }
@@ -102,6 +103,7 @@ func (s *Server) endMembership(w http.ResponseWriter, r *http.Request, orgID, us
 		return err
 	}
 	s.auth.ForgetUser(orgID, userID)
+	s.recheckSockets(r.Context(), orgID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -83,6 +83,9 @@ type Config struct {
 	BuildCacheMaxPerOrg int64
 	// Mail sends invitation links (nil: they are only shown to the inviter).
 	Mail Mailer
+	// Sockets are the sockets of live build events (nil: none): after a revocation, a removal,
+	// a role change or a sign-out, those of the organization check their credential again.
+	Sockets Sockets
 	// SignIn is GitHub sign-in (KILN_SIGNUP=github): people sign in to the console with GitHub
 	// and create their own organizations. nil turns both off; the console then signs in with an
 	// API token.
@@ -115,6 +118,7 @@ type Server struct {
 	publicURL      string
 	caches         BuildCaches
 	cacheMax       int64
+	sockets        Sockets
 	webhookSecret  []byte
 	webhookReads   chan struct{} // a slot per webhook body being read
 	auth           *auth.Authenticator
@@ -153,6 +157,7 @@ func New(cfg Config) *Server {
 		publicURL:      cfg.PublicURL,
 		caches:         cfg.BuildCaches,
 		cacheMax:       cfg.BuildCacheMaxPerOrg,
+		sockets:        cfg.Sockets,
 		webhookSecret:  []byte(cfg.GitHubWebhookSecret),
 		webhookReads:   make(chan struct{}, cmp.Or(max(cfg.GitHubWebhookReads, 0), DefaultGitHubWebhookReads)),
 		cursors:        cursors{key: cfg.Keys.Key(keyring.PurposeCursor)},

@@ -46,6 +46,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *auth.P
 	if err := s.users.DeleteSession(r.Context(), p.Member.User.ID, id); err != nil {
 		return err
 	}
+	if p.Organization != nil {
+		s.recheckSockets(r.Context(), p.Organization.ID)
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -83,6 +86,9 @@ func (s *Server) switchOrganization(w http.ResponseWriter, r *http.Request, p *a
 	sess, err := s.users.SetSessionOrganization(ctx, p.Member.User.ID, p.Session.ID, org.ID)
 	if err != nil {
 		return err
+	}
+	if p.Organization != nil && p.Organization.ID != org.ID {
+		s.recheckSockets(ctx, p.Organization.ID) // the session's sockets leave the organization it left
 	}
 	return s.writeMe(w, r, &auth.Principal{Organization: org, Member: m, Session: sess}, http.StatusOK)
 }

@@ -69,6 +69,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	s.auth.ForgetUser(p.Organization.ID, p.Member.User.ID) // with the tokens created from it
+	s.recheckSockets(r.Context(), p.Organization.ID)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

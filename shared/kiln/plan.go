@@ -22,6 +22,9 @@ type PlanLimits struct {
 	// Perforce and AutoDeploy say whether Perforce credentials and auto deploy may be set up.
 	Perforce   bool `json:"perforce"`
 	AutoDeploy bool `json:"autoDeploy"`
+	// LiveConnections is how many sockets of live build events the organization may have
+	// connected at once.
+	LiveConnections int `json:"liveConnections"`
 }
 
 // PlanTable holds the limits of every plan.
@@ -30,9 +33,9 @@ type PlanTable map[Plan]PlanLimits
 // DefaultPlans are the plans' limits unless the operator overrides them (KILN_PLANS).
 func DefaultPlans() PlanTable {
 	return PlanTable{
-		PlanFree:       {BuildMinutesPerMonth: 300, ConcurrentBuilds: 1, Projects: 1},
-		PlanPro:        {Perforce: true, AutoDeploy: true},
-		PlanEnterprise: {Perforce: true, AutoDeploy: true},
+		PlanFree:       {BuildMinutesPerMonth: 300, ConcurrentBuilds: 1, Projects: 1, LiveConnections: 20},
+		PlanPro:        {Perforce: true, AutoDeploy: true, LiveConnections: 200},
+		PlanEnterprise: {Perforce: true, AutoDeploy: true, LiveConnections: 2000},
 	}
 }
 
@@ -89,6 +92,8 @@ func ParsePlans(raw []byte) (PlanTable, error) {
 			return nil, fmt.Errorf("plan %s: concurrentBuilds must be 0 (unlimited) or more", name)
 		case l.Projects < 0:
 			return nil, fmt.Errorf("plan %s: projects must be 0 (unlimited) or more", name)
+		case l.LiveConnections < 0:
+			return nil, fmt.Errorf("plan %s: liveConnections must be 0 (unlimited) or more", name)
 		}
 		t[plan] = l
 	}

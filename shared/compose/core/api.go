@@ -44,6 +44,9 @@ func (c *Core) API() httpapi.Config {
 
 		BuildCacheMaxPerOrg: c.CacheMaxPerOrg,
 	}
+	if c.Live != nil { // never a nil *Service in the interface
+		cfg.Sockets = c.Live
+	}
 	if c.Mail != nil { // never a nil *SMTP in the interface
 		cfg.Mail = c.Mail
 	}

@@ -6,6 +6,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
+	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/buildcache"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/downloads"
@@ -21,6 +23,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/live"
 	"github.com/kilnbuild/kiln/shared/notify"
 	"github.com/kilnbuild/kiln/shared/outbound"
 	"github.com/kilnbuild/kiln/shared/plans"
@@ -56,6 +59,12 @@ type Parts struct {
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// LiveRegistry keeps the sockets of live build events and LiveSender sends to them (nil: no
+	// live events). kiln serve sets its sender once the core is made (livesocket.New).
+	LiveRegistry live.Registry
+	LiveSender   live.Sender
+	// LiveInBackground sends lines to sockets in a goroutine (a process that lives on).
+	LiveInBackground bool
 }
 
 // Settings are the operator's settings the core reads, the same on every deployment.
@@ -107,6 +116,9 @@ type Core struct {
 	// or there is none): CacheMaxPerOrg caps each organization's.
 	Caches         *buildcache.Cache
 	CacheMaxPerOrg int64
+	// Live sends build statuses and log lines to the sockets that watch them (nil without
+	// Parts.LiveRegistry).
+	Live *live.Service
 
 	parts    Parts
 	settings Settings
@@ -136,7 +148,18 @@ func New(p Parts, s Settings) (*Core, error) {
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 		Wake: p.DeliveryWaker,
 	}
-	c.Events = &builds.Fanout{Webhooks: c.Webhooks, Logs: p.Logs, Logger: p.Logger, Deliveries: c.AutoDeployer}
+	if p.LiveRegistry != nil {
+		c.Live = &live.Service{
+			Registry: p.LiveRegistry, Sender: p.LiveSender, Builds: p.Store, Logs: p.Logs, Logger: p.Logger, Now: p.Now,
+			// Sockets check their credential at connect and again after a change: no cache.
+			Auth:  &auth.Authenticator{Store: p.Store, Now: p.Now},
+			Limit: c.liveLimit,
+		}
+	}
+	c.Events = &builds.Fanout{Webhooks: c.Webhooks, Logs: c.LiveLogs(p.Logs), Logger: p.Logger, Deliveries: c.AutoDeployer}
+	if c.Live != nil {
+		c.Events.Live = c.Live
+	}
 	if p.Ended != nil {
 		c.Events.Workflow = p.Ended
 	}
@@ -177,7 +200,24 @@ func New(p Parts, s Settings) (*Core, error) {
 // RunnerLogs are the build logs the runners write to, kiln serve's own and remote hosts' through
 // the host API: the lines go to logs, and the stages they announce onto their builds.
 func (c *Core) RunnerLogs(logs builds.LogWriter) builds.LogWriter {
-	return builds.StageLog{LogWriter: logs, Lifecycle: c.Lifecycle, Logger: c.parts.Logger}
+	return builds.StageLog{LogWriter: c.LiveLogs(logs), Lifecycle: c.Lifecycle, Logger: c.parts.Logger}
+}
+
+// LiveLogs is a log writer whose lines also reach the sockets watching their build.
+func (c *Core) LiveLogs(logs builds.LogWriter) builds.LogWriter {
+	if c.parts.LiveRegistry == nil {
+		return logs
+	}
+	return live.Publishing{LogWriter: logs, Live: c.Live, Background: c.parts.LiveInBackground}
+}
+
+// liveLimit is an organization's socket limit, its plan's.
+func (c *Core) liveLimit(ctx context.Context, orgID string) (int, kiln.Plan, error) {
+	org, err := c.parts.Store.GetOrganization(ctx, orgID)
+	if err != nil {
+		return 0, "", err
+	}
+	return c.Plans.Limits(org).LiveConnections, org.Plan, nil
 }
 
 // sealerOf is the keyring's sealer, nil without a keyring.

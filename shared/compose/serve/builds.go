@@ -12,6 +12,8 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
+	"github.com/kilnbuild/kiln/shared/live"
+	"github.com/kilnbuild/kiln/shared/livesocket"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/compose/core"
@@ -38,6 +40,8 @@ type buildMachine struct {
 	janitor   *builds.Janitor
 	artifacts artifacts.Store
 	logs      *buildlog.Files
+	// sockets are the live events' sockets, at /socket.io/.
+	sockets *livesocket.Server
 	statuses  *github.StatusPoster // nil without a GitHub App
 	agents    *agentpool.Dispatcher
 	plans     *plans.Plans
@@ -83,17 +87,19 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
-	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger}, coreSettings(cfg))
+	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger,
+		LiveRegistry: live.NewMemory(), LiveInBackground: true}, coreSettings(cfg))
 	if err != nil {
 		return nil, err
 	}
+	sockets := livesocket.New(c.Live, logger)
 	lifecycle := c.Lifecycle
 	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
 	}
 	host := &runner.Runner{
-		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: logs}, Sources: sources,
+		Store: st, Lifecycle: runner.LocalLifecycle{Lifecycle: lifecycle, Logs: c.LiveLogs(logs)}, Sources: sources,
 		Logs: c.RunnerLogs(logs), Artifacts: arts, Engines: engines.Dir{Path: cfg.Engines},
 		Steps:   &buildsteps.Steps{Artifacts: arts, Logger: logger, Sandbox: confiner, Limits: limits},
 		WorkDir: cfg.Data, Logger: logger, TimeLimit: cfg.BuildTimeout,
@@ -120,6 +126,7 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		core: c, service: svc, agents: dispatcher, reserve: reserve, plans: c.Plans, deliverer: c.AutoDeployer, hooks: c.Webhooks, workflow: wf, runner: host, artifacts: arts, logs: logs, statuses: c.Statuses,
 		scheduler: &builds.Scheduler{Store: st, Service: svc, Logger: logger, Every: cfg.SchedulerEvery, Now: cfg.SchedulerClock},
 		janitor:   janitor,
+		sockets:   sockets,
 	}, nil
 }
 

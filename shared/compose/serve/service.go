@@ -128,7 +128,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 			apiCfg.SignIn = gh
 		}
 	}
-	api := withAgentAPIs(httpapi.New(apiCfg), cfg, local.Store, machine, local.Keys, gh, logger)
+	api := withSockets(withAgentAPIs(httpapi.New(apiCfg), cfg, local.Store, machine, local.Keys, gh, logger), machine.sockets)
 	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Service{
 		cancelRequests: cancelRequests,
@@ -172,6 +172,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
 	defer cancel()
 	err := s.machine.stop(ctx)
+	s.machine.sockets.Shutdown() // hijacked connections: the HTTP server's shutdown does not see them
 	if herr := s.stopServer(ctx); err == nil {
 		err = herr
 	}
