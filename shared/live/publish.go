@@ -38,4 +38,3 @@ func (p Publishing) Append(ctx context.Context, orgID, buildID string, first int
 	}
 	return nil
 }
-

@@ -12,14 +12,14 @@ import (
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
 	"github.com/kilnbuild/kiln/shared/buildlog"
-	"github.com/kilnbuild/kiln/shared/live"
-	"github.com/kilnbuild/kiln/shared/livesocket"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/buildsteps"
 	"github.com/kilnbuild/kiln/shared/compose/core"
 	"github.com/kilnbuild/kiln/shared/engines"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/live"
+	"github.com/kilnbuild/kiln/shared/livesocket"
 	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/plans"
 	"github.com/kilnbuild/kiln/shared/runner"
@@ -41,10 +41,10 @@ type buildMachine struct {
 	artifacts artifacts.Store
 	logs      *buildlog.Files
 	// sockets are the live events' sockets, at /socket.io/.
-	sockets *livesocket.Server
-	statuses  *github.StatusPoster // nil without a GitHub App
-	agents    *agentpool.Dispatcher
-	plans     *plans.Plans
+	sockets  *livesocket.Server
+	statuses *github.StatusPoster // nil without a GitHub App
+	agents   *agentpool.Dispatcher
+	plans    *plans.Plans
 	// reserve is the free space the data volume keeps (KILN_DISK_RESERVE), in bytes.
 	reserve int64
 	cancel  context.CancelFunc
