@@ -71,6 +71,9 @@ type AWSConfig struct {
 	LogRetention time.Duration
 	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
 	CacheMaxPerOrg int64
+	// LiveEndpoint is the WebSocket API's @connections endpoint (KILN_LIVE_ENDPOINT): the
+	// functions that write log lines or change builds send live events through it. Empty: none.
+	LiveEndpoint string
 }
 
 // newLogs is the build log store on the table, with the deployment's log retention.
@@ -84,7 +87,7 @@ func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
 // are read through their rows in shared/settings: the same defaults, checks and errors.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	c := AWSConfig{Table: settings.DynamoDBTable.Get(getenv), MasterKeySecretARN: settings.MasterKeySecretARN.Get(getenv),
-		DeliveryQueueURL: settings.DeliveryQueueURL.Get(getenv)}
+		DeliveryQueueURL: settings.DeliveryQueueURL.Get(getenv), LiveEndpoint: settings.LiveEndpoint.Get(getenv)}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
 	}
@@ -166,7 +169,7 @@ func NewAWSAPI(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (http.Ha
 		queue = &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger}
 	}
 	return newAPI(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), arts, keys, gh, nil, newWorkflow(awsCfg, cfg.Workflow, logger), queue,
-		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newHostedHostsClients(awsCfg, cfg.HostedHosts), logger)
+		newTaskHeartbeats(awsCfg, cfg.Workflow, logger), newHostedHostsClients(awsCfg, cfg.HostedHosts), logger, newLiveParts(awsCfg, db, cfg))
 }
 
 // connect loads the AWS configuration (endpoints overridable by AWS_ENDPOINT_URL_*) and the
@@ -209,13 +212,13 @@ type buildLogs = core.Logs
 // A host's heartbeat carrying a task token is passed on to beats (nil: none); when beats also
 // hears of ended builds (SFNHeartbeats), a build with a task token that ends answers it.
 func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store, keys *keyring.Keyring, gh *GitHubApp, p4 httpapi.PerforceVerifier, workflow builds.Workflow, queue DeliveryQueue,
-	beats agentapi.TaskHeartbeats, hostClients HostedHostsClients, logger *slog.Logger) (http.Handler, error) {
+	beats agentapi.TaskHeartbeats, hostClients HostedHostsClients, logger *slog.Logger, lp LiveParts) (http.Handler, error) {
 	hosted, err := cfg.HostedHosts.authenticator(hostClients, logger)
 	if err != nil {
 		return nil, err
 	}
 	parts := core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: githubClient(gh), Workflow: workflow,
-		DeliveryWaker: QueueWaker(queue, logger), Logger: logger}
+		DeliveryWaker: QueueWaker(queue, logger), Logger: logger, LiveRegistry: lp.Registry, LiveSender: lp.Sender}
 	if ends, ok := beats.(builds.Ended); ok {
 		parts.Ended = ends // a build that ends here (an agent's report, a cancel) answers its task token
 	}

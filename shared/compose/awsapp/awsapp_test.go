@@ -60,7 +60,7 @@ func TestCancelAndSupersedeInAWSRecordWebhookDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err := newAPI(AWSConfig{}, st, logs, noArtifacts{}, keys, nil, nil, awsWorkflow{}, nil, nil, HostedHostsClients{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	api, err := newAPI(AWSConfig{}, st, logs, noArtifacts{}, keys, nil, nil, awsWorkflow{}, nil, nil, HostedHostsClients{}, slog.New(slog.NewTextHandler(io.Discard, nil)), LiveParts{})
 	if err != nil {
 		t.Fatal(err)
 	}

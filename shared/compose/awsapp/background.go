@@ -83,7 +83,9 @@ type Parts struct {
 	// HostCredentials keeps CodeBuild hosts' credentials (Parameter Store): the task function
 	// puts them, the task and ended functions delete them (nil: a CodeBuild claim fails).
 	HostCredentials sfn.HostCredentials
-	Logger          *slog.Logger
+	// Live reaches the sockets of live build events (zero: none).
+	Live   LiveParts
+	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -115,6 +117,7 @@ func LoadParts(ctx context.Context, cfg BackgroundConfig, secrets Secrets, logge
 		Store: dynamostore.New(db, cfg.Table), Logs: newLogs(db, cfg.AWSConfig), Artifacts: arts, Keys: keys, GitHub: gh,
 		Workflow: newWorkflow(awsCfg, cfg.Workflow, logger), Queue: &SQSQueue{Client: sqs.NewFromConfig(awsCfg), URL: cfg.DeliveryQueueURL, Logger: logger},
 		TaskHeartbeats: newTaskHeartbeats(awsCfg, cfg.Workflow, logger), HostedHosts: newHostedHostsClients(awsCfg, cfg.HostedHosts), Logger: logger,
+		Live: newLiveParts(awsCfg, db, cfg.AWSConfig),
 	}, nil
 }
 
@@ -136,7 +139,8 @@ type background struct {
 
 func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 	c, err := core.New(core.Parts{Store: p.Store, Logs: p.Logs, Artifacts: p.Artifacts, Keys: p.Keys, GitHub: githubClient(p.GitHub),
-		Workflow: p.Workflow, DeliveryWaker: QueueWaker(p.Queue, p.Logger), Logger: p.Logger, Now: p.Now}, cfg.coreSettings())
+		Workflow: p.Workflow, DeliveryWaker: QueueWaker(p.Queue, p.Logger), Logger: p.Logger, Now: p.Now,
+		LiveRegistry: p.Live.Registry, LiveSender: p.Live.Sender}, cfg.coreSettings())
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func TestWorkflowSampleEvents(t *testing.T) {
 			// ending builds does not need it).
 			fns, err := newFunctions(AWSConfig{PublicURL: "https://kiln.example", SMTPURL: "smtp://127.0.0.1:1", SMTPFrom: "kiln <kiln@example.com>",
 				Workflow: WorkflowConfig{HostImages: map[string]string{"5.3": "kiln-engine:5.3"}, BuildTimeLimit: 4 * time.Hour, HostCredentialPath: "/Kiln/hosts"}},
-				st, logs, nil, nil, params, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				st, logs, nil, nil, params, slog.New(slog.NewTextHandler(io.Discard, nil)), LiveParts{})
 			if err != nil {
 				t.Fatal(err)
 			}

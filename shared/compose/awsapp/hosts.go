@@ -22,7 +22,7 @@ type BuildLogs = buildLogs
 
 // NewAPIFromParts builds the API handler (the API and the host API) from ready parts.
 func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
-	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Perforce, p.Workflow, p.Queue, p.TaskHeartbeats, p.HostedHosts, p.Logger)
+	return newAPI(cfg, p.Store, p.Logs, p.Artifacts, p.Keys, p.GitHub, p.Perforce, p.Workflow, p.Queue, p.TaskHeartbeats, p.HostedHosts, p.Logger, p.Live)
 }
 
 // withHostAPI serves the host API (build hosts, with their per-build credentials) under

@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/hostedhosts"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/live"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -31,7 +32,9 @@ type Schedule struct {
 	queue     DeliveryQueue
 	// reapers look after kiln's hosted hosts, one per hosted pool (none: the deployment has none).
 	reapers []*hostedhosts.Reaper
-	logger  *slog.Logger
+	// live pings the sockets of live build events (nil: the deployment has no WebSocket API).
+	live   *live.Service
+	logger *slog.Logger
 	now     func() time.Time
 }
 
@@ -60,7 +63,14 @@ func NewSchedule(cfg BackgroundConfig, p Parts) (*Schedule, error) {
 	if bg.core.Caches != nil { // never a nil *Cache in the interface
 		janitor.Caches, janitor.Projects = bg.core.Caches, p.Store
 	}
+	var sockets *live.Service
+	if bg.core.Live != nil {
+		if sockets, err = newLiveService(bg.core); err != nil {
+			return nil, err
+		}
+	}
 	return &Schedule{
+		live:      sockets,
 		reapers:   reapers,
 		scheduler: &builds.Scheduler{Store: p.Store, Service: svc, Logger: p.Logger, Now: p.Now},
 		lifecycle: bg.lifecycle, workflow: p.Workflow, once: p.Store, bg: bg, queue: p.Queue, logger: p.Logger,
@@ -83,6 +93,16 @@ func (s *Schedule) Tick(ctx context.Context, at time.Time) error {
 	}
 	s.scheduler.TickAt(ctx, at) // the rule's time: the slots due then fire
 	var errs []error
+	if s.live != nil {
+		// Engine.IO's ping, which API Gateway cannot send by itself; a token that expired while
+		// its socket stayed connected ends here too.
+		if err := s.live.PingAll(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		if err := s.live.RecheckAll(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := s.failSilent(ctx); err != nil {
 		errs = append(errs, err)
 	}

@@ -36,22 +36,23 @@ func NewFunctions(ctx context.Context, cfg AWSConfig, logger *slog.Logger) (*Fun
 		return nil, err
 	}
 	db := dynamo.New(awsCfg)
-	return newFunctions(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), nil, gh, ssmparam.Store{Client: ssm.NewFromConfig(awsCfg)}, logger)
+	return newFunctions(cfg, dynamostore.New(db, cfg.Table), newLogs(db, cfg), nil, gh, ssmparam.Store{Client: ssm.NewFromConfig(awsCfg)}, logger, newLiveParts(awsCfg, db, cfg))
 }
 
 // NewFunctionsFromParts builds the workflow's Lambda handlers from ready parts (kiln aws-local).
 func NewFunctionsFromParts(cfg AWSConfig, p Parts) (*Functions, error) {
-	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.GitHub, p.HostCredentials, p.Logger)
+	return newFunctions(cfg, p.Store, p.Logs, p.Keys, p.GitHub, p.HostCredentials, p.Logger, p.Live)
 }
 
 // newFunctions wires the workflow's handlers on a store (tests and kiln aws-local inject theirs).
 // A build they end gets its final commit status through gh (none when nil). CodeBuild hosts'
 // credentials go to params under cfg.Workflow.HostCredentialPath.
-func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, gh *GitHubApp, params sfn.HostCredentials, logger *slog.Logger) (*Functions, error) {
+func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.Keyring, gh *GitHubApp, params sfn.HostCredentials, logger *slog.Logger, lp LiveParts) (*Functions, error) {
 	if cfg.PublicURL == "" {
 		return nil, errors.New("KILN_PUBLIC_URL is not set: build hosts report to the API under it")
 	}
-	c, err := core.New(core.Parts{Store: st, Logs: logs, Keys: keys, GitHub: githubClient(gh), Logger: logger}, cfg.coreSettings())
+	c, err := core.New(core.Parts{Store: st, Logs: logs, Keys: keys, GitHub: githubClient(gh), Logger: logger,
+		LiveRegistry: lp.Registry, LiveSender: lp.Sender}, cfg.coreSettings())
 	if err != nil {
 		return nil, err
 	}
