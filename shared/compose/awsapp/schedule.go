@@ -35,7 +35,7 @@ type Schedule struct {
 	// live pings the sockets of live build events (nil: the deployment has no WebSocket API).
 	live   *live.Service
 	logger *slog.Logger
-	now     func() time.Time
+	now    func() time.Time
 }
 
 // RetentionHour is the hour (UTC) from which the day's artifact retention runs: on the first
