@@ -18,6 +18,9 @@ type Prices struct {
 	APIGatewayRequest float64
 	// CloudWatchRequest is a CloudWatch API request (PutMetricData).
 	CloudWatchRequest float64
+	// WebSocketMessage and WebSocketConnectionMinute are a WebSocket API's message (32 KB) and
+	// connection minute (first tier).
+	WebSocketMessage, WebSocketConnectionMinute float64
 }
 
 // USEast1 are the on-demand prices of US East (N. Virginia), free tiers not deducted, as AWS's
@@ -49,6 +52,10 @@ var USEast1 = Prices{
 	// https://aws.amazon.com/cloudwatch/pricing/: API requests (PutMetricData), $0.01 per 1,000.
 	// Not read from the page.
 	CloudWatchRequest: 0.01 / 1000,
+	// https://aws.amazon.com/api-gateway/pricing/: WebSocket APIs, $1.00 per million messages
+	// (first billion a month, metered in 32 KB increments) and $0.25 per million connection
+	// minutes. Not read from the page; the same figures are quoted by third parties as of 2026.
+	WebSocketMessage: 1.00 / 1e6, WebSocketConnectionMinute: 0.25 / 1e6,
 }
 
 // Cost is what a Usage costs, by service; Total is the control plane's (host time is apart).
@@ -65,8 +72,9 @@ func (p Prices) Cost(u Usage) Cost {
 		DynamoDB:      u.DynamoDBReadUnits*p.DynamoDBReadUnit + u.DynamoDBWriteUnits*p.DynamoDBWriteUnit,
 		S3:            u.S3Tier1Requests*p.S3Tier1Request + u.S3Tier2Requests*p.S3Tier2Request,
 		SQS:           u.SQSRequests * p.SQSRequest,
-		APIGateway:    u.APIGatewayRequests * p.APIGatewayRequest,
-		CloudWatch:    u.CloudWatchRequests * p.CloudWatchRequest,
+		APIGateway: u.APIGatewayRequests*p.APIGatewayRequest + u.WebSocketMessages*p.WebSocketMessage +
+			u.WebSocketConnectionMinutes*p.WebSocketConnectionMinute,
+		CloudWatch: u.CloudWatchRequests * p.CloudWatchRequest,
 	}
 	c.Total = c.StepFunctions + c.Lambda + c.DynamoDB + c.S3 + c.SQS + c.APIGateway + c.CloudWatch
 	return c

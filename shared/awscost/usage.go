@@ -28,6 +28,9 @@ type Usage struct {
 	APIGatewayRequests float64
 	// CloudWatchRequests are CloudWatch API requests (PutMetricData).
 	CloudWatchRequests float64
+	// WebSocketMessages are WebSocket API messages, sent and received, each 32 KB one message;
+	// WebSocketConnectionMinutes the minutes sockets stayed connected.
+	WebSocketMessages, WebSocketConnectionMinutes float64
 	// FreeRequests are calls of APIs AWS does not bill per call (Step Functions' and CodeBuild's
 	// APIs, Auto Scaling's, a Lambda Invoke's own API call: the function's request is billed).
 	FreeRequests float64
@@ -38,40 +41,44 @@ type Usage struct {
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		StateTransitions:   u.StateTransitions + v.StateTransitions,
-		LambdaRequests:     u.LambdaRequests + v.LambdaRequests,
-		LambdaArmGBSeconds: u.LambdaArmGBSeconds + v.LambdaArmGBSeconds,
-		LambdaX86GBSeconds: u.LambdaX86GBSeconds + v.LambdaX86GBSeconds,
-		DynamoDBReadUnits:  u.DynamoDBReadUnits + v.DynamoDBReadUnits,
-		DynamoDBWriteUnits: u.DynamoDBWriteUnits + v.DynamoDBWriteUnits,
-		S3Tier1Requests:    u.S3Tier1Requests + v.S3Tier1Requests,
-		S3Tier2Requests:    u.S3Tier2Requests + v.S3Tier2Requests,
-		S3FreeRequests:     u.S3FreeRequests + v.S3FreeRequests,
-		SQSRequests:        u.SQSRequests + v.SQSRequests,
-		APIGatewayRequests: u.APIGatewayRequests + v.APIGatewayRequests,
-		CloudWatchRequests: u.CloudWatchRequests + v.CloudWatchRequests,
-		FreeRequests:       u.FreeRequests + v.FreeRequests,
-		HostSeconds:        u.HostSeconds + v.HostSeconds,
+		StateTransitions:           u.StateTransitions + v.StateTransitions,
+		LambdaRequests:             u.LambdaRequests + v.LambdaRequests,
+		LambdaArmGBSeconds:         u.LambdaArmGBSeconds + v.LambdaArmGBSeconds,
+		LambdaX86GBSeconds:         u.LambdaX86GBSeconds + v.LambdaX86GBSeconds,
+		DynamoDBReadUnits:          u.DynamoDBReadUnits + v.DynamoDBReadUnits,
+		DynamoDBWriteUnits:         u.DynamoDBWriteUnits + v.DynamoDBWriteUnits,
+		S3Tier1Requests:            u.S3Tier1Requests + v.S3Tier1Requests,
+		S3Tier2Requests:            u.S3Tier2Requests + v.S3Tier2Requests,
+		S3FreeRequests:             u.S3FreeRequests + v.S3FreeRequests,
+		SQSRequests:                u.SQSRequests + v.SQSRequests,
+		APIGatewayRequests:         u.APIGatewayRequests + v.APIGatewayRequests,
+		CloudWatchRequests:         u.CloudWatchRequests + v.CloudWatchRequests,
+		WebSocketMessages:          u.WebSocketMessages + v.WebSocketMessages,
+		FreeRequests:               u.FreeRequests + v.FreeRequests,
+		WebSocketConnectionMinutes: u.WebSocketConnectionMinutes + v.WebSocketConnectionMinutes,
+		HostSeconds:                u.HostSeconds + v.HostSeconds,
 	}
 }
 
 // Scale returns u with every amount multiplied by f (1/n: a share of n builds).
 func (u Usage) Scale(f float64) Usage {
 	return Usage{
-		StateTransitions:   u.StateTransitions * f,
-		LambdaRequests:     u.LambdaRequests * f,
-		LambdaArmGBSeconds: u.LambdaArmGBSeconds * f,
-		LambdaX86GBSeconds: u.LambdaX86GBSeconds * f,
-		DynamoDBReadUnits:  u.DynamoDBReadUnits * f,
-		DynamoDBWriteUnits: u.DynamoDBWriteUnits * f,
-		S3Tier1Requests:    u.S3Tier1Requests * f,
-		S3Tier2Requests:    u.S3Tier2Requests * f,
-		S3FreeRequests:     u.S3FreeRequests * f,
-		SQSRequests:        u.SQSRequests * f,
-		APIGatewayRequests: u.APIGatewayRequests * f,
-		CloudWatchRequests: u.CloudWatchRequests * f,
-		FreeRequests:       u.FreeRequests * f,
-		HostSeconds:        u.HostSeconds * f,
+		StateTransitions:           u.StateTransitions * f,
+		LambdaRequests:             u.LambdaRequests * f,
+		LambdaArmGBSeconds:         u.LambdaArmGBSeconds * f,
+		LambdaX86GBSeconds:         u.LambdaX86GBSeconds * f,
+		DynamoDBReadUnits:          u.DynamoDBReadUnits * f,
+		DynamoDBWriteUnits:         u.DynamoDBWriteUnits * f,
+		S3Tier1Requests:            u.S3Tier1Requests * f,
+		S3Tier2Requests:            u.S3Tier2Requests * f,
+		S3FreeRequests:             u.S3FreeRequests * f,
+		SQSRequests:                u.SQSRequests * f,
+		APIGatewayRequests:         u.APIGatewayRequests * f,
+		CloudWatchRequests:         u.CloudWatchRequests * f,
+		WebSocketMessages:          u.WebSocketMessages * f,
+		FreeRequests:               u.FreeRequests * f,
+		WebSocketConnectionMinutes: u.WebSocketConnectionMinutes * f,
+		HostSeconds:                u.HostSeconds * f,
 	}
 }
 
@@ -111,6 +118,9 @@ func chunks(n, size int64) float64 {
 
 // SQSRequest is one SQS API request carrying payload bytes: a request per 64 KB chunk.
 func SQSRequest(payload int64) Usage { return Usage{SQSRequests: chunks(payload, 64<<10)} }
+
+// WebSocketMessage is one WebSocket API message of size bytes: metered in 32 KB increments.
+func WebSocketMessage(size int64) Usage { return Usage{WebSocketMessages: chunks(size, 32<<10)} }
 
 // APIGatewayRequest is one HTTP API request of size bytes: metered in 512 KB increments.
 func APIGatewayRequest(size int64) Usage { return Usage{APIGatewayRequests: chunks(size, 512<<10)} }

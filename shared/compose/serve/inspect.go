@@ -24,3 +24,7 @@ func (s *Service) RetentionJanitor() builds.Janitor { return *s.machine.janitor 
 // SetPublicURL sets the base URL users and hosts reach kiln at, as KILN_PUBLIC_URL does: it no
 // longer follows the listen address.
 func (c *Config) SetPublicURL(u string) { c.PublicURL, c.publicURLFromAddr = u, false }
+
+// LogWriter is the log writer the service's runners write through: lines appended here are
+// stored and reach the sockets watching their build, as a build's own lines do.
+func (s *Service) LogWriter() builds.LogWriter { return s.machine.core.LiveLogs(s.machine.logs) }

@@ -9,6 +9,8 @@
 //   join {buildId, fromSeq, ack}   leave {buildId, ack}   emit {event, args, ack}
 //   drop: close the transport under the socket (it reconnects by itself)
 //   close: socket.disconnect()      exit
+//   counts: how many build:log events each socket heard ({ev: "counts", data: {name: n}});
+//     a socket connected with quiet: true counts its build:log events without writing them.
 // Output ({name, ev, ...}): connect {id}, connect_error {message, data}, disconnect {reason},
 // ack {op, buildId, res}, and every server event as {ev, data}.
 "use strict";
@@ -17,6 +19,7 @@ const readline = require("readline");
 const { io } = require(path.dirname(process.argv[2]));
 
 const sockets = new Map();
+const counts = {};
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
 function connect(c) {
@@ -41,10 +44,13 @@ function connect(c) {
   });
   socket.on("connect_error", (err) => out({ name, ev: "connect_error", message: err.message, data: err.data }));
   socket.on("disconnect", (reason) => out({ name, ev: "disconnect", reason }));
+  counts[name] = 0;
   socket.onAny((ev, data) => {
     if (ev === "build:log" && state.rooms.has(data.buildId)) {
       state.rooms.set(data.buildId, Math.max(state.rooms.get(data.buildId), data.seq));
     }
+    if (ev === "build:log") counts[name]++;
+    if (c.quiet && ev === "build:log") return;
     out({ name, ev, data, at: Date.now() });
   });
 }
@@ -52,6 +58,7 @@ function connect(c) {
 function run(c) {
   const name = c.name || "";
   if (c.op === "connect") return connect(c);
+  if (c.op === "counts") return out({ ev: "counts", data: counts });
   if (c.op === "exit") {
     for (const { socket } of sockets.values()) socket.disconnect();
     process.exit(0);
