@@ -1,0 +1,277 @@
+package websocket
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	ws "github.com/coder/websocket"
+)
+
+// Close codes API Gateway sends.
+const (
+	statusGoingAway  = ws.StatusGoingAway     // idle timeout, connection duration, shutdown
+	statusTooBig     = ws.StatusMessageTooBig // a frame over 32 KB or a message over 128 KB
+	statusNormal     = ws.StatusNormalClosure // DeleteConnection
+	integrationLimit = 29 * time.Second       // the $connect integration timeout
+)
+
+// conn is one open connection.
+type conn struct {
+	g                   *Gateway
+	id                  string
+	ws                  *ws.Conn
+	frames              *frameWatch
+	connectedAt         time.Time
+	sourceIP, userAgent string
+
+	mu         sync.Mutex
+	lastActive time.Time
+	endCode    ws.StatusCode // set when this side closes
+	endReason  string
+	activity   chan struct{}
+	done       chan struct{}
+}
+
+// serveUpgrade runs $connect and, when it answers 2xx, accepts the upgrade and serves the
+// connection until either side closes it.
+func (g *Gateway) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet || !headerHas(r.Header, "Connection", "upgrade") || !headerHas(r.Header, "Upgrade", "websocket") {
+		writeError(w, http.StatusUpgradeRequired, "", "Upgrade Required")
+		return
+	}
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		writeError(w, http.StatusServiceUnavailable, "", "Service Unavailable")
+		return
+	}
+	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
+	c := &conn{g: g, id: newConnectionID(), connectedAt: time.Now(), sourceIP: sourceIP, userAgent: r.UserAgent(),
+		activity: make(chan struct{}, 1), done: make(chan struct{})}
+	c.lastActive = c.connectedAt
+	resp, err := g.invokeConnect(r.Context(), c, r)
+	if err != nil {
+		g.logger.ErrorContext(r.Context(), "websocket api: the $connect invocation failed", slog.String("connection_id", c.id), slog.String("error", err.Error()))
+		writeError(w, http.StatusInternalServerError, "", "Internal server error")
+		return
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// API Gateway answers the upgrade with the function's status and body.
+		for k, v := range resp.Headers {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write([]byte(resp.Body))
+		return
+	}
+	opts := &ws.AcceptOptions{InsecureSkipVerify: true, CompressionMode: ws.CompressionDisabled}
+	for k, v := range resp.Headers {
+		if http.CanonicalHeaderKey(k) == "Sec-Websocket-Protocol" {
+			opts.Subprotocols = []string{v}
+		} else {
+			w.Header().Set(k, v)
+		}
+	}
+	c.frames = &frameWatch{max: MaxFrame}
+	wc, err := ws.Accept(&hijacker{ResponseWriter: w, watch: c.frames}, r, opts)
+	if err != nil {
+		g.logger.WarnContext(r.Context(), "websocket api: the upgrade failed after $connect", slog.String("connection_id", c.id), slog.String("error", err.Error()))
+		g.invokeDisconnect(c, int64(ws.StatusAbnormalClosure), "the upgrade failed")
+		return
+	}
+	wc.SetReadLimit(MaxMessage)
+	c.ws = wc
+	g.mu.Lock()
+	g.conns[c.id] = c
+	g.wg.Add(1)
+	g.mu.Unlock()
+	go c.watch()
+	c.serve()
+}
+
+// serve hands each message to $default, in order, until the connection ends; then $disconnect.
+func (c *conn) serve() {
+	defer c.g.wg.Done()
+	var err error
+	for {
+		var typ ws.MessageType
+		var data []byte
+		typ, data, err = c.ws.Read(context.Background())
+		if err != nil {
+			break
+		}
+		if c.frames.exceeded() {
+			c.end(statusTooBig, "Message too big")
+			continue // the read fails once the close handshake is done
+		}
+		c.touch()
+		c.g.invokeDefault(c, typ, data)
+	}
+	c.g.mu.Lock()
+	delete(c.g.conns, c.id)
+	c.g.mu.Unlock()
+	close(c.done)
+	c.mu.Lock()
+	code, reason := c.endCode, c.endReason
+	c.mu.Unlock()
+	if code == 0 { // the client closed (or went away without a close frame: 1006)
+		code = ws.CloseStatus(err)
+		var ce ws.CloseError
+		if errors.As(err, &ce) {
+			reason = ce.Reason
+		}
+		if c.frames.exceeded() { // the library closed for a message over MaxMessage
+			code, reason = statusTooBig, "Message too big"
+		} else if code == -1 {
+			code = ws.StatusAbnormalClosure
+		}
+	}
+	c.g.invokeDisconnect(c, int64(code), reason)
+}
+
+// end closes the connection from API Gateway's side with code and reason (once).
+func (c *conn) end(code ws.StatusCode, reason string) {
+	c.mu.Lock()
+	first := c.endCode == 0
+	if first {
+		c.endCode, c.endReason = code, reason
+	}
+	c.mu.Unlock()
+	if first {
+		go func() { _ = c.ws.Close(code, reason) }()
+	}
+}
+
+// watch ends the connection at the idle timeout or the connection duration.
+func (c *conn) watch() {
+	idle := time.NewTimer(c.g.idleTimeout())
+	defer idle.Stop()
+	life := time.NewTimer(c.g.maxDuration() - time.Since(c.connectedAt))
+	defer life.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.activity:
+			idle.Reset(c.g.idleTimeout())
+		case <-idle.C:
+			c.end(statusGoingAway, "Going away")
+			return
+		case <-life.C:
+			c.end(statusGoingAway, "Going away")
+			return
+		}
+	}
+}
+
+// touch records a data message either way.
+func (c *conn) touch() {
+	c.mu.Lock()
+	c.lastActive = time.Now()
+	c.mu.Unlock()
+	select {
+	case c.activity <- struct{}{}:
+	default:
+	}
+}
+
+// post sends data as one message (text when it is UTF-8, else binary) in frames of at most
+// MaxFrame bytes, as API Gateway splits a larger message.
+func (c *conn) post(ctx context.Context, data []byte) error {
+	typ := ws.MessageText
+	if !utf8.Valid(data) {
+		typ = ws.MessageBinary
+	}
+	w, err := c.ws.Writer(ctx, typ)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n := min(len(data), MaxFrame)
+		if _, err := w.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	c.touch()
+	return nil
+}
+
+// invokeConnect runs the $connect route: the function's answer, or an error when it failed
+// or did not answer within the integration timeout.
+func (g *Gateway) invokeConnect(ctx context.Context, c *conn, r *http.Request) (events.APIGatewayProxyResponse, error) {
+	var resp events.APIGatewayProxyResponse
+	ev := g.event(c, "$connect", "CONNECT", r.Host)
+	ev.Headers, ev.MultiValueHeaders = map[string]string{}, map[string][]string{}
+	for k, vs := range r.Header {
+		ev.Headers[k] = vs[len(vs)-1]
+		ev.MultiValueHeaders[k] = vs
+	}
+	ev.Headers["Host"], ev.MultiValueHeaders["Host"] = g.domain(r.Host), []string{g.domain(r.Host)}
+	if q := r.URL.Query(); len(q) > 0 {
+		ev.QueryStringParameters, ev.MultiValueQueryStringParameters = map[string]string{}, map[string][]string{}
+		for k, vs := range q {
+			ev.QueryStringParameters[k] = vs[len(vs)-1]
+			ev.MultiValueQueryStringParameters[k] = vs
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), integrationLimit)
+	defer cancel()
+	out, err := g.invoke(ctx, ev)
+	if err != nil {
+		return resp, err
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return resp, errors.New("the $connect answer is not an API Gateway proxy response: " + err.Error())
+	}
+	if resp.StatusCode == 0 {
+		resp.StatusCode = http.StatusOK
+	}
+	return resp, nil
+}
+
+// invokeDefault runs the $default route with one message: text as is, binary in base64.
+func (g *Gateway) invokeDefault(c *conn, typ ws.MessageType, data []byte) {
+	ev := g.event(c, "$default", "MESSAGE", "")
+	ev.RequestContext.MessageID = newConnectionID()
+	if typ == ws.MessageBinary {
+		ev.Body, ev.IsBase64Encoded = base64Std(data), true
+	} else {
+		ev.Body = string(data)
+	}
+	if _, err := g.invoke(context.Background(), ev); err != nil {
+		g.logger.Warn("websocket api: the $default invocation failed", slog.String("connection_id", c.id), slog.String("error", err.Error()))
+	}
+}
+
+// invokeDisconnect runs the $disconnect route, best effort (its answer is not used).
+func (g *Gateway) invokeDisconnect(c *conn, code int64, reason string) {
+	ev := g.event(c, "$disconnect", "DISCONNECT", "")
+	ev.Headers = map[string]string{"Host": g.domain(""), "X-Forwarded-For": c.sourceIP}
+	ev.MultiValueHeaders = map[string][]string{"Host": {g.domain("")}, "X-Forwarded-For": {c.sourceIP}}
+	ev.RequestContext.DisconnectStatusCode = code
+	ev.RequestContext.DisconnectReason = &reason
+	if _, err := g.invoke(context.Background(), ev); err != nil {
+		g.logger.Warn("websocket api: the $disconnect invocation failed", slog.String("connection_id", c.id), slog.String("error", err.Error()))
+	}
+}
+
+func (g *Gateway) invoke(ctx context.Context, ev events.APIGatewayWebsocketProxyRequest) ([]byte, error) {
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	return g.fn.Invoke(ctx, payload)
+}
