@@ -37,10 +37,10 @@ require (
 )
 
 require (
-	github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi v1.38.0 // indirect
+	github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi v1.38.0
 	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.38.2 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
-	github.com/coder/websocket v1.8.15 // indirect
+	github.com/coder/websocket v1.8.15
 )
 
 require (

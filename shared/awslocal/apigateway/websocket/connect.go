@@ -37,6 +37,7 @@ type conn struct {
 	endCode    ws.StatusCode // set when this side closes
 	endReason  string
 	activity   chan struct{}
+	ready      chan struct{} // closed once the upgrade ended (ws set if it succeeded)
 	done       chan struct{}
 }
 
@@ -56,7 +57,7 @@ func (g *Gateway) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	}
 	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
 	c := &conn{g: g, id: newConnectionID(), connectedAt: time.Now(), sourceIP: sourceIP, userAgent: r.UserAgent(),
-		activity: make(chan struct{}, 1), done: make(chan struct{})}
+		activity: make(chan struct{}, 1), ready: make(chan struct{}), done: make(chan struct{})}
 	c.lastActive = c.connectedAt
 	resp, err := g.invokeConnect(r.Context(), c, r)
 	if err != nil {
@@ -81,19 +82,28 @@ func (g *Gateway) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(k, v)
 		}
 	}
-	c.frames = &frameWatch{max: MaxFrame}
-	wc, err := ws.Accept(&hijacker{ResponseWriter: w, watch: c.frames}, r, opts)
-	if err != nil {
-		g.logger.WarnContext(r.Context(), "websocket api: the upgrade failed after $connect", slog.String("connection_id", c.id), slog.String("error", err.Error()))
-		g.invokeDisconnect(c, int64(ws.StatusAbnormalClosure), "the upgrade failed")
-		return
-	}
-	wc.SetReadLimit(MaxMessage)
-	c.ws = wc
+	// The connection exists from here on: a post waits for the upgrade's end (the client may
+	// see the 101 and have a post made before Accept returns).
 	g.mu.Lock()
 	g.conns[c.id] = c
 	g.wg.Add(1)
 	g.mu.Unlock()
+	c.frames = &frameWatch{max: MaxFrame}
+	wc, err := ws.Accept(&hijacker{ResponseWriter: w, watch: c.frames}, r, opts)
+	if err != nil {
+		g.logger.WarnContext(r.Context(), "websocket api: the upgrade failed after $connect", slog.String("connection_id", c.id), slog.String("error", err.Error()))
+		g.mu.Lock()
+		delete(g.conns, c.id)
+		g.mu.Unlock()
+		close(c.ready)
+		close(c.done)
+		g.invokeDisconnect(c, int64(ws.StatusAbnormalClosure), "the upgrade failed")
+		g.wg.Done()
+		return
+	}
+	wc.SetReadLimit(MaxMessage)
+	c.ws = wc
+	close(c.ready)
 	go c.watch()
 	c.serve()
 }

@@ -20,7 +20,7 @@ func (g *Gateway) serveConnections(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "", "Forbidden")
 		return
 	}
-	c := g.lookup(id)
+	c := g.lookup(r.Context(), id)
 	if c == nil {
 		writeError(w, http.StatusGone, "GoneException", "")
 		return

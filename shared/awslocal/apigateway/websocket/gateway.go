@@ -127,7 +127,10 @@ func (g *Gateway) Close() {
 	}
 	g.mu.Unlock()
 	for _, c := range conns {
-		c.end(statusGoingAway, "Going away")
+		<-c.ready
+		if c.ws != nil {
+			c.end(statusGoingAway, "Going away")
+		}
 	}
 	g.wg.Wait()
 }
@@ -146,11 +149,28 @@ func (g *Gateway) maxDuration() time.Duration {
 	return MaxDuration
 }
 
-// lookup returns the open connection of an id, or nil.
-func (g *Gateway) lookup(id string) *conn {
+// lookup returns the open connection of an id, once its upgrade ended, or nil.
+func (g *Gateway) lookup(ctx context.Context, id string) *conn {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.conns[id]
+	c := g.conns[id]
+	g.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	select {
+	case <-c.done:
+		return nil
+	default:
+	}
+	if c.ws == nil {
+		return nil
+	}
+	return c
 }
 
 // newConnectionID makes an id shaped as API Gateway's (16 characters of base64, such as
