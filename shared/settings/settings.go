@@ -22,7 +22,7 @@ import (
 // Readers are the programs that read a setting: kiln serve, the AWS functions (each of which
 // loads its configuration with awsapp.LoadAWSConfig (api, task, ended) or
 // awsapp.LoadBackgroundConfig (schedule, deliver, which read the former's settings too); admin
-// reads its table only), kiln agent, kiln aws-local, the CLI, and the processes kiln starts
+// reads its table only; live serves the WebSocket API), kiln agent, kiln aws-local, the CLI, and the processes kiln starts
 // itself (Child: variables kiln sets for a program of its own).
 type Readers uint16
 
@@ -34,6 +34,7 @@ const (
 	Schedule                     // functions/schedule
 	Deliver                      // functions/deliver
 	Admin                        // functions/admin
+	Live                         // functions/live (the WebSocket API's routes)
 	Agent                        // kiln agent and kiln agent run (the build hosts)
 	AWSLocal                     // kiln aws-local's own settings (beyond kiln serve's)
 	CLI                          // kiln's client commands (login, builds, ...) and kiln admin
@@ -45,7 +46,7 @@ const (
 	// Background are the functions that load LoadBackgroundConfig's settings too.
 	Background = Schedule | Deliver
 	// Functions are every AWS function: what the CDK stack may set in a function's environment.
-	Functions = Lambdas | Admin
+	Functions = Lambdas | Admin | Live
 )
 
 var readerNames = []struct {
@@ -53,7 +54,7 @@ var readerNames = []struct {
 	name string
 }{
 	{Serve, "serve"}, {API, "api"}, {Task, "task"}, {Ended, "ended"}, {Schedule, "schedule"}, {Deliver, "deliver"},
-	{Admin, "admin"}, {Agent, "agent"}, {AWSLocal, "aws-local"}, {CLI, "cli"}, {Child, "child"}, {Test, "test"},
+	{Admin, "admin"}, {Live, "live"}, {Agent, "agent"}, {AWSLocal, "aws-local"}, {CLI, "cli"}, {Child, "child"}, {Test, "test"},
 }
 
 // String is the programs, comma-separated: "serve,api,task,ended,schedule,deliver".

@@ -94,7 +94,7 @@ func TestReadersString(t *testing.T) {
 	}{
 		{Serve | Lambdas, "serve,api,task,ended,schedule,deliver"},
 		{Background, "schedule,deliver"},
-		{Functions, "api,task,ended,schedule,deliver,admin"},
+		{Functions, "api,task,ended,schedule,deliver,admin,live"},
 		{Serve | Agent | AWSLocal | CLI | Child | Test, "serve,agent,aws-local,cli,child,test"},
 	} {
 		if got := tc.r.String(); got != tc.want {
