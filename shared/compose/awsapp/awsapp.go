@@ -71,6 +71,9 @@ type AWSConfig struct {
 	LogRetention time.Duration
 	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
 	CacheMaxPerOrg int64
+	// LiveEndpoint is the WebSocket API's @connections endpoint (KILN_LIVE_ENDPOINT), where
+	// build events are posted to the sockets; empty: none.
+	LiveEndpoint string
 }
 
 // newLogs is the build log store on the table, with the deployment's log retention.
@@ -130,6 +133,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	}
 	if c.RateLimit, err = settings.RateLimit.Read(getenv); err != nil {
 		return c, err
+	}
+	if c.LiveEndpoint, err = settings.ParsePublicURL(settings.LiveEndpoint.Get(getenv)); err != nil {
+		return c, fmt.Errorf("%s: %w", settings.LiveEndpoint.Name, err)
 	}
 	if err := c.Workflow.load(getenv); err != nil {
 		return c, err
