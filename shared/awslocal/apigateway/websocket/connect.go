@@ -31,6 +31,7 @@ type conn struct {
 	frames              *frameWatch
 	connectedAt         time.Time
 	sourceIP, userAgent string
+	host                string // the API's domain name as the events tell it
 
 	mu         sync.Mutex
 	lastActive time.Time
@@ -56,7 +57,7 @@ func (g *Gateway) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
-	c := &conn{g: g, id: newConnectionID(), connectedAt: time.Now(), sourceIP: sourceIP, userAgent: r.UserAgent(),
+	c := &conn{g: g, id: newConnectionID(), connectedAt: time.Now(), sourceIP: sourceIP, userAgent: r.UserAgent(), host: g.domain(r.Host),
 		activity: make(chan struct{}, 1), ready: make(chan struct{}), done: make(chan struct{})}
 	c.lastActive = c.connectedAt
 	resp, err := g.invokeConnect(r.Context(), c, r)
@@ -85,6 +86,12 @@ func (g *Gateway) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	// The connection exists from here on: a post waits for the upgrade's end (the client may
 	// see the 101 and have a post made before Accept returns).
 	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "", "Service Unavailable")
+		g.invokeDisconnect(c, int64(statusGoingAway), "Going away")
+		return
+	}
 	g.conns[c.id] = c
 	g.wg.Add(1)
 	g.mu.Unlock()
@@ -223,13 +230,13 @@ func (c *conn) post(ctx context.Context, data []byte) error {
 // or did not answer within the integration timeout.
 func (g *Gateway) invokeConnect(ctx context.Context, c *conn, r *http.Request) (events.APIGatewayProxyResponse, error) {
 	var resp events.APIGatewayProxyResponse
-	ev := g.event(c, "$connect", "CONNECT", r.Host)
+	ev := g.event(c, "$connect", "CONNECT")
 	ev.Headers, ev.MultiValueHeaders = map[string]string{}, map[string][]string{}
 	for k, vs := range r.Header {
 		ev.Headers[k] = vs[len(vs)-1]
 		ev.MultiValueHeaders[k] = vs
 	}
-	ev.Headers["Host"], ev.MultiValueHeaders["Host"] = g.domain(r.Host), []string{g.domain(r.Host)}
+	ev.Headers["Host"], ev.MultiValueHeaders["Host"] = c.host, []string{c.host}
 	if q := r.URL.Query(); len(q) > 0 {
 		ev.QueryStringParameters, ev.MultiValueQueryStringParameters = map[string]string{}, map[string][]string{}
 		for k, vs := range q {
@@ -254,7 +261,7 @@ func (g *Gateway) invokeConnect(ctx context.Context, c *conn, r *http.Request) (
 
 // invokeDefault runs the $default route with one message: text as is, binary in base64.
 func (g *Gateway) invokeDefault(c *conn, typ ws.MessageType, data []byte) {
-	ev := g.event(c, "$default", "MESSAGE", "")
+	ev := g.event(c, "$default", "MESSAGE")
 	ev.RequestContext.MessageID = newConnectionID()
 	if typ == ws.MessageBinary {
 		ev.Body, ev.IsBase64Encoded = base64Std(data), true
@@ -268,9 +275,9 @@ func (g *Gateway) invokeDefault(c *conn, typ ws.MessageType, data []byte) {
 
 // invokeDisconnect runs the $disconnect route, best effort (its answer is not used).
 func (g *Gateway) invokeDisconnect(c *conn, code int64, reason string) {
-	ev := g.event(c, "$disconnect", "DISCONNECT", "")
-	ev.Headers = map[string]string{"Host": g.domain(""), "X-Forwarded-For": c.sourceIP}
-	ev.MultiValueHeaders = map[string][]string{"Host": {g.domain("")}, "X-Forwarded-For": {c.sourceIP}}
+	ev := g.event(c, "$disconnect", "DISCONNECT")
+	ev.Headers = map[string]string{"Host": c.host, "X-Forwarded-For": c.sourceIP}
+	ev.MultiValueHeaders = map[string][]string{"Host": {c.host}, "X-Forwarded-For": {c.sourceIP}}
 	ev.RequestContext.DisconnectStatusCode = code
 	ev.RequestContext.DisconnectReason = &reason
 	if _, err := g.invoke(context.Background(), ev); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // event is the part of a route's event every route shares: the request context API Gateway
 // gives a WebSocket route.
-func (g *Gateway) event(c *conn, routeKey, eventType, host string) events.APIGatewayWebsocketProxyRequest {
+func (g *Gateway) event(c *conn, routeKey, eventType string) events.APIGatewayWebsocketProxyRequest {
 	now := time.Now().UTC()
 	id := fmt.Sprintf("%s-%d", now.Format("20060102T150405"), g.seq.Add(1))
 	return events.APIGatewayWebsocketProxyRequest{
@@ -22,7 +22,7 @@ func (g *Gateway) event(c *conn, routeKey, eventType, host string) events.APIGat
 			ConnectionID: c.id, ConnectedAt: c.connectedAt.UnixMilli(),
 			RequestID: id, ExtendedRequestID: id,
 			RequestTime: now.Format("02/Jan/2006:15:04:05 -0700"), RequestTimeEpoch: now.UnixMilli(),
-			Stage: g.api.Stage, APIID: g.api.ID, AccountID: g.api.Account, DomainName: g.domain(host),
+			Stage: g.api.Stage, APIID: g.api.ID, AccountID: g.api.Account, DomainName: c.host,
 			Identity: events.APIGatewayRequestIdentity{SourceIP: c.sourceIP, UserAgent: c.userAgent},
 		},
 	}

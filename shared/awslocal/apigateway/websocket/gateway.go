@@ -55,9 +55,10 @@ type API struct {
 	ID, Stage, Region, Account string
 }
 
-// Gateway is the WebSocket API's stage: WebSocket upgrades at /<stage> and the management API
-// at /<stage>/@connections/<id> (anything else is 403 Forbidden, as API Gateway answers an
-// unknown path). Set the exported fields before serving.
+// Gateway is the WebSocket API's stage: WebSocket upgrades at /<stage> (or /<stage>/) and the
+// management API at /<stage>/@connections/<id>; anything else is 403 Forbidden, as API Gateway
+// answers a path below the stage. Serve it where the ResponseWriter is an http.Hijacker (the
+// upgrade takes the connection over). Set the exported fields before serving.
 type Gateway struct {
 	// IdleTimeout and MaxDuration end connections (0: AWS's IdleTimeout and MaxDuration; tests
 	// shorten them).

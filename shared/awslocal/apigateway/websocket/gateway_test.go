@@ -222,7 +222,8 @@ func TestMessagesInOrder(t *testing.T) {
 	for i, m := range want {
 		ev := w.fn.next(t)
 		if ev.RequestContext.RouteKey != "$default" || ev.RequestContext.EventType != "MESSAGE" || ev.Body != m || ev.IsBase64Encoded ||
-			ev.RequestContext.ConnectionID != connect.RequestContext.ConnectionID {
+			ev.RequestContext.ConnectionID != connect.RequestContext.ConnectionID || ev.RequestContext.DomainName != connect.RequestContext.DomainName ||
+			ev.RequestContext.MessageID == nil {
 			t.Fatalf("message %d: %s %q base64 %v, want $default %q", i, ev.RequestContext.RouteKey, ev.Body, ev.IsBase64Encoded, m)
 		}
 	}
@@ -236,5 +237,24 @@ func TestMessagesInOrder(t *testing.T) {
 	if ev.RequestContext.RouteKey != "$disconnect" || ev.RequestContext.EventType != "DISCONNECT" || ev.RequestContext.DisconnectStatusCode != 4000 ||
 		ev.RequestContext.ConnectionID != connect.RequestContext.ConnectionID {
 		t.Fatalf("after the close: %s %s %d", ev.RequestContext.RouteKey, ev.RequestContext.ConnectionID, ev.RequestContext.DisconnectStatusCode)
+	}
+}
+
+// TestClose: closing the gateway closes every connection with 1001 and waits for their
+// $disconnect; a later upgrade is refused.
+func TestClose(t *testing.T) {
+	w := newWorld(t, nil)
+	c, connect := w.dial(t, "")
+	read := make(chan error, 1)
+	go func() { _, _, err := c.Read(context.Background()); read <- err }() // the client answers the close
+	w.g.Close()
+	if err := <-read; ws.CloseStatus(err) != ws.StatusGoingAway {
+		t.Fatalf("the client read %v, want a close 1001", err)
+	}
+	if ev := w.fn.next(t); ev.RequestContext.RouteKey != "$disconnect" || ev.RequestContext.ConnectionID != connect.RequestContext.ConnectionID {
+		t.Fatalf("after Close: %s %s", ev.RequestContext.RouteKey, ev.RequestContext.ConnectionID)
+	}
+	if _, resp, err := ws.Dial(context.Background(), "ws"+strings.TrimPrefix(w.srv.URL, "http")+"/"+testStage, nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("an upgrade after Close: %v %v", err, resp)
 	}
 }
