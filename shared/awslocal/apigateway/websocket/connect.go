@@ -131,12 +131,14 @@ func (c *conn) serve() {
 			continue // the read fails once the close handshake is done
 		}
 		c.touch()
+		c.g.meter(Usage{Messages: messages(len(data))})
 		c.g.invokeDefault(c, typ, data)
 	}
 	c.g.mu.Lock()
 	delete(c.g.conns, c.id)
 	c.g.mu.Unlock()
 	close(c.done)
+	c.g.meter(Usage{ConnectionMinutes: time.Since(c.connectedAt).Minutes()})
 	c.mu.Lock()
 	code, reason := c.endCode, c.endReason
 	c.mu.Unlock()
@@ -204,6 +206,7 @@ func (c *conn) touch() {
 // post sends data as one message (text when it is UTF-8, else binary) in frames of at most
 // MaxFrame bytes, as API Gateway splits a larger message.
 func (c *conn) post(ctx context.Context, data []byte) error {
+	size := len(data)
 	typ := ws.MessageText
 	if !utf8.Valid(data) {
 		typ = ws.MessageBinary
@@ -223,6 +226,7 @@ func (c *conn) post(ctx context.Context, data []byte) error {
 		return err
 	}
 	c.touch()
+	c.g.meter(Usage{Messages: messages(size)})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +19,16 @@ import (
 // connection, a post over 128 KB is PayloadTooLargeException, and once the client is gone (or
 // for an id never connected) every call is GoneException.
 func TestPostToConnection(t *testing.T) {
-	w := newWorld(t, nil)
+	var mu sync.Mutex
+	var billed Usage
+	w := newWorld(t, func(g *Gateway) {
+		g.Meter = func(u Usage) {
+			mu.Lock()
+			billed.Messages += u.Messages
+			billed.ConnectionMinutes += u.ConnectionMinutes
+			mu.Unlock()
+		}
+	})
 	c, connect := w.dial(t, "")
 	c.SetReadLimit(MaxMessage)
 	id := connect.RequestContext.ConnectionID
@@ -53,6 +63,12 @@ func TestPostToConnection(t *testing.T) {
 	c.Close(ws.StatusNormalClosure, "")
 	if ev := w.fn.next(t); ev.RequestContext.RouteKey != "$disconnect" {
 		t.Fatalf("after the close: %s", ev.RequestContext.RouteKey)
+	}
+	mu.Lock()
+	got := billed
+	mu.Unlock()
+	if got.Messages != 1+1+4 || got.ConnectionMinutes <= 0 { // 128 KB is four 32 KB messages
+		t.Errorf("metered %+v, want 6 messages and the connection's minutes", got)
 	}
 	for _, id := range []string{id, "bm90LWFuLWlkLXg="} {
 		var gone *types.GoneException

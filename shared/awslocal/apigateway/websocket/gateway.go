@@ -65,6 +65,9 @@ type Gateway struct {
 	IdleTimeout, MaxDuration time.Duration
 	// DomainName is the API's host name as the events tell it (default: the request's Host).
 	DomainName string
+	// Meter, when set, is told what a WebSocket API bills (its pricing's two meters): each
+	// message a client sent or a post delivered, and each connection's minutes once it ended.
+	Meter func(Usage)
 
 	fn     Function
 	api    API
@@ -172,6 +175,23 @@ func (g *Gateway) lookup(ctx context.Context, id string) *conn {
 		return nil
 	}
 	return c
+}
+
+// Usage is what a WebSocket API is billed by: messages, counted in 32 KB increments (a message
+// of 40 KB is two), and connection minutes (not rounded).
+type Usage struct {
+	Messages, ConnectionMinutes float64
+}
+
+func (g *Gateway) meter(u Usage) {
+	if g.Meter != nil {
+		g.Meter(u)
+	}
+}
+
+// messages is a message's count in 32 KB increments (at least one).
+func messages(size int) float64 {
+	return float64(max(1, (size+MaxFrame-1)/MaxFrame))
 }
 
 // newConnectionID makes an id shaped as API Gateway's (16 characters of base64, such as
