@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -13,7 +14,7 @@ import (
 // function's KILN_STATE_MACHINE_ARN: the state machine refers to the task function.
 func wantEnvironment(t *testing.T, name string) obj {
 	t.Helper()
-	api := logicalID(t, "AWS::ApiGatewayV2::Api")
+	api := httpAPIID(t)
 	env := obj{
 		"KILN_DYNAMODB_TABLE":        ref(logicalID(t, "AWS::DynamoDB::Table")),
 		"KILN_MASTER_KEY_SECRET_ARN": ref(secretID(t, "MasterKey")),
@@ -36,6 +37,9 @@ func wantEnvironment(t *testing.T, name string) obj {
 	}
 	if name == "task" {
 		delete(env, "KILN_STATE_MACHINE_ARN")
+	}
+	if slices.Contains([]string{"api", "task", "ended", "schedule", "live"}, name) { // they post to the live sockets
+		env["KILN_LIVE_ENDPOINT"] = liveEndpoint(t)
 	}
 	if name == "api" { // only the API verifies the Windows hosts' identity documents
 		env["KILN_EC2_IDENTITY_CERTS"] = testIdentityCert
@@ -62,6 +66,7 @@ func TestFunctions(t *testing.T) {
 		{"schedule", 512, 55, "events.amazonaws.com"},
 		{"deliver", 1024, 900, ""},
 		{"admin", 256, 60, ""},
+		{"live", 256, 29, "apigateway.amazonaws.com"}, // its three routes' permissions
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := functionLogicalID(t, tc.name)
@@ -99,7 +104,7 @@ func TestFunctions(t *testing.T) {
 			var principals []string
 			for _, p := range resources(t, "AWS::Lambda::Permission") {
 				p := p["Properties"].(obj)
-				if equalJSON(p["FunctionName"], arnOf(id)) {
+				if equalJSON(p["FunctionName"], arnOf(id)) && !slices.Contains(principals, p["Principal"].(string)) {
 					principals = append(principals, p["Principal"].(string))
 				}
 			}

@@ -36,7 +36,13 @@ func queueID(t *testing.T, constructID string) string {
 // functionConstructIDs are the construct ids of the functions (stack.Functions).
 var functionConstructIDs = map[string]string{
 	"api": "APIFunction", "task": "TaskFunction", "ended": "EndedFunction",
-	"schedule": "ScheduleFunction", "deliver": "DeliverFunction", "admin": "AdminFunction",
+	"schedule": "ScheduleFunction", "deliver": "DeliverFunction", "admin": "AdminFunction", "live": "LiveFunction",
+}
+
+// httpAPIID is the logical id of the HTTP API (the WebSocket API, LiveAPI, is the stack's other
+// AWS::ApiGatewayV2::Api).
+func httpAPIID(t *testing.T) string {
+	return idOf(t, "AWS::ApiGatewayV2::Api", "HttpAPI")
 }
 
 func functionLogicalID(t *testing.T, name string) string {

@@ -39,6 +39,7 @@ var tokenSamples = map[string]string{
 	"KILN_STATE_MACHINE_ARN":     "arn:aws:states:eu-west-1:123456789012:stateMachine:kiln",
 	"KILN_WINDOWS_HOST_GROUP":    "kiln-windows-hosts",
 	"KILN_AWS_ACCOUNT_ID":        "123456789012",
+	"KILN_LIVE_ENDPOINT":         "https://abcdef1234.execute-api.eu-west-1.amazonaws.com/live",
 }
 
 // readsOf loads a function's configuration as its main does (functions/<name>/main.go), from

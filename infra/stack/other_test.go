@@ -51,8 +51,8 @@ func TestOtherSettings(t *testing.T) {
 }
 
 func TestHTTPAPI(t *testing.T) {
-	api := logicalID(t, "AWS::ApiGatewayV2::Api")
-	integration := logicalID(t, "AWS::ApiGatewayV2::Integration")
+	api := httpAPIID(t)
+	integration := idOf(t, "AWS::ApiGatewayV2::Integration", "DefaultRouteAPIIntegration")
 	fn := functionLogicalID(t, "api")
 	for typ, props := range map[string]obj{
 		"AWS::ApiGatewayV2::Api": {"ProtocolType": "HTTP"},

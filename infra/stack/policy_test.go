@@ -55,9 +55,15 @@ func TestFunctionPolicies(t *testing.T) {
 		return g
 	}
 	want := map[string]grants{}
-	for _, name := range []string{"api", "task", "ended", "schedule", "deliver", "admin"} {
+	for _, name := range []string{"api", "task", "ended", "schedule", "deliver", "admin", "live"} {
 		want[name] = base(name)
 	}
+	// The live sockets: the live function and those posting build events manage the
+	// connections of the WebSocket API's stage, never another API's or stage's.
+	for _, name := range []string{"api", "task", "ended", "schedule", "live"} {
+		on(want[name], []string{"execute-api:ManageConnections"}, connectionsArn(t, "POST"), connectionsArn(t, "GET"), connectionsArn(t, "DELETE"))
+	}
+	on(want["live"], secretRead, master)
 	on(want["api"], secretRead, master, github)
 	// The functions that end builds post their final commit status with the GitHub App; none of
 	// them may open sealed secrets (no master key).
@@ -155,7 +161,7 @@ func TestSecretsKeyPolicy(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, name := range []string{"api", "task", "ended", "schedule", "deliver", "admin"} {
+	for _, name := range []string{"api", "task", "ended", "schedule", "deliver", "admin", "live"} {
 		want = append(want, jsonString(arnOf(roleOf(t, name))))
 	}
 	sort.Strings(principals)

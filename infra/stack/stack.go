@@ -1,8 +1,9 @@
 // Package stack is kiln's AWS deployment as a CDK stack: the table, bucket, key and secrets
 // (data.go), the Lambdas (functions.go and one file per area), the HTTP API (api.go), the build
 // workflow (workflow.go), its CodeBuild hosts (hosts.go), the Windows hosts (winhosts.go),
-// deliveries (delivery.go), the scheduler (schedule.go), the operators' admin function (admin.go)
-// and the alarms (alarms.go).
+// deliveries (delivery.go), the scheduler (schedule.go), the operators' admin function (admin.go),
+// live build events (live.go: the WebSocket API and its function; distribution.go: one base URL
+// for both APIs) and the alarms (alarms.go).
 package stack
 
 import (
@@ -10,6 +11,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscodebuild"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
@@ -27,7 +29,7 @@ import (
 type Props struct {
 	awscdk.StackProps
 	// LambdaAssetRoot holds one directory per function (api, task, ended, schedule, deliver,
-	// admin), each with the function's `bootstrap` executable (Linux arm64). Default
+	// admin, live), each with the function's `bootstrap` executable (Linux arm64). Default
 	// DefaultLambdaAssetRoot, where `make lambdas` writes them.
 	LambdaAssetRoot string
 	// HostRepository is the name of the ECR repository holding the build host images (engine +
@@ -104,7 +106,7 @@ const (
 var DefaultHostImages = map[string]string{"5.4": "5.4"}
 
 // Functions are the Lambdas, one per functions/<name> directory.
-var Functions = []string{"api", "task", "ended", "schedule", "deliver", "admin"}
+var Functions = []string{"api", "task", "ended", "schedule", "deliver", "admin", "live"}
 
 // KilnStack is the stack being built: each createX method adds resources and keeps those the
 // later ones refer to.
@@ -112,23 +114,25 @@ type KilnStack struct {
 	awscdk.Stack
 	props Props
 
-	key         awskms.Key
-	table       awsdynamodb.Table
-	masterKey   awssecretsmanager.Secret
-	githubApp   awssecretsmanager.Secret
-	bucket      awss3.Bucket
-	hostRepo    awsecr.IRepository
-	hostProject awscodebuild.Project
-	workflow    awsstepfunctions.StateMachine
-	queue       awssqs.Queue
-	deliveryDLQ awssqs.Queue
-	eventsDLQ   awssqs.Queue
-	httpAPI     awsapigatewayv2.HttpApi
-	alarmTopic  awssns.Topic
-	functions   map[string]*function
-	winHosts    *hostGroup // nil: no Windows hosts (winhosts.go)
-	linuxHosts  *hostGroup // nil: no Linux hosts (linuxhosts.go)
-	hostsSLR    *string    // the host groups' service-linked role (hostsServiceRole)
+	key          awskms.Key
+	table        awsdynamodb.Table
+	masterKey    awssecretsmanager.Secret
+	githubApp    awssecretsmanager.Secret
+	bucket       awss3.Bucket
+	hostRepo     awsecr.IRepository
+	hostProject  awscodebuild.Project
+	workflow     awsstepfunctions.StateMachine
+	queue        awssqs.Queue
+	deliveryDLQ  awssqs.Queue
+	eventsDLQ    awssqs.Queue
+	httpAPI      awsapigatewayv2.HttpApi
+	liveAPI      awsapigatewayv2.WebSocketApi
+	distribution awscloudfront.Distribution
+	alarmTopic   awssns.Topic
+	functions    map[string]*function
+	winHosts     *hostGroup // nil: no Windows hosts (winhosts.go)
+	linuxHosts   *hostGroup // nil: no Linux hosts (linuxhosts.go)
+	hostsSLR     *string    // the host groups' service-linked role (hostsServiceRole)
 }
 
 // New defines kiln's stack in scope.
@@ -180,6 +184,8 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createSecrets()
 	s.createBucket()
 	s.createHTTPAPI()
+	s.createLiveAPI()
+	s.createDistribution()
 	s.createQueues()
 	s.createHosts()
 	s.createWinHosts()
@@ -190,6 +196,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createDeliverFunction()
 	s.createEndedFunction()
 	s.createAdminFunction()
+	s.createLiveFunction()
 	s.addP4Layer()
 	s.addNagSuppressions()
 	s.createAlarms()
@@ -201,6 +208,8 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 func (s *KilnStack) createOutputs() {
 	for name, o := range map[string]struct{ desc, value *string }{
 		"ApiUrl":                     {jsii.String("base URL of the kiln API"), s.httpAPI.Url()},
+		"BaseUrl":                    {jsii.String("one base URL of the API and live build events (CloudFront: " + LivePathPattern + " to the WebSocket API, the rest to the HTTP API)"), s.baseURL()},
+		"LiveEndpoint":               {jsii.String("the WebSocket API's @connections endpoint (KILN_LIVE_ENDPOINT)"), s.liveEndpoint()},
 		"TableName":                  {jsii.String("DynamoDB table holding kiln's state"), s.table.TableName()},
 		"MasterKeySecretArn":         {jsii.String("Secrets Manager secret holding the master key"), s.masterKey.SecretArn()},
 		"GitHubAppSecretArn":         {jsii.String("Secrets Manager secret to put the GitHub App's privateKey and webhookSecret in"), s.githubApp.SecretArn()},

@@ -196,20 +196,23 @@ func TestResourceCounts(t *testing.T) {
 		"AWS::KMS::Key":                    1,
 		"AWS::S3::Bucket":                  1,
 		"AWS::SecretsManager::Secret":      2,
-		"AWS::Lambda::Function":            6,
-		"AWS::Logs::LogGroup":              9, // six functions, the hosts, the state machine, the API's access logs
-		"AWS::IAM::Role":                   9, // six functions, the hosts, the state machine, the Windows hosts
-		"AWS::ApiGatewayV2::Api":           1,
-		"AWS::ApiGatewayV2::Route":         1,
-		"AWS::ApiGatewayV2::Integration":   1,
-		"AWS::ApiGatewayV2::Stage":         1,
-		"AWS::Lambda::Permission":          3, // API Gateway, the ended rule, the schedule rule
+		"AWS::Lambda::Function":            7,
+		"AWS::Logs::LogGroup":              10, // seven functions, the hosts, the state machine, the API's access logs
+		"AWS::IAM::Role":                   10, // seven functions, the hosts, the state machine, the Windows hosts
+		"AWS::ApiGatewayV2::Api":           2,  // the HTTP API, the WebSocket API (live.go)
+		"AWS::ApiGatewayV2::Route":         4,  // $default; $connect, $disconnect, $default
+		"AWS::ApiGatewayV2::Integration":   4,
+		"AWS::ApiGatewayV2::Stage":         2,
+		"AWS::Lambda::Permission":          6, // the HTTP API, the ended rule, the schedule rule, the WebSocket API's three routes
+		"AWS::CloudFront::Distribution":    1,
+		"AWS::CloudFront::Function":        1,
+		"AWS::CloudFront::CachePolicy":     1,
 		"AWS::StepFunctions::StateMachine": 1,
 		"AWS::CodeBuild::Project":          1,
 		"AWS::SQS::Queue":                  3,
 		"AWS::Events::Rule":                2,
 		"AWS::Lambda::EventSourceMapping":  1,
-		"AWS::CloudWatch::Alarm":           11, // docs/deploy.md's ten, the Windows hosts' scaling alarm
+		"AWS::CloudWatch::Alarm":           12, // docs/deploy.md's eleven, the Windows hosts' scaling alarm
 		"AWS::SNS::Topic":                  1,
 		"AWS::SNS::TopicPolicy":            1, // publishers over TLS only
 		"AWS::Lambda::LayerVersion":        1, // the p4 client (kiln:p4)
@@ -274,10 +277,12 @@ func TestTable(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	api := logicalID(t, "AWS::ApiGatewayV2::Api")
+	api := httpAPIID(t)
 	apiRef := []any{ref(api)}
 	for name, value := range map[string]any{
 		"ApiUrl":                     obj{"Fn::Join": []any{"", assertions.Match_ArrayWith(&apiRef)}},
+		"BaseUrl":                    obj{"Fn::Join": []any{"", []any{"https://", obj{"Fn::GetAtt": []any{logicalID(t, "AWS::CloudFront::Distribution"), "DomainName"}}}}},
+		"LiveEndpoint":               liveEndpoint(t),
 		"TableName":                  ref(logicalID(t, "AWS::DynamoDB::Table")),
 		"MasterKeySecretArn":         ref(secretID(t, "MasterKey")),
 		"GitHubAppSecretArn":         ref(secretID(t, "GitHubApp")),

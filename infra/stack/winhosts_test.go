@@ -47,7 +47,7 @@ func TestWindowsHostTemplate(t *testing.T) {
 	// service started, the launch lifecycle action completed; no machine environment variable
 	// (the running service would not see it before a reboot).
 	ud := joinText(data["UserData"].(obj)["Fn::Base64"])
-	api := "{GetAtt:" + logicalID(t, "AWS::ApiGatewayV2::Api") + ".ApiEndpoint}"
+	api := "{GetAtt:" + httpAPIID(t) + ".ApiEndpoint}"
 	for _, want := range []string{
 		"<persist>true</persist>",
 		`Set-Content -Path 'C:\ProgramData\kiln\agent.conf' -Encoding ASCII -Value @('KILN_AGENT_EC2=1', 'KILN_HOST_URL=` + api + `')`,

@@ -21,9 +21,10 @@ var (
 	LinuxHostGroup     = Row{"KILN_LINUX_HOST_GROUP", "", "the hosted Linux hosts' Auto Scaling group; unset: Linux builds run on CodeBuild images", KindOwn, Lambdas}
 	LinuxHostEngines   = Row{"KILN_LINUX_HOST_ENGINES", "", "the engine versions the hosted Linux hosts' AMI holds, e.g. 5.4 (required with KILN_LINUX_HOST_GROUP)", KindOwn, Lambdas}
 	LinuxHostIdle      = Row{"KILN_LINUX_HOST_IDLE", "15m", "how long a hosted Linux host may stay in service without a build while none waits (a minute or more)", KindOwn, Lambdas}
-	// LiveEndpoint is read by the functions that post build events to WebSocket connections
-	// (the live function, and where log lines and status changes are written).
-	LiveEndpoint = Row{"KILN_LIVE_ENDPOINT", "", "the WebSocket API's @connections endpoint, https://<api id>.execute-api.<region>.amazonaws.com/<stage>; unset: no live events", KindOwn, API | Task | Ended | Schedule | Live}
+	// LiveEndpoint is read with the rest of LoadAWSConfig's settings; the stack sets it for the
+	// functions that post build events to WebSocket connections (the live function, and those
+	// where log lines and status changes are written).
+	LiveEndpoint = Row{"KILN_LIVE_ENDPOINT", "", "the WebSocket API's @connections endpoint, https://<api id>.execute-api.<region>.amazonaws.com/<stage>; unset: no live events", KindPublicURL, Lambdas | Live}
 )
 
 var lambdaRows = []Row{

@@ -152,6 +152,10 @@ func TestRequestCalls(t *testing.T) {
 			[]string{"sqs:SendMessage arn:aws:sqs:us-east-1:000000000000:kiln-deliveries"}},
 		{"lambda invoke by ARN", Lambda{arns}, req("POST", "/2015-03-31/functions/arn%3Aaws%3Alambda%3Aus-east-1%3A000000000000%3Afunction%3Atask/invocations", "", ""), "",
 			[]string{"lambda:InvokeFunction arn:aws:lambda:us-east-1:000000000000:function:task"}},
+		{"post to a connection", ManageConnections{ARNs: arns, APIID: "abc123"}, req("POST", "/live/@connections/L0SM9cOFvHcCIhw%3D", "", ""), "x",
+			[]string{"execute-api:ManageConnections arn:aws:execute-api:us-east-1:000000000000:abc123/live/POST/@connections/L0SM9cOFvHcCIhw="}},
+		{"delete a connection, @ encoded", ManageConnections{ARNs: arns, APIID: "abc123"}, req("DELETE", "/live/%40connections/a%2Fb%3D", "", ""), "",
+			[]string{"execute-api:ManageConnections arn:aws:execute-api:us-east-1:000000000000:abc123/live/DELETE/@connections/a/b="}},
 		{"autoscaling terminate", AutoScaling{ARNs: arns, Group: "g"}, req("POST", "/", "", ""), "Action=TerminateInstanceInAutoScalingGroup&InstanceId=i-1",
 			[]string{"autoscaling:TerminateInstanceInAutoScalingGroup arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:00000000-0000-0000-0000-000000000000:autoScalingGroupName/g"}},
 	} {

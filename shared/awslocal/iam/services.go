@@ -272,6 +272,46 @@ func (Lambda) Deny(w http.ResponseWriter, err error) {
 	json.NewEncoder(w).Encode(map[string]string{"Type": "User", "Message": err.Error()})
 }
 
+// ManageConnections maps a WebSocket API's @connections API (POST, GET and DELETE
+// /<stage>/@connections/<connection id>, as apigatewaymanagementapi calls it):
+// execute-api:ManageConnections on arn:aws:execute-api:<region>:<account>:<api id>/<stage>/<method>/@connections/<connection id>,
+// the ARN AWS's "Control access to WebSocket APIs with IAM authorization" gives it.
+type ManageConnections struct {
+	ARNs
+	APIID string
+}
+
+func (m ManageConnections) Calls(r *http.Request, _ []byte) ([]Call, error) {
+	stage, id, err := ConnectionPath(r.URL)
+	if err != nil {
+		return nil, err
+	}
+	return []Call{{Action: "execute-api:ManageConnections",
+		Resource: m.arn("execute-api", m.APIID+"/"+stage+"/"+r.Method+"/@connections/"+id)}}, nil
+}
+
+// ConnectionPath reads the stage and the connection id of an @connections request's path
+// (/<stage>/@connections/<id>, the id URL-encoded; "@" may come encoded too).
+func ConnectionPath(u *url.URL) (stage, id string, err error) {
+	p := strings.Replace(u.EscapedPath(), "/%40connections/", "/@connections/", 1)
+	stage, rest, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/@connections/")
+	if !ok || stage == "" || rest == "" || strings.Contains(stage, "/") || strings.Contains(rest, "/") {
+		return "", "", fmt.Errorf("execute-api: %s is not /<stage>/@connections/<connection id>", u.EscapedPath())
+	}
+	if id, err = url.PathUnescape(rest); err != nil {
+		return "", "", fmt.Errorf("execute-api: connection id %q: %w", rest, err)
+	}
+	return stage, id, nil
+}
+
+// Deny answers a refusal as the @connections API does: 403 ForbiddenException.
+func (ManageConnections) Deny(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-ErrorType", "ForbiddenException")
+	w.WriteHeader(http.StatusForbidden)
+	json.NewEncoder(w).Encode(map[string]string{"message": err.Error()})
+}
+
 // AutoScaling maps Auto Scaling's query API: autoscaling:<Action> on the group (one group: the
 // Windows hosts'; an instance's group is that group).
 type AutoScaling struct {

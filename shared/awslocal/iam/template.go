@@ -14,11 +14,12 @@ import (
 // to them, so that a policy's Fn::GetAtt [Table, Arn] is the ARN aws-local's table has.
 type Names struct {
 	Region, Account string
-	// Table, Bucket, Queue (the delivery queue), StateMachine, HostProject, WindowsGroup and
-	// LinuxGroup name the resources the functions' environment (KILN_DYNAMODB_TABLE,
-	// KILN_ARTIFACTS, KILN_DELIVERY_QUEUE_URL, KILN_STATE_MACHINE_ARN, KILN_HOST_PROJECT,
-	// KILN_WINDOWS_HOST_GROUP, KILN_LINUX_HOST_GROUP) refers to.
-	Table, Bucket, Queue, StateMachine, HostProject, WindowsGroup, LinuxGroup string
+	// Table, Bucket, Queue (the delivery queue), StateMachine, HostProject, WindowsGroup,
+	// LinuxGroup and LiveAPI (the WebSocket API's id) name the resources the functions'
+	// environment (KILN_DYNAMODB_TABLE, KILN_ARTIFACTS, KILN_DELIVERY_QUEUE_URL,
+	// KILN_STATE_MACHINE_ARN, KILN_HOST_PROJECT, KILN_WINDOWS_HOST_GROUP, KILN_LINUX_HOST_GROUP,
+	// KILN_LIVE_ENDPOINT) refers to.
+	Table, Bucket, Queue, StateMachine, HostProject, WindowsGroup, LinuxGroup, LiveAPI string
 }
 
 // envResources says which resource each function environment variable names.
@@ -30,6 +31,7 @@ var envResources = map[string]func(Names) string{
 	"KILN_HOST_PROJECT":       func(n Names) string { return n.HostProject },
 	"KILN_WINDOWS_HOST_GROUP": func(n Names) string { return n.WindowsGroup },
 	"KILN_LINUX_HOST_GROUP":   func(n Names) string { return n.LinuxGroup },
+	"KILN_LIVE_ENDPOINT":      func(n Names) string { return n.LiveAPI },
 }
 
 // Principals that are not functions.

@@ -71,8 +71,8 @@ type AWSConfig struct {
 	LogRetention time.Duration
 	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
 	CacheMaxPerOrg int64
-	// LiveEndpoint is the WebSocket API's @connections endpoint (KILN_LIVE_ENDPOINT): the
-	// functions that write log lines or change builds send live events through it. Empty: none.
+	// LiveEndpoint is the WebSocket API's @connections endpoint (KILN_LIVE_ENDPOINT), where
+	// build events are posted to the sockets; empty: none.
 	LiveEndpoint string
 }
 
@@ -87,7 +87,7 @@ func newLogs(db *dynamo.DB, cfg AWSConfig) *dynamostore.Logs {
 // are read through their rows in shared/settings: the same defaults, checks and errors.
 func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	c := AWSConfig{Table: settings.DynamoDBTable.Get(getenv), MasterKeySecretARN: settings.MasterKeySecretARN.Get(getenv),
-		DeliveryQueueURL: settings.DeliveryQueueURL.Get(getenv), LiveEndpoint: settings.LiveEndpoint.Get(getenv)}
+		DeliveryQueueURL: settings.DeliveryQueueURL.Get(getenv)}
 	if c.Table == "" {
 		return c, errors.New("KILN_DYNAMODB_TABLE is not set")
 	}
@@ -133,6 +133,9 @@ func LoadAWSConfig(getenv func(string) string) (AWSConfig, error) {
 	}
 	if c.RateLimit, err = settings.RateLimit.Read(getenv); err != nil {
 		return c, err
+	}
+	if c.LiveEndpoint, err = settings.ParsePublicURL(settings.LiveEndpoint.Get(getenv)); err != nil {
+		return c, fmt.Errorf("%s: %w", settings.LiveEndpoint.Name, err)
 	}
 	if err := c.Workflow.load(getenv); err != nil {
 		return c, err

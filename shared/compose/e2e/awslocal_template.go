@@ -115,7 +115,7 @@ func synthesizeTemplate(root string) ([]byte, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	for _, fn := range []string{"api", "task", "ended", "schedule", "deliver", "admin"} {
+	for _, fn := range []string{"api", "task", "ended", "schedule", "deliver", "admin", "live"} {
 		if err := os.MkdirAll(filepath.Join(dir, "lambda", fn), 0o755); err != nil {
 			return nil, err
 		}
