@@ -4,6 +4,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
@@ -82,6 +83,16 @@ func (s *KilnStack) createLiveFunction() {
 	s.table.GrantReadWriteData(f.role)
 	s.masterKey.GrantRead(f.role, nil)
 	s.allowLive(f)
+	// The function greets a socket (Engine.IO's open packet) by invoking itself asynchronously
+	// once $connect has answered: nothing can be posted to a connection during its $connect. The
+	// grant is a policy of its own: in the role's default policy, which the function depends on,
+	// the function's own ARN would be a circular dependency.
+	awsiam.NewPolicy(s.Stack, jsii.String("LiveSelfInvokePolicy"), &awsiam.PolicyProps{
+		Roles: &[]awsiam.IRole{f.role},
+		Statements: &[]awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions: jsii.Strings("lambda:InvokeFunction"), Resources: &[]*string{f.fn.FunctionArn()},
+		})},
+	})
 	for _, key := range liveRoutes {
 		// One integration, and invoke permission, per route.
 		id := map[string]string{"$connect": "Connect", "$disconnect": "Disconnect", "$default": "Default"}[key]

@@ -29,6 +29,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/kilnbuild/kiln/shared/awslocal/apigateway"
+	"github.com/kilnbuild/kiln/shared/awslocal/apigateway/websocket"
 	"github.com/kilnbuild/kiln/shared/awslocal/codebuild"
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/iam"
@@ -79,6 +80,8 @@ type AWSLocal struct {
 	linuxHost *ec2hosts.Pool // nil without Options.EC2HostCommand or Linux hosts in the template
 	machine   *stepfunctions.Server
 	queue     *sqs.Queue
+	// live is the WebSocket API of live build events.
+	live *websocket.Gateway
 	// functions answer the Lambda Invoke API for every function, on Options.LambdaAddr.
 	functions *lambdas.Server
 	lambdaURL string
@@ -186,6 +189,10 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 	if err != nil {
 		return nil, err
 	}
+	liveURL, liveServe, err := l.listen()
+	if err != nil {
+		return nil, err
+	}
 
 	versions, err := (engines.Dir{Path: cfg.Engines}).Versions(ctx)
 	if err != nil {
@@ -200,7 +207,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: StateMachineARN, HostProject: awsLocalHostProject, HostImages: images,
 			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},
-		Plans: cfg.Plans, CacheMaxPerOrg: cfg.CacheMaxPerOrg,
+		Plans: cfg.Plans, CacheMaxPerOrg: cfg.CacheMaxPerOrg, LiveEndpoint: liveURL + "/" + liveStage,
 	}
 	templatePath, err := awsLocalTemplatePath(o)
 	if err != nil {
@@ -248,7 +255,8 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 			TaskHeartbeats: awsapp.SFNHeartbeats{Client: stepFunctions, Logger: logger}, HostedHosts: hostClients(principal), Logger: logger,
 			HostCredentials: hostCredentialsOf(principal, ssmURL),
 			Queue: &awsapp.SQSQueue{URL: apiCfg.DeliveryQueueURL, Logger: logger,
-				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })}}
+				Client: awssqs.NewFromConfig(awsCfg, func(o *awssqs.Options) { o.BaseEndpoint = aws.String(queueURL) })},
+			Live: l.livePartsOf(principal, apiCfg.LiveEndpoint)}
 		if cfg.Perforce != nil {
 			p.Perforce = cfg.Perforce
 		}
@@ -303,8 +311,19 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 	if err != nil {
 		return nil, err
 	}
+	liveParts, err := partsOf("live")
+	if err != nil {
+		return nil, err
+	}
+	liveFn, err := awsapp.NewLiveFunction(apiCfg, liveParts, liveGreeter(lambdaURL))
+	if err != nil {
+		return nil, err
+	}
+	if err := l.startLiveAPI(liveFn, liveServe); err != nil {
+		return nil, err
+	}
 	l.functions = lambdas.New(l.iam.meter.handlers(awsLocalHandlers{API: api, Task: fns, Ended: ended, Deliver: deliver, Schedule: schedule,
-		Admin: &awsapp.Admin{Store: l.backend.store}}.byName()), logger)
+		Admin: &awsapp.Admin{Store: l.backend.store}, Live: liveFn}.byName()), logger)
 	lambdaServe(operatorOrGuarded(l.iam.auth, l.functions,
 		&iam.Guard{Auth: l.iam.auth, Service: iam.Lambda{ARNs: awsLocalARNs}, Logger: logger, Next: l.iam.meter.Free("lambda", l.iam.meter.who, l.functions)}))
 	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: l.iam.meter.fn("deliver", lambda.NewHandler(deliver.Handle), sqsEventSource()...),
@@ -329,8 +348,8 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 	// ended function ends a build whose execution died, with the same events.
 	recoverAWSLocalBuilds(ctx, l.backend.store, ended.Ended.Lifecycle, workflow, logger)
 
-	apiServer := &http.Server{Handler: l.iam.meter.APIGateway("api", &apigateway.Handler{
-		Function: l.iam.meter.fn("api", lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext)), Logger: logger}),
+	apiServer := &http.Server{Handler: l.withSocketPath(l.iam.meter.APIGateway("api", &apigateway.Handler{
+		Function: l.iam.meter.fn("api", lambda.NewHandler(httpadapter.NewV2(api).ProxyWithContext)), Logger: logger})),
 		ReadHeaderTimeout: onemachine.ReadHeaderTimeout, ReadTimeout: onemachine.ReadTimeout, IdleTimeout: onemachine.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	l.servers = append(l.servers, apiServer)
@@ -373,6 +392,9 @@ func (l *AWSLocal) stop(ctx context.Context) error {
 	if l.ticker != nil {
 		l.ticker()
 		l.ticks.Wait()
+	}
+	if l.live != nil {
+		l.live.Close() // every socket closed, its $disconnect run while the table is there
 	}
 	if l.machine != nil {
 		errs = append(errs, l.machine.Close())

@@ -87,7 +87,7 @@ func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 	}
 	t, err := iam.LoadTemplate(path, iam.Names{Region: Region, Account: awsLocalAccount, Table: l.backend.table, Bucket: l.backend.bucket,
 		Queue: "kiln-deliveries", StateMachine: "kiln-builds", HostProject: awsLocalHostProject, WindowsGroup: awsLocalWindowsGroup,
-		LinuxGroup: awsLocalLinuxGroup})
+		LinuxGroup: awsLocalLinuxGroup, LiveAPI: awsLocalLiveAPI})
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +139,15 @@ func awsConfigOf(principal string) aws.Config {
 	return aws.Config{Region: Region, Credentials: credentialsOf(principal)}
 }
 
+// dbOf is a principal's DynamoDB, through the checking proxy, signed with its key.
+func (p *awsIAM) dbOf(principal string) *dynamo.DB {
+	return dynamo.New(aws.Config{Region: Region, BaseEndpoint: aws.String(p.dynamoURL), Credentials: credentialsOf(principal)})
+}
+
 // dataOf are a principal's store, logs and artifacts: DynamoDB and S3 through the checking
 // proxies, signed with its key.
 func (p *awsIAM) dataOf(principal string, artifactMax int64) (*dynamostore.Store, *dynamostore.Logs, *s3artifacts.Store, error) {
-	db := dynamo.New(aws.Config{Region: Region, BaseEndpoint: aws.String(p.dynamoURL), Credentials: credentialsOf(principal)})
+	db := p.dbOf(principal)
 	client := s3.New(s3.Options{Region: minio.Region, BaseEndpoint: aws.String(p.s3URL), UsePathStyle: true, Credentials: credentialsOf(principal)})
 	arts, err := s3artifacts.FromURL(client, artifactsURL(p.bucket), artifactMax)
 	if err != nil {

@@ -24,6 +24,7 @@ type awsLocalHandlers struct {
 	Deliver  *awsapp.Deliver
 	Schedule *awsapp.Schedule
 	Admin    *awsapp.Admin
+	Live     *awsapp.LiveFunction
 }
 
 func (h awsLocalHandlers) byName() map[string]any {
@@ -34,6 +35,7 @@ func (h awsLocalHandlers) byName() map[string]any {
 		"deliver":  h.Deliver.Handle,
 		"schedule": h.Schedule.Handle,
 		"admin":    h.Admin.Handle,
+		"live":     h.Live.Handle,
 	}
 }
 
