@@ -115,6 +115,21 @@ func runAdmit(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
 		}
 	})
 
+	t.Run("PutNotConnectedFreesAPlace", func(t *testing.T) {
+		r := newRegistry(t)
+		orgID := kiln.NewID()
+		a := admit(t, r, orgID)
+		put(t, r, &live.Conn{ID: a.ID, OpenedAt: a.OpenedAt, Expires: a.Expires})
+		if got, err := r.OrganizationConns(t.Context(), orgID); err != nil || len(got) != 0 {
+			t.Fatalf("organization's sockets after its only one was put not connected: %v, %v", got, err)
+		}
+		c := opened()
+		put(t, r, c)
+		if err := r.Admit(t.Context(), connected(c, orgID), 1); err != nil {
+			t.Fatalf("admit after the other socket was put not connected: %v", err)
+		}
+	})
+
 	t.Run("ConcurrentConnectsStayWithinTheLimit", func(t *testing.T) {
 		r := newRegistry(t)
 		orgID := kiln.NewID()

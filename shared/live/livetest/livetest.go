@@ -19,6 +19,7 @@ func RunRegistry(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
 	t.Run("Admit", func(t *testing.T) { runAdmit(t, newRegistry) })
 	t.Run("Rooms", func(t *testing.T) { runRooms(t, newRegistry) })
 	t.Run("Lease", func(t *testing.T) { runLease(t, newRegistry) })
+	t.Run("RoomsRace", func(t *testing.T) { runRoomsRace(t, newRegistry) })
 	t.Run("LeaseRace", func(t *testing.T) { runLeaseRace(t, newRegistry) })
 }
 

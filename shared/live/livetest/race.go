@@ -2,6 +2,7 @@ package livetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -85,4 +86,69 @@ func runLeaseRace(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
 		t.Fatal(err)
 	}
 	acquire(t, r, c.ID, rm, live.Cursor{Seq: senders * lines})
+}
+
+// runRoomsRace: joins at the same moment stay within maxRooms, and a socket deleted while it
+// joins rooms leaves no membership behind.
+func runRoomsRace(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
+	t.Run("JoinsStayWithinMaxRooms", func(t *testing.T) {
+		r := newRegistry(t)
+		c := admit(t, r, kiln.NewID())
+		const maxRooms, tries = 3, 6
+		errs := make([]error, tries)
+		var wg sync.WaitGroup
+		for i := range tries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = r.Join(t.Context(), c.ID, newRoom(c.OrgID), live.Cursor{}, maxRooms)
+			}()
+		}
+		wg.Wait()
+		joined := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				joined++
+			case !errors.Is(err, live.ErrTooManyRooms):
+				t.Fatalf("join: %v", err)
+			}
+		}
+		if joined != maxRooms {
+			t.Fatalf("%d of %d joins at once under maxRooms %d succeeded", joined, tries, maxRooms)
+		}
+	})
+
+	t.Run("DeleteWhileJoining", func(t *testing.T) {
+		r := newRegistry(t)
+		c := admit(t, r, kiln.NewID())
+		rooms := []live.Room{newRoom(c.OrgID), newRoom(c.OrgID), newRoom(c.OrgID), newRoom(c.OrgID)}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(rooms)+1)
+		for _, rm := range rooms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := r.Join(t.Context(), c.ID, rm, live.Cursor{}, 0); err != nil && !errors.Is(err, live.ErrNoConn) {
+					errs <- err
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.DeleteConn(t.Context(), c.ID); err != nil {
+				errs <- err
+			}
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		wantNoConn(t, r, c.ID)
+		for _, rm := range rooms {
+			wantMembers(t, r, rm)
+		}
+	})
 }
