@@ -133,7 +133,7 @@ func ifVersion(old *liveConnItem) (string, []any) {
 // PutConn writes the socket's fields onto its item, keeping its rooms (see writeConn).
 func (r *LiveRegistry) PutConn(ctx context.Context, c *live.Conn) error {
 	if err := r.writeConn(ctx, c, 0, true); err != nil {
-		return fmt.Errorf("dynamostore: put socket %s: %w", c.ID, err)
+		return fmt.Errorf("put socket %s: %w", c.ID, err)
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (r *LiveRegistry) Admit(ctx context.Context, c *live.Conn, limit int) error
 	}
 	err := r.writeConn(ctx, c, limit, false)
 	if err != nil && !errors.Is(err, live.ErrNoConn) && !errors.Is(err, live.ErrTooManyConns) {
-		return fmt.Errorf("dynamostore: admit socket %s: %w", c.ID, err)
+		return fmt.Errorf("admit socket %s: %w", c.ID, err)
 	}
 	return err
 }
