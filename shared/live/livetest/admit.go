@@ -82,6 +82,33 @@ func runAdmit(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
 		}
 	})
 
+	t.Run("AdmittedIntoAnotherOrganization", func(t *testing.T) {
+		r := newRegistry(t)
+		ctx := t.Context()
+		first, second := kiln.NewID(), kiln.NewID()
+		a := admit(t, r, first)
+		moved := connected(a, second)
+		if err := r.Admit(ctx, moved, 1); err != nil {
+			t.Fatalf("admit into another organization: %v", err)
+		}
+		wantConn(t, r, moved)
+		for _, org := range []struct {
+			id   string
+			want []*live.Conn
+		}{{first, nil}, {second, []*live.Conn{moved}}} {
+			got, err := r.OrganizationConns(ctx, org.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIDs(t, "organization's sockets", got, org.want...)
+		}
+		c := opened()
+		put(t, r, c)
+		if err := r.Admit(ctx, connected(c, first), 1); err != nil {
+			t.Fatalf("admit into the organization the other socket left: %v", err)
+		}
+	})
+
 	t.Run("DeleteFreesAPlace", func(t *testing.T) {
 		r := newRegistry(t)
 		orgID := kiln.NewID()
