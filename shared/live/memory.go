@@ -177,7 +177,8 @@ func (m *Memory) Release(_ context.Context, connID string, r Room, l Lease) (boo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mb, ok := m.rooms[r][connID]
-	if !ok || mb.token != l.Token {
+	// A free membership's token is "": a lease without a token is never its lease.
+	if !ok || l.Token == "" || mb.token != l.Token {
 		return true, nil
 	}
 	mb.cursor = l.Cursor

@@ -189,3 +189,20 @@ type itemKeys struct {
 	GSI4SK string `dynamo:"GSI4SK,omitempty"`
 	Type   string `dynamo:"type"`
 }
+
+// Live build events (liveregistry.go): sockets in a fixed set of partitions, so that all of
+// them are listed without a Scan; each organization's connected sockets and their count; and
+// one partition per build's room.
+const (
+	typeLiveSocket    = "livesocket"
+	typeLiveOrgSocket = "liveorgsocket"
+	typeLiveCount     = "livecount"
+	typeLiveMember    = "livemember"
+	prefixLiveSocket  = "SOCKET#"
+	liveCountSK       = "COUNT"
+)
+
+func liveSocketsPK(shard uint32) string       { return fmt.Sprintf("LIVESOCKETS#%02d", shard) }
+func liveSocketSK(connID string) string       { return prefixLiveSocket + connID }
+func liveOrgPK(orgID string) string           { return orgPK(orgID) + "#LIVE" }
+func liveRoomPK(orgID, buildID string) string { return orgPK(orgID) + "#ROOM#" + buildID }
