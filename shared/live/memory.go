@@ -184,6 +184,9 @@ func (m *Memory) Release(_ context.Context, connID string, r Room, l Lease) (boo
 	mb.cursor = l.Cursor
 	if mb.dirty {
 		mb.dirty = false
+		if !l.Until.IsZero() {
+			mb.until = l.Until
+		}
 		return false, nil
 	}
 	mb.token = ""

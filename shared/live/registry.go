@@ -49,6 +49,10 @@ type Cursor struct {
 type Lease struct {
 	Token string
 	Cursor
+	// Until is when a holder that sends again after a dirty Release lets the lease go at the
+	// latest: such a Release extends the lease to it (zero: it keeps its time), so a holder kept
+	// busy by a chatty build does not lose it while it sends.
+	Until time.Time
 }
 
 // Room names a build's room.

@@ -60,7 +60,8 @@ func (s *Service) toRoom(ctx context.Context, r Room, u update) {
 // a build (the membership's lease); another that finds it held marks it dirty, and the holder
 // sends again before it lets go.
 func (s *Service) flush(ctx context.Context, connID string, r Room, u update) error {
-	lease, ok, err := s.Registry.Acquire(ctx, connID, r, s.now().Add(leaseTime))
+	// Leases run on the real clock, whatever the service's (a test's) clock says.
+	lease, ok, err := s.Registry.Acquire(ctx, connID, r, time.Now().Add(leaseTime))
 	if errors.Is(err, ErrNotMember) {
 		return nil
 	}
@@ -72,7 +73,7 @@ func (s *Service) flush(ctx context.Context, connID string, r Room, u update) er
 			return fmt.Errorf("live: lease: %w", err)
 		}
 		// The holder may have let go before the mark: then it is free now.
-		if lease, ok, err = s.Registry.Acquire(ctx, connID, r, s.now().Add(leaseTime)); err != nil || !ok {
+		if lease, ok, err = s.Registry.Acquire(ctx, connID, r, time.Now().Add(leaseTime)); err != nil || !ok {
 			return ignoreNotMember(err)
 		}
 	}
@@ -86,6 +87,7 @@ func (s *Service) flush(ctx context.Context, connID string, r Room, u update) er
 		} else if err != nil {
 			return fmt.Errorf("live: send: %w", err)
 		}
+		lease.Until = time.Now().Add(leaseTime) // if it must send again, it keeps the lease that long
 		released, err := s.Registry.Release(ctx, connID, r, lease)
 		if err != nil {
 			return fmt.Errorf("live: lease: %w", err)

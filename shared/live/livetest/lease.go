@@ -62,6 +62,23 @@ func runLease(t *testing.T, newRegistry func(t *testing.T) live.Registry) {
 		acquire(t, r, id, rm, live.Cursor{Seq: 8, Status: start.Status})
 	})
 
+	t.Run("MarkedDirtyTheLeaseIsExtended", func(t *testing.T) {
+		r, id, rm := member(t)
+		l, ok, err := r.Acquire(t.Context(), id, rm, time.Now().Add(300*time.Millisecond))
+		if err != nil || !ok {
+			t.Fatalf("Acquire = %v, %v", ok, err)
+		}
+		if err := r.MarkDirty(t.Context(), id, rm); err != nil {
+			t.Fatal(err)
+		}
+		l.Until = time.Now().Add(time.Hour)
+		wantReleased(t, r, id, rm, l, false)
+		time.Sleep(400 * time.Millisecond) // past the first until
+		wantHeld(t, r, id, rm)
+		l.Until = time.Time{}
+		wantReleased(t, r, id, rm, l, true)
+	})
+
 	t.Run("MarkedDirtyTheCursorIsStored", func(t *testing.T) {
 		r, id, rm := member(t)
 		l := acquire(t, r, id, rm, start)

@@ -173,7 +173,11 @@ func (r *LiveRegistry) Release(ctx context.Context, connID string, rm live.Room,
 	if !isCondFailed(err) {
 		return true, wrap("release a lease", err)
 	}
-	err = cursor(r.member(connID, rm)).If("$ = ?", "lease_token", l.Token).Run(ctx)
+	again := cursor(r.member(connID, rm))
+	if !l.Until.IsZero() {
+		again = again.Set("lease_until", toMS(l.Until))
+	}
+	err = again.If("$ = ?", "lease_token", l.Token).Run(ctx)
 	if isCondFailed(err) {
 		return true, nil
 	}
