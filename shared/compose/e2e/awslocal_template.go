@@ -206,6 +206,9 @@ func rolePolicy(t testing.TB, resources map[string]any, principal string) (polic
 	if prefix == "" {
 		prefix = strings.ToUpper(principal[:1]) + principal[1:] + "FunctionRole"
 	}
+	// The role's default policy (CDK's <Role>DefaultPolicy), where its grants are; a role may
+	// have policies of its own besides (the live function's invocation of itself).
+	var found map[string]any
 	for id, r := range resources {
 		r := r.(map[string]any)
 		if r["Type"] != "AWS::IAM::Policy" {
@@ -213,10 +216,14 @@ func rolePolicy(t testing.TB, resources map[string]any, principal string) (polic
 		}
 		for _, role := range r["Properties"].(map[string]any)["Roles"].([]any) {
 			if ref, _ := role.(map[string]any)["Ref"].(string); strings.HasPrefix(ref, prefix) && len(ref) == len(prefix)+8 {
-				_ = id
-				return r["Properties"].(map[string]any)["PolicyDocument"].(map[string]any)
+				if found == nil || strings.Contains(id, "DefaultPolicy") {
+					found = r["Properties"].(map[string]any)["PolicyDocument"].(map[string]any)
+				}
 			}
 		}
+	}
+	if found != nil {
+		return found
 	}
 	t.Fatalf("no policy of the role of %s in the template", principal)
 	return nil
