@@ -293,7 +293,7 @@ func (c *Client) run(cn *conn) {
 			c.finish(err)
 			return
 		}
-		c.opts.Logger.Info("live events: the connection dropped; reconnecting", slog.String("error", err.Error()))
+		c.opts.Logger.Debug("live events: the connection dropped; reconnecting", slog.String("error", err.Error()))
 		if cn, err = c.reconnect(); err != nil {
 			c.finish(err)
 			return
@@ -341,7 +341,7 @@ func (c *Client) reconnect() (*conn, error) {
 			return nil, err // the token no longer connects: trying again will not help
 		}
 		last = err
-		c.opts.Logger.Info("live events: reconnect failed", slog.Int("try", try+1), slog.String("error", err.Error()))
+		c.opts.Logger.Debug("live events: reconnect failed", slog.Int("try", try+1), slog.String("error", err.Error()))
 	}
 	return nil, fmt.Errorf("live events: gave up reconnecting after %d tries: %w", c.opts.Retries, last)
 }

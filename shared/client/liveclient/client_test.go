@@ -11,18 +11,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kilnbuild/kiln/shared/client/fakekiln"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/live"
 )
 
+var buildID = strings.Repeat("b", kiln.IDLength)
+
+const goodToken = fakekiln.Token
+
+// newServer is a stand-in kiln with one running build.
+func newServer(t *testing.T, pings live.Pings) *fakekiln.Server {
+	s := fakekiln.New(t, pings)
+	s.AddBuild(buildID)
+	return s
+}
+
+func write(s *fakekiln.Server, msgs ...string) { s.Write(buildID, kiln.LevelInfo, msgs...) }
+
 // fast reconnects quickly, for tests.
 var fast = Options{RetryDelay: 20 * time.Millisecond, MaxRetryDelay: 100 * time.Millisecond, Retries: 20, Logger: slog.New(slog.DiscardHandler)}
 
-func dial(t *testing.T, s *server, token string) *Client {
+func dial(t *testing.T, s *fakekiln.Server, token string) *Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, s.http.URL, token, fast)
+	c, err := Dial(ctx, s.URL, token, fast)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
@@ -75,7 +89,7 @@ func isLine(seq int64) func(Event) bool {
 // line and change as it comes, in order.
 func TestJoinReplaysThenStreams(t *testing.T) {
 	s := newServer(t, live.Pings{})
-	s.write(lines(1, 3)...)
+	write(s, lines(1, 3)...)
 	c := dial(t, s, goodToken)
 	if err := c.Join(context.Background(), buildID, 0); err != nil {
 		t.Fatalf("Join: %v", err)
@@ -84,8 +98,8 @@ func TestJoinReplaysThenStreams(t *testing.T) {
 	if fmt.Sprint(seqs, statuses) != "[1 2 3] [running]" {
 		t.Fatalf("at join: lines %v, statuses %v", seqs, statuses)
 	}
-	s.write(lines(4, 5)...)
-	s.setStatus(kiln.StatusComplete)
+	write(s, lines(4, 5)...)
+	s.SetStatus(buildID, kiln.StatusComplete, "")
 	seqs, statuses = collect(t, c, isStatus("complete"))
 	if fmt.Sprint(seqs, statuses) != "[4 5] [complete]" {
 		t.Fatalf("after join: lines %v, statuses %v", seqs, statuses)
@@ -95,7 +109,7 @@ func TestJoinReplaysThenStreams(t *testing.T) {
 // TestJoinFromSeq: fromSeq replays only the lines after it; NoReplay none written before.
 func TestJoinFromSeq(t *testing.T) {
 	s := newServer(t, live.Pings{})
-	s.write(lines(1, 4)...)
+	write(s, lines(1, 4)...)
 	c := dial(t, s, goodToken)
 	if err := c.Join(context.Background(), buildID, 2); err != nil {
 		t.Fatal(err)
@@ -110,7 +124,7 @@ func TestJoinFromSeq(t *testing.T) {
 	if seqs, _ := collect(t, d, isStatus("running")); len(seqs) != 0 {
 		t.Fatalf("without replay: lines %v before the status", seqs)
 	}
-	s.write(lines(5, 5)...)
+	write(s, lines(5, 5)...)
 	if seqs, _ := collect(t, d, isLine(5)); fmt.Sprint(seqs) != "[5]" {
 		t.Fatalf("without replay, then a line: %v", seqs)
 	}
@@ -120,7 +134,7 @@ func TestJoinFromSeq(t *testing.T) {
 // again from the last line delivered: lines written while disconnected come once, in order.
 func TestReconnectLosesNothing(t *testing.T) {
 	s := newServer(t, live.Pings{})
-	s.write(lines(1, 3)...)
+	write(s, lines(1, 3)...)
 	c := dial(t, s, goodToken)
 	if err := c.Join(context.Background(), buildID, 0); err != nil {
 		t.Fatal(err)
@@ -129,19 +143,19 @@ func TestReconnectLosesNothing(t *testing.T) {
 	seqs, _ := collect(t, c, isStatus("running"))
 	all = append(all, seqs...)
 	for round := 0; round < 3; round++ {
-		s.drop()
-		s.write(lines(4+3*round, 6+3*round)...) // while disconnected, or as it reconnects
+		s.Drop()
+		write(s, lines(4+3*round, 6+3*round)...) // while disconnected, or as it reconnects
 		seqs, _ = collect(t, c, isLine(int64(6+3*round)))
 		all = append(all, seqs...)
 	}
-	s.write(lines(13, 14)...)
-	s.setStatus(kiln.StatusComplete)
+	write(s, lines(13, 14)...)
+	s.SetStatus(buildID, kiln.StatusComplete, "")
 	seqs, statuses := collect(t, c, isStatus("complete"))
 	all = append(all, seqs...)
 	if fmt.Sprint(all) != fmt.Sprint(seqOf(1, 14)) || fmt.Sprint(statuses) != "[complete]" {
 		t.Fatalf("lines %v (want 1 to 14 once each), statuses %v (an unchanged status is not repeated)", all, statuses)
 	}
-	if n := s.opened(); n < 2 {
+	if n := s.SocketsOpened(); n < 2 {
 		t.Fatalf("%d sockets opened; the drops did not reconnect", n)
 	}
 }
@@ -163,9 +177,9 @@ func TestPongs(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	s.write(lines(1, 1)...)
+	write(s, lines(1, 1)...)
 	collect(t, c, isLine(1))
-	if n := s.opened(); n != 1 {
+	if n := s.SocketsOpened(); n != 1 {
 		t.Fatalf("%d sockets opened in a second of pings every 50 ms: the pongs did not keep it", n)
 	}
 }
@@ -175,7 +189,7 @@ func TestPongs(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	s := newServer(t, live.Pings{})
 	ctx := context.Background()
-	_, err := Dial(ctx, s.http.URL, "kiln_wrong", fast)
+	_, err := Dial(ctx, s.URL, "kiln_wrong", fast)
 	var ce *ConnectError
 	if !errors.As(err, &ce) || ce.Code != "invalid_token" || !strings.HasPrefix(ce.Message, "invalid_token: ") {
 		t.Fatalf("wrong token: %v", err)
@@ -210,11 +224,11 @@ func TestClose(t *testing.T) {
 		t.Fatalf("Next after Close: %v", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for s.sockets.Len() != 0 && time.Now().Before(deadline) {
+	for s.Sockets.Len() != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := s.sockets.Len(); n != 0 || s.opened() != 1 {
-		t.Fatalf("after Close the server holds %d sockets, %d were opened", n, s.opened())
+	if n := s.Sockets.Len(); n != 0 || s.SocketsOpened() != 1 {
+		t.Fatalf("after Close the server holds %d sockets, %d were opened", n, s.SocketsOpened())
 	}
 }
 
