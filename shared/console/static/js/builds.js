@@ -1,10 +1,14 @@
-// Builds: the organization's builds, newest first, filtered by project, platform and status,
-// refreshed every few seconds.
+// Builds: the organization's builds, newest first, filtered by project, platform and status.
+// The statuses of the pending and running builds shown change live (live.js: their rooms are
+// joined on the socket at /socket.io/) and the list is read again every 15 s for new builds;
+// where the socket cannot connect, or drops and cannot connect again, every 3 s.
 import {api, PLATFORMS, STATUSES} from './api.js';
 import {h, put, select, time, duration, status, buildLabel} from './dom.js';
 import {triggerText} from './trigger.js';
+import {liveSocket} from './live.js';
 
-const EVERY_MS = 3000;
+const EVERY_MS = 3000, LIVE_EVERY_MS = 15000;
+const ENDED = ['complete', 'failed', 'superseded'];
 
 export async function render(main, params, ctx) {
   const projects = (await api('GET', '/projects', null, {limit: 100})).items;
@@ -28,38 +32,63 @@ export async function render(main, params, ctx) {
       body), more);
 
   let cursor = null, timer = null, stopped = false, older = [];
-  const row = (b) => h('tr', {'data-build': b.id},
+  const shown = new Map(); // build id → the build as its row shows it
+  const row = (b) => h('tr', {'data-build': b.id, 'data-status': b.status},
     h('td', {}, h('a', {href: '/console/builds/' + b.id, title: b.id}, b.number ? buildLabel(b) : h('code', {}, buildLabel(b)))),
     h('td', {}, status(b.status)), h('td', {}, names[b.projectId] || h('span', {class: 'muted'}, 'deleted project')),
     h('td', {}, b.platform), h('td', {}, b.buildType), h('td', {}, b.ueVersion), h('td', {}, b.branch || '—'),
     h('td', {}, h('code', {}, (b.changelist || b.commit || '—').slice(0, 10))), h('td', {}, time(b.createdAt)), h('td', {}, duration(b.durationMs)),
     h('td', {class: 'trigger'}, triggerText(b)), h('td', {class: 'failure', title: b.failureReason || ''}, b.failureReason || ''));
+  const rows = (bs) => bs.map(b => { shown.set(b.id, b); return row(b); });
+
+  // The socket: the rows of pending and running builds follow their build:status.
+  const socket = liveSocket({onDown: () => { if (!stopped) refresh(false); }});
+  function watch() {
+    for (const [id, b] of shown) {
+      const wanted = !ENDED.includes(b.status);
+      if (wanted && !socket.has(id)) socket.join(id, null, {status: (s) => changed(id, s)});
+      if (!wanted && socket.has(id)) socket.leave(id);
+    }
+  }
+  function changed(id, s) {
+    const b = shown.get(id), tr = body.querySelector(`tr[data-build="${id}"]`);
+    if (!b || !tr) return;
+    Object.assign(b, {status: s.status, startedAt: s.startedAt, finishedAt: s.finishedAt, failureReason: s.failureReason});
+    if (s.startedAt && s.finishedAt) b.durationMs = Date.parse(s.finishedAt) - Date.parse(s.startedAt);
+    tr.replaceWith(row(b));
+    if (ENDED.includes(s.status)) socket.leave(id);
+  }
 
   async function refresh(reset) {
     clearTimeout(timer);
     if (reset) older = [];
+    const every = socket.down ? EVERY_MS : LIVE_EVERY_MS;
     try {
       const page = await api('GET', '/builds', null, {...filters, limit: 25});
       if (stopped) return;
-      put(body, page.items.map(row), older.map(row));
+      shown.clear();
+      put(body, rows(page.items), rows(older));
       if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No builds yet' + (filters.projectId || filters.platform || filters.status ? ' match these filters.' : '.'))));
       if (!older.length) { cursor = page.nextCursor; more.hidden = !cursor; }
-      live.textContent = 'Updated ' + new Date().toLocaleTimeString() + '; refreshes every ' + EVERY_MS / 1000 + ' s.';
+      for (const id of [...socket.joined()]) if (!shown.has(id)) socket.leave(id);
+      watch();
+      live.textContent = 'Updated ' + new Date().toLocaleTimeString() + (socket.down ? '; refreshes every ' + every / 1000 + ' s.' : '; statuses change live, new builds show within ' + every / 1000 + ' s.');
     } catch (e) {
       if (stopped) return;
       ctx.showError(e);
     }
-    if (!stopped) timer = setTimeout(() => refresh(false), EVERY_MS);
+    if (!stopped) timer = setTimeout(() => refresh(false), every);
   }
   more.addEventListener('click', async () => {
     try {
       const page = await api('GET', '/builds', null, {...filters, limit: 25, cursor});
       older.push(...page.items);
-      body.append(...page.items.map(row));
+      body.append(...rows(page.items));
+      watch();
       cursor = page.nextCursor;
       more.hidden = !cursor;
     } catch (e) { ctx.showError(e); }
   });
   await refresh(true);
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => { stopped = true; clearTimeout(timer); socket.close(); };
 }
