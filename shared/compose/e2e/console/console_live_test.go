@@ -1,8 +1,10 @@
 package console
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	gonet "net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -81,6 +83,96 @@ func TestConsoleLiveFallsBackToPolling(t *testing.T) {
 	if got := e2e.Value(t, ctx, "read the caption", chromedp.Evaluate[string](`document.querySelector('#builds caption').textContent`)); !strings.Contains(got, "refreshes every 3 s") {
 		t.Errorf("the list's caption says %q", got)
 	}
+}
+
+// TestConsoleLiveReconnects: sockets cut while the build page follows a build connect again and
+// join it from the last line shown: the page ends with every line once, without the log pages.
+func TestConsoleLiveReconnects(t *testing.T) {
+	t.Parallel()
+	ctx := e2e.StartBrowser(t)
+	w := e2e.NewWorld(t, e2e.Serve)
+	front := newCuttingProxy(t, w.URL())
+	seen := watchNetwork(t, ctx)
+	id, _ := pacedBuilds(t, w)
+
+	e2e.Run(t, ctx, "open the build", chromedp.Navigate(front.srv.URL+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)),
+		e2e.WaitJS(`document.getElementById('log-state')?.textContent.includes('following')`))
+	for cut := 1; cut <= 2; cut++ {
+		lines := e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
+		if front.cut() == 0 {
+			break // the build ended and the page let its socket go
+		}
+		e2e.Run(t, ctx, "see lines come again", e2e.WaitJS(`Number(document.getElementById('log').dataset.lines) > `+strconv.Itoa(lines)+
+			` || document.getElementById('log-state').textContent.includes('ended')`))
+	}
+	e2e.Run(t, ctx, "see the build end", e2e.WaitJS(`document.getElementById('log-state').textContent.includes('ended')`))
+	text := w.LogText(t, id)
+	if got, want := e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`)), strings.Count(text, "\n"); got != want {
+		t.Errorf("the viewer holds %d lines, the log has %d: lost or repeated across the reconnects", got, want)
+	}
+	rejoined := false
+	for _, f := range seen.frames(false) {
+		rejoined = rejoined || strings.Contains(f, `["join:build",{"buildId":"`+id+`","fromSeq":`) && !strings.Contains(f, `"fromSeq":0}`)
+	}
+	if len(seen.sockets()) < 2 || !rejoined {
+		t.Errorf("%d sockets opened, a join from the last line shown sent: %v; frames sent %q", len(seen.sockets()), rejoined, seen.frames(false))
+	}
+	if pages := seen.requests("/builds/" + id + "/logs"); len(pages) != 0 {
+		t.Errorf("the page fell back to the log pages: %q", pages)
+	}
+}
+
+// cuttingProxy passes requests and sockets to the service; cut drops the sockets' connections
+// as a network would.
+type cuttingProxy struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	conns []gonet.Conn
+}
+
+func newCuttingProxy(t *testing.T, target string) *cuttingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p := &cuttingProxy{}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rp.ServeHTTP(&hijackKeeper{ResponseWriter: w, p: p}, r)
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// cut drops every socket's connection and answers how many there were.
+func (p *cuttingProxy) cut() int {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	return len(conns)
+}
+
+type hijackKeeper struct {
+	http.ResponseWriter
+	p *cuttingProxy
+}
+
+func (h *hijackKeeper) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+func (h *hijackKeeper) Hijack() (gonet.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err == nil {
+		h.p.mu.Lock()
+		h.p.conns = append(h.p.conns, c)
+		h.p.mu.Unlock()
+	}
+	return c, rw, err
 }
 
 // pacedBuilds triggers a build that writes its log over several seconds and answers its id, and

@@ -173,11 +173,15 @@ export async function render(main, params, ctx) {
   }
 
   show();
-  live();
+  // An ended build's log is read in pages; a build that runs or waits is followed live.
+  if (ENDED.includes(b.status)) {
+    polling = true;
+    follow();
+  } else live();
   return () => {
     stopped = true;
     clearTimeout(timer); clearTimeout(flushing); clearTimeout(settle); clearInterval(progressTimer);
-    socket.close();
+    if (socket) socket.close();
     log.stop();
   };
 }

@@ -1,7 +1,7 @@
 // Builds: the organization's builds, newest first, filtered by project, platform and status.
-// The statuses of the pending and running builds shown change live (live.js: their rooms are
+// While pending or running builds are shown, their statuses change live (live.js: their rooms
 // joined on the socket at /socket.io/) and the list is read again every 15 s for new builds;
-// where the socket cannot connect, or drops and cannot connect again, every 3 s.
+// otherwise, or where the socket cannot connect or drops and cannot connect again, every 3 s.
 import {api, PLATFORMS, STATUSES} from './api.js';
 import {h, put, select, time, duration, status, buildLabel} from './dom.js';
 import {triggerText} from './trigger.js';
@@ -16,7 +16,7 @@ export async function render(main, params, ctx) {
   const filters = {projectId: params.projectId || '', platform: params.platform || '', status: params.status || ''};
   const body = h('tbody', {});
   const more = h('button', {type: 'button', class: 'secondary', hidden: true}, 'Older builds');
-  const live = h('p', {class: 'muted', 'aria-live': 'polite'});
+  const caption = h('p', {class: 'muted', 'aria-live': 'polite'});
   const form = h('form', {class: 'row', 'aria-label': 'Filters', onchange: () => {
     for (const el of form.elements) if (el.name) filters[el.name] = el.value;
     const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
@@ -27,7 +27,7 @@ export async function render(main, params, ctx) {
   select('Platform', 'platform', [['', 'All platforms'], ...PLATFORMS], filters.platform),
   select('Status', 'status', [['', 'All statuses'], ...STATUSES], filters.status));
   put(main, h('h1', {}, 'Builds'), form,
-    h('table', {id: 'builds'}, h('caption', {class: 'muted'}, live),
+    h('table', {id: 'builds'}, h('caption', {class: 'muted'}, caption),
       h('thead', {}, h('tr', {}, ['Build', 'Status', 'Project', 'Platform', 'Type', 'Engine', 'Branch', 'Commit', 'Created', 'Duration', 'Triggered by', 'Failure'].map(t => h('th', {scope: 'col'}, t)))),
       body), more);
 
@@ -41,13 +41,16 @@ export async function render(main, params, ctx) {
     h('td', {class: 'trigger'}, triggerText(b)), h('td', {class: 'failure', title: b.failureReason || ''}, b.failureReason || ''));
   const rows = (bs) => bs.map(b => { shown.set(b.id, b); return row(b); });
 
-  // The socket: the rows of pending and running builds follow their build:status.
-  const socket = liveSocket({onDown: () => { if (!stopped) refresh(false); }});
+  // The socket, opened once a pending or running build is shown: those rows follow their
+  // build:status. Given up, it is not opened again on this page.
+  let socket = null;
+  const live = () => socket && !socket.down;
   function watch() {
     for (const [id, b] of shown) {
       const wanted = !ENDED.includes(b.status);
+      if (wanted && !socket) socket = liveSocket({onDown: () => { if (!stopped) refresh(false); }});
       if (wanted && !socket.has(id)) socket.join(id, null, {status: (s) => changed(id, s)});
-      if (!wanted && socket.has(id)) socket.leave(id);
+      if (!wanted && socket && socket.has(id)) socket.leave(id);
     }
   }
   function changed(id, s) {
@@ -62,7 +65,7 @@ export async function render(main, params, ctx) {
   async function refresh(reset) {
     clearTimeout(timer);
     if (reset) older = [];
-    const every = socket.down ? EVERY_MS : LIVE_EVERY_MS;
+    let every = live() ? LIVE_EVERY_MS : EVERY_MS;
     try {
       const page = await api('GET', '/builds', null, {...filters, limit: 25});
       if (stopped) return;
@@ -70,9 +73,10 @@ export async function render(main, params, ctx) {
       put(body, rows(page.items), rows(older));
       if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No builds yet' + (filters.projectId || filters.platform || filters.status ? ' match these filters.' : '.'))));
       if (!older.length) { cursor = page.nextCursor; more.hidden = !cursor; }
-      for (const id of [...socket.joined()]) if (!shown.has(id)) socket.leave(id);
+      if (socket) for (const id of [...socket.joined()]) if (!shown.has(id)) socket.leave(id);
       watch();
-      live.textContent = 'Updated ' + new Date().toLocaleTimeString() + (socket.down ? '; refreshes every ' + every / 1000 + ' s.' : '; statuses change live, new builds show within ' + every / 1000 + ' s.');
+      every = live() ? LIVE_EVERY_MS : EVERY_MS;
+      caption.textContent = 'Updated ' + new Date().toLocaleTimeString() + (live() ? '; statuses change live, new builds show within ' + every / 1000 + ' s.' : '; refreshes every ' + every / 1000 + ' s.');
     } catch (e) {
       if (stopped) return;
       ctx.showError(e);
@@ -90,5 +94,5 @@ export async function render(main, params, ctx) {
     } catch (e) { ctx.showError(e); }
   });
   await refresh(true);
-  return () => { stopped = true; clearTimeout(timer); socket.close(); };
+  return () => { stopped = true; clearTimeout(timer); if (socket) socket.close(); };
 }
