@@ -41,6 +41,7 @@ type Server struct {
 	conns   []net.Conn    // the sockets' connections, as hijacked
 	opens   int
 	refuse  bool
+	revoked bool
 	counts  map[string]int
 }
 
@@ -166,9 +167,20 @@ func (s *Server) changedLocked() {
 	s.changed = make(chan struct{})
 }
 
-// Resolve takes Token alone, as a viewer of OrgID.
+// Revoke revokes Token: its sockets are disconnected, and it connects no more.
+func (s *Server) Revoke(ctx context.Context) error {
+	s.mu.Lock()
+	s.revoked = true
+	s.mu.Unlock()
+	return s.Live.Recheck(ctx, OrgID)
+}
+
+// Resolve takes Token alone (until it is revoked), as a viewer of OrgID.
 func (s *Server) Resolve(_ context.Context, secret string) (*auth.Principal, error) {
-	if secret != Token {
+	s.mu.Lock()
+	revoked := s.revoked
+	s.mu.Unlock()
+	if secret != Token || revoked {
 		return nil, kiln.Errorf(kiln.EInvalidToken, "the bearer token is missing, malformed, unknown, expired or revoked")
 	}
 	return &auth.Principal{Organization: &kiln.Organization{ID: OrgID, Plan: kiln.PlanPro},

@@ -246,3 +246,27 @@ func TestSocketURL(t *testing.T) {
 		t.Error("SocketURL(ftp://x) is not an error")
 	}
 }
+
+// TestServerDisconnect: a socket the server disconnects (its token revoked) ends with
+// ErrServerDisconnect, after the events before it, and does not connect again.
+func TestServerDisconnect(t *testing.T) {
+	s := newServer(t, live.Pings{})
+	c := dial(t, s, goodToken)
+	if err := c.Join(context.Background(), buildID, 0); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, c, isStatus("running"))
+	write(s, lines(1, 1)...)
+	collect(t, c, isLine(1))
+	if err := s.Revoke(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Next(ctx); !errors.Is(err, ErrServerDisconnect) {
+		t.Fatalf("Next after the token was revoked: %v", err)
+	}
+	if n := s.SocketsOpened(); n != 1 {
+		t.Fatalf("%d sockets opened: the client connected again after the server disconnected it", n)
+	}
+}

@@ -55,12 +55,18 @@ func open(ctx context.Context, wsURL, token string, hc *http.Client) (*conn, err
 }
 
 func (c *conn) handshake(ctx context.Context, token string) error {
-	typ, rest, err := c.read(ctx)
-	if err != nil {
-		return fmt.Errorf("live events: waiting for the open packet: %w", err)
-	}
-	if typ != socketio.EngineOpen {
-		return fmt.Errorf("live events: the server's first packet is of type %c, not open", typ)
+	// The open packet comes first; a noop before it is let by (in AWS the open packet is posted
+	// by a Lambda right after the connection, not written by the upgrade).
+	var typ socketio.EngineType
+	var rest string
+	var err error
+	for typ != socketio.EngineOpen {
+		if typ, rest, err = c.read(ctx); err != nil {
+			return fmt.Errorf("live events: waiting for the open packet: %w", err)
+		}
+		if typ != socketio.EngineOpen && typ != socketio.EngineNoop {
+			return fmt.Errorf("live events: the server's first packet is of type %c, not open", typ)
+		}
 	}
 	if err := json.Unmarshal([]byte(rest), &c.hs); err != nil {
 		return fmt.Errorf("live events: the open packet: %w", err)

@@ -34,8 +34,8 @@ export function liveSocket({onDown} = {}) {
   function receive(msg) {
     const type = msg[0], rest = msg.slice(1);
     if (type === '0') { // Engine.IO open: the ping timing, then Socket.IO's CONNECT with the token
-      const hs = JSON.parse(rest);
-      alive(hs.pingInterval + hs.pingTimeout);
+      const hs = parse(rest) || {};
+      alive((hs.pingInterval + hs.pingTimeout) || 45000);
       ws.send('40' + JSON.stringify({token: token.get() || ''}));
       return;
     }
