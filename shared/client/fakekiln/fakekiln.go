@@ -32,6 +32,7 @@ const (
 // Server is a running stand-in.
 type Server struct {
 	URL     string
+	Client  *http.Client
 	Live    *live.Service
 	Sockets *livesocket.Server
 
@@ -52,7 +53,13 @@ type build struct {
 
 // New starts a server; pings (zero: kiln serve's) are its Engine.IO ping interval and timeout.
 // It stops when the test ends.
-func New(t testing.TB, pings live.Pings) *Server {
+func New(t testing.TB, pings live.Pings) *Server { return start(t, pings, false) }
+
+// NewTLS starts a server over HTTPS that also speaks HTTP/2, as a CDN in front of kiln does;
+// Client trusts it.
+func NewTLS(t testing.TB, pings live.Pings) *Server { return start(t, pings, true) }
+
+func start(t testing.TB, pings live.Pings, secure bool) *Server {
 	t.Helper()
 	s := &Server{builds: map[string]*build{}, changed: make(chan struct{}), counts: map[string]int{}}
 	s.Live = &live.Service{Registry: live.NewMemory(), Auth: s, Builds: s, Logs: s}
@@ -60,8 +67,14 @@ func New(t testing.TB, pings live.Pings) *Server {
 	if pings.Interval > 0 {
 		s.Sockets.Pings, s.Live.Pings = pings, pings
 	}
-	hs := httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-	s.URL = hs.URL
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	if secure {
+		hs.EnableHTTP2 = true
+		hs.StartTLS()
+	} else {
+		hs.Start()
+	}
+	s.URL, s.Client = hs.URL, hs.Client()
 	t.Cleanup(func() { s.Sockets.Shutdown(); hs.Close() })
 	return s
 }

@@ -270,3 +270,24 @@ func TestServerDisconnect(t *testing.T) {
 		t.Fatalf("%d sockets opened: the client connected again after the server disconnected it", n)
 	}
 }
+
+// TestHTTPS: over HTTPS to a server that offers HTTP/2 (a CDN's answer), the upgrade is asked
+// over HTTP/1.1, where WebSockets live.
+func TestHTTPS(t *testing.T) {
+	s := fakekiln.NewTLS(t, live.Pings{})
+	s.AddBuild(buildID)
+	write(s, lines(1, 2)...)
+	opts := fast
+	opts.HTTPClient = s.Client
+	c, err := Dial(context.Background(), s.URL, goodToken, opts)
+	if err != nil {
+		t.Fatalf("Dial over HTTPS: %v", err)
+	}
+	defer c.Close()
+	if err := c.Join(context.Background(), buildID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if seqs, _ := collect(t, c, isStatus("running")); fmt.Sprint(seqs) != "[1 2]" {
+		t.Fatalf("lines %v", seqs)
+	}
+}
