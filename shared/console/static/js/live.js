@@ -70,6 +70,7 @@ export function liveSocket({onDown} = {}) {
     const room = rooms.get(d.buildId);
     if (!room) return;
     if (name === 'build:log') {
+      if (!room.on.log) return; // a room joined for its status alone (joined again without fromSeq)
       if (room.from !== null && d.seq <= room.from) return; // a replay overlapping what came before
       room.from = d.seq;
       room.on.log && room.on.log(d);
