@@ -1,7 +1,8 @@
 // A build: its facts, live log, artifact, cancel, re-run, redeploy and size report. The log and
 // the status come over the live events (live.js: the socket at /socket.io/); where the socket
 // cannot connect, or drops and cannot connect again, the page polls instead: the facts every 3 s
-// and the JSON log pages long-polled (from the first page again, showing the lines after the last one shown).
+// and the JSON log pages long-polled (from the first page again, showing the lines after the
+// last one shown).
 import {api, can} from './api.js';
 import {h, put, time, duration, status, bytes, busy, buildLabel, confirmed} from './dom.js';
 import {sizeReport} from './sizes.js';
