@@ -84,7 +84,8 @@ type watch struct {
 // Dial connects to the live events of the API at baseURL (http or https) with token: it waits
 // for Engine.IO's open packet and the server's answer to CONNECT. A refusal is a
 // *ConnectError, a server without live events (or behind a proxy that does not pass WebSockets)
-// a *HandshakeError or a dial error; the caller then falls back to polling.
+// a *HandshakeError or a dial error; the caller then falls back to polling. ctx bounds the dial
+// alone: the client lives until Close.
 func Dial(ctx context.Context, baseURL, token string, opts Options) (*Client, error) {
 	opts.defaults()
 	u, err := SocketURL(baseURL)
