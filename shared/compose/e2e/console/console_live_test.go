@@ -115,6 +115,34 @@ func TestConsoleLiveReconnects(t *testing.T) {
 	}
 }
 
+// TestConsoleLiveFallsBackAfterADrop: a socket cut mid-build that cannot connect again (its
+// tries refused) gives way to the log pages, from the first page again: the page ends with
+// every line once.
+func TestConsoleLiveFallsBackAfterADrop(t *testing.T) {
+	t.Parallel()
+	ctx := e2e.StartBrowser(t)
+	w := e2e.NewWorld(t, e2e.Serve)
+	front := newCuttingProxy(t, w.URL())
+	seen := watchNetwork(t, ctx)
+	id, _ := pacedBuilds(t, w)
+
+	e2e.Run(t, ctx, "open the build", chromedp.Navigate(front.srv.URL+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)),
+		e2e.WaitJS(`document.getElementById('log-state')?.textContent.includes('following') && Number(document.getElementById('log').dataset.lines) > 0`))
+	front.refuseSockets()
+	if front.cut() == 0 {
+		t.Skip("the build ended before its socket could be cut")
+	}
+	e2e.Run(t, ctx, "see the build end", e2e.WaitJS(`document.getElementById('log-state').textContent.includes('ended')`))
+	if got, want := e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`)), strings.Count(w.LogText(t, id), "\n"); got != want {
+		t.Errorf("the viewer holds %d lines, the log has %d: lost or repeated across the fallback", got, want)
+	}
+	if pages := seen.requests("/builds/" + id + "/logs"); len(pages) == 0 || len(seen.sockets()) < 2 {
+		t.Errorf("%d sockets tried, %d log pages asked for: want tries to connect again, then the pages", len(seen.sockets()), len(pages))
+	}
+}
+
+// pacedBuilds triggers a build that writes its log over several seconds and answers its id, and
 // a function that triggers another of the same once that one ended.
 func pacedBuilds(t *testing.T, w *e2e.World) (string, func() string) {
 	t.Helper()

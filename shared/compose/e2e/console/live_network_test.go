@@ -20,9 +20,10 @@ import (
 // cuttingProxy passes requests and sockets to the service; cut drops the sockets' connections
 // as a network would.
 type cuttingProxy struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	conns []gonet.Conn
+	srv    *httptest.Server
+	mu     sync.Mutex
+	conns  []gonet.Conn
+	refuse bool
 }
 
 func newCuttingProxy(t *testing.T, target string) *cuttingProxy {
@@ -34,10 +35,24 @@ func newCuttingProxy(t *testing.T, target string) *cuttingProxy {
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p := &cuttingProxy{}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		refuse := p.refuse
+		p.mu.Unlock()
+		if refuse && strings.HasPrefix(r.URL.Path, "/socket.io/") {
+			http.Error(w, "no sockets here any more", http.StatusServiceUnavailable)
+			return
+		}
 		rp.ServeHTTP(&hijackKeeper{ResponseWriter: w, p: p}, r)
 	}))
 	t.Cleanup(p.srv.Close)
 	return p
+}
+
+// refuseSockets answers the sockets' upgrades 503 from now on.
+func (p *cuttingProxy) refuseSockets() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = true
 }
 
 // cut drops every socket's connection and answers how many there were.
@@ -69,7 +84,6 @@ func (h *hijackKeeper) Hijack() (gonet.Conn, *bufio.ReadWriter, error) {
 	return c, rw, err
 }
 
-// pacedBuilds triggers a build that writes its log over several seconds and answers its id, and
 // refusingSockets is a proxy to the service that answers /socket.io/ as a server without live
 // events does; it answers its address.
 func refusingSockets(t *testing.T, target string) string {
