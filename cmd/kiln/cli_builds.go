@@ -145,7 +145,8 @@ func followBuild(ctx context.Context, c *client.Client, id string, asJSON bool, 
 	done := make(chan struct{})
 	go func() { defer close(done); line.watch(watching, c, id) }()
 	printLine := logPrinter(stdout, asJSON)
-	_, err := c.Logs(ctx, id, true, func(l client.LogLine) error { return line.around(func() error { return printLine(l) }) })
+	// Over the live events where the server offers them, else long-polled: the same lines.
+	_, err := c.Follow(ctx, id, func(l client.LogLine) error { return line.around(func() error { return printLine(l) }) })
 	stopWatching()
 	<-done
 	line.end()

@@ -83,6 +83,7 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 
 	// Grace, in her own browser, opens the link, signs in with GitHub and joins.
 	grace := e2e.StartBrowser(t)
+	graceNet := watchNetwork(t, grace)
 	// The page draws its heading once its script has read the invitation: wait for it before
 	// the page is checked.
 	e2e.Run(t, grace, "open the invitation", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`h1`)))
@@ -103,6 +104,10 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	e2e.Run(t, grace, "build", chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
 		e2e.WaitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`))
 	e2e.Screenshot(t, grace, shots, "build-by-invited")
+	// The build page followed the build over the live events, connected with her session.
+	if !graceNet.sent(`40{"token":"ksess_`) || !graceNet.received(`42["build:status"`) {
+		t.Errorf("the build page did not follow the build live with Grace's session; sent %q", graceNet.frames(false))
+	}
 
 	// Ada demotes Grace to viewer, then removes her; Grace's console signs her out.
 	e2e.Run(t, ada, "open the members", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.CSS(`select[data-member]:not([disabled])`)))

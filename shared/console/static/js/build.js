@@ -1,13 +1,18 @@
-// A build: its facts, live log (the JSON log pages, long-polled), artifact, cancel, re-run,
-// redeploy and size report.
+// A build: its facts, live log, artifact, cancel, re-run, redeploy and size report. The log and
+// the status come over the live events (live.js: the socket at /socket.io/); where the socket
+// cannot connect, or drops and cannot connect again, the page polls instead: the facts every 3 s
+// and the JSON log pages long-polled (from the first page again, showing the lines after the
+// last one shown).
 import {api, can} from './api.js';
 import {h, put, time, duration, status, bytes, busy, buildLabel, confirmed} from './dom.js';
 import {sizeReport} from './sizes.js';
 import {triggerView} from './trigger.js';
 import {progressView} from './progress.js';
 import {logView} from './logview.js';
+import {liveSocket, logWhole, SETTLE_MS} from './live.js';
 
 const ENDED = ['complete', 'failed', 'superseded'];
+const RANK = {pending: 1, running: 2, complete: 3, failed: 3, superseded: 3};
 
 export async function render(main, params, ctx) {
   const id = params.id;
@@ -71,20 +76,30 @@ export async function render(main, params, ctx) {
     }
   }
 
-  // The build's facts, every 3 s until it ends.
+  // The build's facts: again now, and every 3 s until it ends while the page polls. A status
+  // the socket brought is never taken back by an answer that left before it.
   async function poll() {
     clearTimeout(timer);
     try {
       b = await api('GET', '/builds/' + id);
       if (stopped) return;
+      if (pushed && RANK[pushed.status] > RANK[b.status]) take(pushed);
       show();
     } catch (e) { if (!stopped) ctx.showError(e); }
-    if (!stopped && !ENDED.includes(b.status)) timer = setTimeout(poll, 3000);
+    if (!stopped && !ENDED.includes(b.status) && polling) timer = setTimeout(poll, 3000);
   }
 
-  // The log: pages of lines after the cursor; a page waits up to 10 s for new lines.
+  let count = 0, shown = 0, lastMessage = '';
+  function showLines(items, running, following) {
+    log.append(items, running);
+    count += items.length;
+    if (items.length) { shown = items[items.length - 1].seq; lastMessage = items[items.length - 1].message; }
+    logState.textContent = count + ' lines' + (following ? '; following the build…' : '; the build has ended.');
+  }
+
+  // The log by polling: pages of lines after the last one shown; a page waits up to 10 s for new lines.
   async function follow() {
-    let cursor = null, lines = 0;
+    let cursor = null;
     for (;;) {
       let page;
       try {
@@ -94,19 +109,82 @@ export async function render(main, params, ctx) {
         return;
       }
       if (stopped) return;
-      log.append(page.items, !ENDED.includes(page.buildStatus));
-      lines += page.items.length;
-      logState.textContent = lines + ' lines' + (page.nextCursor ? '; following the build…' : '; the build has ended.');
+      showLines(page.items.filter(l => l.seq > shown), !ENDED.includes(page.buildStatus), !!page.nextCursor);
       if (page.buildStatus !== b.status) poll();
       if (!page.nextCursor) return;
       cursor = page.nextCursor;
     }
   }
 
+  // The log and the status over the socket. Lines are shown in batches (a replay brings many at
+  // once); the log has ended once the build did and its log is whole (logWhole).
+  let socket = null, polling = false, pushed = null, batch = [], flushing = null, settle = null, progressTimer = null, ended = false;
+  function take(s) {
+    Object.assign(b, {status: s.status, startedAt: s.startedAt, finishedAt: s.finishedAt, failureReason: s.failureReason});
+  }
+  function later() { if (!flushing) flushing = setTimeout(flush, 50); }
+  function flush() {
+    flushing = null;
+    if (ended || polling) return;
+    const items = batch;
+    batch = [];
+    const status = pushed ? pushed.status : b.status;
+    const whole = ENDED.includes(status) && logWhole(status, items.length ? items[items.length - 1].message : lastMessage, pushed && pushed.finishedAt);
+    showLines(items, !ENDED.includes(status), !whole);
+    if (whole) stopLive();
+  }
+  function stopLive() {
+    ended = true;
+    clearTimeout(settle);
+    clearInterval(progressTimer);
+    socket.close();
+  }
+  // pollInstead falls back to polling, from the line after the last one shown.
+  function pollInstead() {
+    if (stopped || ended || polling) return;
+    clearTimeout(flushing);
+    flush();
+    polling = true;
+    clearTimeout(settle);
+    clearInterval(progressTimer);
+    socket.close();
+    poll();
+    follow();
+  }
+  function live() {
+    socket = liveSocket({onDown: pollInstead});
+    socket.join(id, shown, {
+      log(l) { batch.push(l); later(); },
+      status(s) {
+        const changed = !pushed || pushed.status !== s.status;
+        pushed = s;
+        take(s);
+        show();
+        if (changed) poll(); // the facts that come with the change (duration, artifact)
+        later();
+        if (ENDED.includes(s.status)) {
+          clearTimeout(settle);
+          settle = setTimeout(later, SETTLE_MS + 1000);
+        }
+      },
+      refused: pollInstead, // the log pages say why
+    });
+    // The progress estimate is no event: it is asked for now and then while the build runs.
+    progressTimer = setInterval(() => { if (!ENDED.includes(b.status)) poll(); }, 15000);
+  }
+
   show();
-  poll();
-  follow();
-  return () => { stopped = true; clearTimeout(timer); log.stop(); };
+  // An ended build's log is read in pages; a build that runs or waits is followed live.
+  if (ENDED.includes(b.status)) {
+    polling = true;
+    follow();
+  } else live();
+  return () => {
+    stopped = true;
+    clearTimeout(timer); clearTimeout(flushing); clearTimeout(settle); clearInterval(progressTimer);
+    if (socket) socket.close();
+    log.stop();
+  };
 }
 
 function pair(k, v) { return [h('dt', {}, k), h('dd', {}, v)]; }
