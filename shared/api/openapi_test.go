@@ -31,6 +31,8 @@ var documented = []struct {
 	{"BuildTrigger", api.BuildTrigger{}, nil},
 	{"BuildCacheUse", api.CacheUse{}, nil},
 	{"BuildStage", api.BuildStage{}, nil},
+	{"LiveLogLine", api.LiveLogLine{}, nil},
+	{"LiveBuildStatus", api.LiveBuildStatus{}, nil},
 	{"BuildProgress", api.Progress{}, nil},
 	{"LogLine", api.LogLine{}, nil},
 	{"NumberedLogLine", api.NumberedLogLine{}, nil},

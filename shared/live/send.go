@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/buildlog"
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/socketio"
@@ -188,32 +189,17 @@ func before(a, b kiln.BuildStatus) bool {
 // timeFormat is the API's: RFC 3339 in UTC with milliseconds.
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
-type logPayload struct {
-	BuildID   string `json:"buildId"`
-	Seq       int64  `json:"seq"`
-	Timestamp string `json:"timestamp"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
+func logEvent(buildID string, seq int64, l kiln.LogLine) api.LiveLogLine {
+	return api.LiveLogLine{BuildID: buildID, NumberedLogLine: api.NumberedLogLine{Seq: seq, LogLine: api.LogLine{
+		Timestamp: l.Time.UTC().Format(timeFormat), Level: string(l.Level), Message: buildlog.Cut(l.Message)}}}
 }
 
-func logEvent(buildID string, seq int64, l kiln.LogLine) logPayload {
-	return logPayload{BuildID: buildID, Seq: seq, Timestamp: l.Time.UTC().Format(timeFormat), Level: string(l.Level), Message: buildlog.Cut(l.Message)}
-}
-
-type statusPayload struct {
-	BuildID        string  `json:"buildId"`
-	Status         string  `json:"status"`
-	Number         int64   `json:"number"`
-	ProjectID      string  `json:"projectId"`
-	BuildSettingID string  `json:"buildSettingId"`
-	StartedAt      *string `json:"startedAt"`
-	FinishedAt     *string `json:"finishedAt"`
-	FailureReason  *string `json:"failureReason"`
-}
-
-func statusEvent(b *kiln.Build) statusPayload {
-	p := statusPayload{BuildID: b.ID, Status: string(b.Status), Number: b.Number, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
+func statusEvent(b *kiln.Build) api.LiveBuildStatus {
+	p := api.LiveBuildStatus{BuildID: b.ID, Status: string(b.Status), ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
 		StartedAt: optionalTime(b.StartedAt), FinishedAt: optionalTime(b.FinishedAt)}
+	if b.Number != 0 {
+		p.Number = &b.Number
+	}
 	if b.FailureReason != "" {
 		p.FailureReason = &b.FailureReason
 	}

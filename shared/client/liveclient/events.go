@@ -3,28 +3,15 @@ package liveclient
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // Line is a build:log event: one line of a build's log.
-type Line struct {
-	BuildID   string `json:"buildId"`
-	Seq       int64  `json:"seq"`
-	Timestamp string `json:"timestamp"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
-}
+type Line = api.LiveLogLine
 
 // Status is a build:status event: a build's status, sent at join and at every change.
-type Status struct {
-	BuildID        string  `json:"buildId"`
-	Status         string  `json:"status"`
-	Number         int64   `json:"number"`
-	ProjectID      string  `json:"projectId"`
-	BuildSettingID string  `json:"buildSettingId"`
-	StartedAt      *string `json:"startedAt"`
-	FinishedAt     *string `json:"finishedAt"`
-	FailureReason  *string `json:"failureReason"`
-}
+type Status = api.LiveBuildStatus
 
 // Event is what the client delivers, in the order the server sent it: exactly one field is set.
 type Event struct {

@@ -10,6 +10,7 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/compose/core"
 	"github.com/kilnbuild/kiln/shared/live"
 	"github.com/kilnbuild/kiln/shared/live/connections"
@@ -75,4 +76,16 @@ func NewAWSLive(ctx context.Context, cfg AWSConfig, function string, logger *slo
 	db := dynamo.New(awsCfg)
 	p := Parts{Store: dynamostore.New(db, cfg.Table), Logs: newLogs(db, cfg), Logger: logger, Live: newLiveParts(awsCfg, db, cfg)}
 	return NewLiveFunction(cfg, p, LambdaGreeter{Client: lambda.NewFromConfig(awsCfg), Function: function})
+}
+
+// HostLogs is the log writer of the API function's host API, on ready parts: the lines hosts
+// append are stored, their stages noted, and sent to the sockets watching the build (kiln
+// aws-local's benchmarks write through it as a host's appends do).
+func HostLogs(cfg AWSConfig, p Parts) (builds.LogWriter, error) {
+	c, err := core.New(core.Parts{Store: p.Store, Logs: p.Logs, Logger: p.Logger, Now: p.Now,
+		LiveRegistry: p.Live.Registry, LiveSender: p.Live.Sender}, cfg.coreSettings())
+	if err != nil {
+		return nil, err
+	}
+	return c.RunnerLogs(p.Logs), nil
 }

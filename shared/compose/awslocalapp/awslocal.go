@@ -82,6 +82,8 @@ type AWSLocal struct {
 	queue     *sqs.Queue
 	// live is the WebSocket API of live build events.
 	live *websocket.Gateway
+	// hostLogs is the API function's host API log writer (LogWriter).
+	hostLogs builds.LogWriter
 	// functions answer the Lambda Invoke API for every function, on Options.LambdaAddr.
 	functions *lambdas.Server
 	lambdaURL string
@@ -270,6 +272,9 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		return nil, err
 	}
 	workflow := parts.Workflow
+	if l.hostLogs, err = awsapp.HostLogs(apiCfg, parts); err != nil {
+		return nil, err
+	}
 
 	// The Lambdas, each invoked through lambda.NewHandler with its real event JSON.
 	api, err := awsapp.NewAPIFromParts(apiCfg, parts)

@@ -3,6 +3,7 @@ package awslocalapp
 import (
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
+	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
 )
 
@@ -62,3 +63,7 @@ func (l *AWSLocal) MeterReading() meter.Reading { return l.iam.meter.Read() }
 
 // ExecutionsEnded is how many executions have reported their state transitions to the meter.
 func (l *AWSLocal) ExecutionsEnded() int { return l.iam.meter.executions() }
+
+// LogWriter is the log writer of the API function's host API, as the API function's role: lines
+// appended here are stored and sent to the sockets watching their build, as a host's are.
+func (l *AWSLocal) LogWriter() builds.LogWriter { return l.hostLogs }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kilnbuild/kiln/shared/api"
 )
 
 // LiveClient is the stock socket.io-client (npm, installed by scripts/install-socketio-client.sh)
@@ -38,13 +40,7 @@ type LiveEvent struct {
 }
 
 // LogLine is a build:log event's data.
-type LogLine struct {
-	BuildID   string `json:"buildId"`
-	Seq       int64  `json:"seq"`
-	Timestamp string `json:"timestamp"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
-}
+type LogLine = api.LiveLogLine
 
 // Line decodes a build:log event.
 func (e LiveEvent) Line(t testing.TB) LogLine {

@@ -11,10 +11,13 @@ import (
 
 // TestGoClientStreamsABuild: the kiln command's Go client (shared/client/liveclient) joins a
 // running build from seq 0 and gets its status and every line in order until complete, as the
-// stock socket.io-client does. (On kiln serve; aws-local joins once its socket endpoint lands.)
+// stock socket.io-client does, on both deployments.
 func TestGoClientStreamsABuild(t *testing.T) {
-	t.Parallel()
-	w := e2e.NewWorld(t, e2e.Serve)
+	e2e.Both(t, goClientStreamsABuild)
+}
+
+func goClientStreamsABuild(t *testing.T, d e2e.Deployment) {
+	w := e2e.NewWorld(t, d)
 	id := slowBuild(t, w, "FAKE_UAT_SLEEP=1\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -35,9 +38,9 @@ func TestGoClientStreamsABuild(t *testing.T) {
 		}
 		switch {
 		case e.Log != nil:
-			lines = append(lines, e2e.LogLine{BuildID: e.Log.BuildID, Seq: e.Log.Seq, Timestamp: e.Log.Timestamp, Level: e.Log.Level, Message: e.Log.Message})
+			lines = append(lines, *e.Log)
 		case e.Status != nil:
-			if e.Status.BuildID != id || e.Status.ProjectID == "" || e.Status.Number == 0 {
+			if e.Status.BuildID != id || e.Status.ProjectID == "" || e.Status.Number == nil || *e.Status.Number != 1 {
 				t.Fatalf("build:status %+v", *e.Status)
 			}
 			statuses = append(statuses, e.Status.Status)
