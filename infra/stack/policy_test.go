@@ -64,6 +64,8 @@ func TestFunctionPolicies(t *testing.T) {
 		on(want[name], []string{"execute-api:ManageConnections"}, connectionsArn(t, "POST"), connectionsArn(t, "GET"), connectionsArn(t, "DELETE"))
 	}
 	on(want["live"], secretRead, master)
+	// The live function greets a socket by invoking itself, and nothing else.
+	on(want["live"], []string{"lambda:InvokeFunction"}, arnOf(idOf(t, "AWS::Lambda::Function", functionConstructIDs["live"])))
 	on(want["api"], secretRead, master, github)
 	// The functions that end builds post their final commit status with the GitHub App; none of
 	// them may open sealed secrets (no master key).

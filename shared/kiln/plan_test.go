@@ -22,6 +22,9 @@ func TestParsePlans(t *testing.T) {
 		{"unknown plan", `{"gold": {}}`, nil, `unknown plan "gold"`},
 		{"unknown field", `{"free": {"minutes": 1}}`, nil, `plan free: json: unknown field "minutes"`},
 		{"negative", `{"free": {"projects": -1}}`, nil, "plan free: projects must be 0 (unlimited) or more"},
+		{"enterprise sockets", `{"enterprise": {"liveConnections": 5000}}`,
+			func(p PlanTable) bool { return p[PlanEnterprise].LiveConnections == 5000 && p[PlanFree].LiveConnections == 20 }, ""},
+		{"negative sockets", `{"pro": {"liveConnections": -1}}`, nil, "plan pro: liveConnections must be 0 (unlimited) or more"},
 		{"wrong type", `{"free": {"perforce": "yes"}}`, nil, "plan free"},
 		{"not an object", `[1]`, nil, "not a JSON object of plans"},
 	}
@@ -47,10 +50,10 @@ func TestPlanLimitsOfAnOrganization(t *testing.T) {
 		org  Organization
 		want PlanLimits
 	}{
-		{Organization{Plan: PlanFree}, PlanLimits{BuildMinutesPerMonth: 300, ConcurrentBuilds: 1, Projects: 1}},
-		{Organization{Plan: PlanPro, MaxConcurrentBuilds: 9}, PlanLimits{Perforce: true, AutoDeploy: true}}, // only enterprise sets its own
-		{Organization{Plan: PlanEnterprise}, PlanLimits{Perforce: true, AutoDeploy: true}},
-		{Organization{Plan: PlanEnterprise, MaxConcurrentBuilds: 3}, PlanLimits{ConcurrentBuilds: 3, Perforce: true, AutoDeploy: true}},
+		{Organization{Plan: PlanFree}, PlanLimits{BuildMinutesPerMonth: 300, ConcurrentBuilds: 1, Projects: 1, LiveConnections: 20}},
+		{Organization{Plan: PlanPro, MaxConcurrentBuilds: 9}, PlanLimits{Perforce: true, AutoDeploy: true, LiveConnections: 200}}, // only enterprise sets its own
+		{Organization{Plan: PlanEnterprise}, PlanLimits{Perforce: true, AutoDeploy: true, LiveConnections: 2000}},
+		{Organization{Plan: PlanEnterprise, MaxConcurrentBuilds: 3}, PlanLimits{ConcurrentBuilds: 3, Perforce: true, AutoDeploy: true, LiveConnections: 2000}},
 	}
 	for _, c := range cases {
 		if got := table.Limits(&c.org); got != c.want {
