@@ -56,7 +56,7 @@ type BuildSetting struct {
 	BuildType                string  `json:"buildType"`
 	Branch                   *string `json:"branch"`
 	StreamPath               *string `json:"streamPath"`
-	UEVersion                string  `json:"ueVersion"`
+	UEVersion                *string `json:"ueVersion"`
 	UprojectPath             string  `json:"uprojectPath"`
 	Trigger                  string  `json:"trigger"`
 	Schedule                 *string `json:"schedule"`

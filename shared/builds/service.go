@@ -32,6 +32,10 @@ type Service struct {
 	// Skips counts, and SkipEvents hears of, push and scheduled triggers skipped for the plan.
 	Skips      SkipStore
 	SkipEvents SkipEvents
+	// Engines lists the engine versions the build hosts provide: a build of a setting without
+	// ueVersion may take the newest, and one whose .uproject names a version none provides
+	// fails at once (nil: unknown, neither).
+	Engines EngineLister
 }
 
 // ServiceStore is what the service reads and writes itself.
@@ -43,6 +47,8 @@ type ServiceStore interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
 	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	// GetOrganization reads the organization's default engine version.
+	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -94,10 +100,14 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	if err := s.allow(ctx, req); err != nil {
 		return nil, false, err
 	}
+	engine, err := s.engine(ctx, st, pr)
+	if err != nil {
+		return nil, false, fmt.Errorf("trigger: %w", err)
+	}
 	b = &kiln.Build{
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
 		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType,
-		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
+		UEVersion: engine.Version, UEVersionSource: engine.Source, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
 		Changelist: req.Changelist, AgentPool: st.AgentPool, Clean: req.Clean,
 	}
 	b.RerunOf = req.RerunOf
@@ -120,6 +130,13 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		return nil, false, fmt.Errorf("trigger: %w", err)
 	}
 	s.Lifecycle.Created(ctx, b)
+	if engine.Problem != "" {
+		failed, err := s.Lifecycle.Fail(context.WithoutCancel(ctx), b.OrganizationID, b.ID, engine.Problem)
+		if err != nil {
+			return nil, false, fmt.Errorf("trigger: fail a build without an engine: %w", err)
+		}
+		return failed, true, nil
+	}
 	if err := s.supersede(ctx, b); err != nil {
 		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
@@ -131,6 +148,26 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		return nil, false, fmt.Errorf("trigger: start: %w", err)
 	}
 	return b, true, nil
+}
+
+// engine resolves the engine version of a build of st (ResolveEngine): the organization is read
+// only when neither the setting nor the .uproject names a version, the installed engines only
+// when they matter.
+func (s *Service) engine(ctx context.Context, st *kiln.BuildSetting, pr *kiln.Project) (EngineChoice, error) {
+	if st.UEVersion != "" {
+		return ResolveEngine(st, pr, nil, nil), nil
+	}
+	org, err := s.Store.GetOrganization(ctx, pr.OrganizationID)
+	if err != nil {
+		return EngineChoice{}, fmt.Errorf("read the organization's default engine: %w", err)
+	}
+	var installed []string
+	if s.Engines != nil {
+		if installed, err = s.Engines.Versions(ctx); err != nil {
+			return EngineChoice{}, fmt.Errorf("list the installed engines: %w", err)
+		}
+	}
+	return ResolveEngine(st, pr, org, installed), nil
 }
 
 // supersede moves the earlier pending or running builds of the same project, branch, platform

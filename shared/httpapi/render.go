@@ -51,7 +51,7 @@ func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 func renderBuildSetting(s *kiln.BuildSetting) api.BuildSetting {
 	return api.BuildSetting{
 		ID: s.ID, ProjectID: s.ProjectID, Platform: string(s.Platform), BuildType: string(s.BuildType),
-		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: s.UEVersion,
+		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: nullable(s.UEVersion),
 		UprojectPath: s.UprojectPath, Trigger: string(s.Trigger), Schedule: nullable(s.Schedule),
 		NotifyOnComplete: s.NotifyOnComplete, AutoDeploy: s.AutoDeploy, UploadBuildURL: nullable(s.UploadBuildURL),
 		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0, TimeoutMinutes: nullable(s.TimeoutMinutes), AgentPool: nullable(s.AgentPool),

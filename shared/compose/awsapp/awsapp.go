@@ -215,7 +215,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		return nil, err
 	}
 	parts := core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: githubClient(gh), Workflow: workflow,
-		DeliveryWaker: QueueWaker(queue, logger), Logger: logger}
+		DeliveryWaker: QueueWaker(queue, logger), Logger: logger, Engines: cfg.Engines}
 	if ends, ok := beats.(builds.Ended); ok {
 		parts.Ended = ends // a build that ends here (an agent's report, a cancel) answers its task token
 	}

@@ -52,8 +52,11 @@ type Parts struct {
 	DeliveryWaker builds.Waker
 	// Ended hears of every build that ended (in AWS: answers the task token of the state that
 	// waits for an agent's build). Nil: nobody.
-	Ended  builds.Ended
-	Logger *slog.Logger
+	Ended builds.Ended
+	// Engines lists the engine versions the build hosts provide, for builds of settings without
+	// ueVersion (nil: unknown).
+	Engines builds.EngineLister
+	Logger  *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -169,7 +172,7 @@ func New(p Parts, s Settings) (*Core, error) {
 	c.AutoDeployer.Lifecycle = c.Lifecycle
 	c.Builds = &builds.Service{
 		Store: p.Store, Lifecycle: c.Lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
-		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks,
+		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks, Engines: p.Engines,
 	}
 	return c, nil
 }

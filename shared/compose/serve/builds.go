@@ -83,7 +83,8 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 	if err != nil {
 		return nil, err
 	}
-	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger}, coreSettings(cfg))
+	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger,
+		Engines: engines.Dir{Path: cfg.Engines}}, coreSettings(cfg))
 	if err != nil {
 		return nil, err
 	}
