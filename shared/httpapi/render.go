@@ -71,7 +71,7 @@ func renderBuild(b *kiln.Build) api.Build {
 		ID: b.ID, Number: nullable(b.Number), ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Status: string(b.Status),
 		Platform: string(b.Platform), BuildType: string(b.BuildType), Branch: b.Branch,
 		Commit: nullable(b.Commit), CommitMessage: nullable(b.CommitMessage), Changelist: nullable(b.Changelist),
-		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),
+		UEVersion: b.UEVersion, UEVersionSource: nullable(string(b.UEVersionSource)), TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),
 		StartedAt: optionalTimestamp(b.StartedAt), FinishedAt: optionalTimestamp(b.FinishedAt),
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
 		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),

@@ -132,6 +132,7 @@ func New(p Parts, s Settings) (*Core, error) {
 	c.Plans = &plans.Plans{Store: p.Store, Table: s.Plans, Now: p.Now}
 	c.Webhooks = &webhooks.Sender{
 		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject), PublicURL: s.PublicURL,
+		Stamp:  httpapi.StampArtifactURL(p.Store.GetArtifact, downloadSigner(p.Keys, s.PublicURL)),
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 	}
 	c.AutoDeployer = &builds.AutoDeployer{
