@@ -36,6 +36,15 @@ type Service struct {
 	// ueVersion may take the newest, and one whose .uproject names a version none provides
 	// fails at once (nil: unknown, neither).
 	Engines EngineLister
+	// Commits resolves an abbreviated commit override of a GitHub project to its full sha (nil:
+	// abbreviations are kept as given).
+	Commits CommitResolver
+}
+
+// CommitResolver turns an abbreviated commit sha of a GitHub project into the full sha; a
+// prefix naming no commit, or several, is validation_failed on commit (github.Client).
+type CommitResolver interface {
+	ProjectCommit(ctx context.Context, p *kiln.Project, prefix string) (string, error)
 }
 
 // ServiceStore is what the service reads and writes itself.
@@ -96,6 +105,13 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 	st, pr := req.Setting, req.Project
 	if req.ClientKey.Key != "" {
 		req.IdempotencyKey, req.Fingerprint = clientIdempotency(req)
+	}
+	if len(req.Commit) < 40 && req.Commit != "" && pr.SourceControl == kiln.SourceGitHub && s.Commits != nil {
+		full, err := s.Commits.ProjectCommit(ctx, pr, req.Commit)
+		if err != nil {
+			return nil, false, fmt.Errorf("trigger: %w", err)
+		}
+		req.Commit = full
 	}
 	if err := s.allow(ctx, req); err != nil {
 		return nil, false, err

@@ -175,6 +175,9 @@ func New(p Parts, s Settings) (*Core, error) {
 		Store: p.Store, Lifecycle: c.Lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
 		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks, Engines: p.Engines,
 	}
+	if p.GitHub != nil {
+		c.Builds.Commits = p.GitHub
+	}
 	return c, nil
 }
 
