@@ -27,15 +27,15 @@ type webhookBody struct {
 	ID string `json:"id"`
 	// Format is kiln, slack or discord; a chat webhook's url is shown masked (its URL is the
 	// secret).
-	Format    string   `json:"format"`
-	URL       string   `json:"url"`
-	Events    []string `json:"events"`
-	Active    bool     `json:"active"`
+	Format string   `json:"format"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Active bool     `json:"active"`
 	// SignatureHeader is the extra header the signature is also sent under, null for none.
 	SignatureHeader *string `json:"signatureHeader"`
 	Secret          string  `json:"secret,omitempty"`
-	CreatedAt string   `json:"createdAt"`
-	UpdatedAt string   `json:"updatedAt"`
+	CreatedAt       string  `json:"createdAt"`
+	UpdatedAt       string  `json:"updatedAt"`
 }
 
 func renderWebhook(h *kiln.Webhook) webhookBody {
