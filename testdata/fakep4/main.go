@@ -2,7 +2,7 @@
 // kiln's tests (shared/perforce) run instead of a real client and server.
 //
 // It parses p4's global options (-ztag, -Mj, -p, -u, -c) and the commands kiln uses (info,
-// login -s, trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
+// login -s, login -a -p (a password on stdin, see state.Passwords), trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
 // describe -s, client -i, sync), reads the server it pretends to be from the JSON file named by
 // FAKEP4_STATE (see state) and answers as a real client and server do: with -ztag -Mj one JSON
 // object a line, records of string fields and messages ({"data","generic","severity"}); with
@@ -24,9 +24,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,9 +45,18 @@ type state struct {
 	Fingerprint string            `json:"fingerprint"`
 	Users       map[string]string `json:"users"` // user -> valid ticket
 	Expired     bool              `json:"expired"`
-	Streams     []string          `json:"streams"`
-	Files       map[string]string `json:"files"` // depot file -> content
-	Changes     []change          `json:"changes"`
+	// Passwords are the users' passwords: `login -a -p` with the right one on stdin issues a new
+	// ticket (it becomes the user's in Users, written back to the state file) and prints it.
+	Passwords map[string]string `json:"passwords"`
+	// ExpiredTickets are tickets the server says have expired ("Your session has expired").
+	ExpiredTickets []string `json:"expiredTickets"`
+	// TicketLifetime is the seconds `login -s` says a ticket has left (default 43200).
+	TicketLifetime int `json:"ticketLifetime"`
+	// Logins counts the logins made, written back to the state file.
+	Logins  int               `json:"logins"`
+	Streams []string          `json:"streams"`
+	Files   map[string]string `json:"files"` // depot file -> content
+	Changes []change          `json:"changes"`
 	// Hang makes every call start a child `sleep 300`, write its pid to ChildPIDFile and sleep.
 	Hang         bool   `json:"hang"`
 	ChildPIDFile string `json:"childPidFile"`
@@ -154,19 +165,26 @@ func run(args []string) int {
 		out.rec("userName", user, "serverAddress", addr, "serverVersion", "P4D/LINUX26X86_64/2024.1/2596294 (2024/05/06)", "serverLicense", "none")
 		return out.flush()
 	}
+	if cmd == "login" && len(cargs) == 2 && cargs[0] == "-a" && cargs[1] == "-p" {
+		return login(st, stateFile, user, out)
+	}
 	ticket, ok := st.Users[user]
 	if !ok || ticket == "" || os.Getenv("P4PASSWD") != ticket {
 		return out.fail(sevFailed, evConfig, "Perforce password (P4PASSWD) invalid or unset.")
 	}
-	if st.Expired {
+	if st.Expired || slices.Contains(st.ExpiredTickets, ticket) {
 		return out.fail(sevFailed, evConfig, "Your session has expired, please login again.")
 	}
 	switch cmd {
 	case "login":
 		if len(cargs) != 1 || cargs[0] != "-s" {
-			return fail("fakep4: only login -s")
+			return fail("fakep4: only login -s and login -a -p")
 		}
-		out.rec("User", user, "TicketExpiration", "43200")
+		lifetime := st.TicketLifetime
+		if lifetime == 0 {
+			lifetime = 43200
+		}
+		out.rec("User", user, "TicketExpiration", strconv.Itoa(lifetime))
 	case "streams":
 		for _, s := range st.Streams {
 			if len(cargs) == 0 || match(cargs[len(cargs)-1], s) {
@@ -254,6 +272,36 @@ func run(args []string) int {
 		return out.fail(sevFailed, evUsage, "Unknown command.  Try 'p4 help' for info.")
 	}
 	return out.flush()
+}
+
+// login is `p4 login -a -p`: the password is read from stdin (as p4 reads it when stdin is not a
+// terminal, after its prompt); the right one issues a new ticket, valid from any host, printed
+// on its own line. P4PASSWD must not be what logs in.
+func login(st state, stateFile, user string, out *output) int {
+	raw, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return fail("fakep4: read password: %v", err)
+	}
+	password := strings.TrimRight(string(raw), "\r\n")
+	want, ok := st.Passwords[user]
+	if !ok || want == "" || password != want {
+		return out.fail(sevFailed, evConfig, "Password invalid.")
+	}
+	st.Logins++
+	ticket := fmt.Sprintf("%032X", st.Logins*7919+len(user))
+	if st.Users == nil {
+		st.Users = map[string]string{}
+	}
+	st.Users[user] = ticket
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err == nil {
+		err = os.WriteFile(stateFile, b, 0o600)
+	}
+	if err != nil {
+		return fail("fakep4: save state: %v", err)
+	}
+	fmt.Print("Enter password: \n" + ticket + "\n")
+	return 0
 }
 
 type changedFile struct{ name, action string }
