@@ -105,7 +105,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 		return nil, err
 	}
 	if p.SourceControl == kiln.SourcePerforce {
-		job.Perforce, job.Failure, err = s.perforceJob(org)
+		job.Perforce, job.Failure, err = s.perforceJob(ctx, org)
 	} else {
 		job.Git, job.Failure, err = s.gitJob(ctx, org, p)
 	}
@@ -145,7 +145,7 @@ func (s *Server) gitJob(ctx context.Context, org *kiln.Organization, p *kiln.Pro
 // perforceJob hands on the organization's saved Perforce login. Perforce has no way to mint a
 // ticket for one build without the user's password, so the saved ticket itself goes to the host
 // (docs/hosts.md says so); it lives as long as the customer made it.
-func (s *Server) perforceJob(org *kiln.Organization) (*PerforceJob, string, error) {
+func (s *Server) perforceJob(ctx context.Context, org *kiln.Organization) (*PerforceJob, string, error) {
 	if s.OpenSealed == nil {
 		return nil, "Perforce is not available to build hosts of this service", nil
 	}
@@ -155,6 +155,14 @@ func (s *Server) perforceJob(org *kiln.Organization) (*PerforceJob, string, erro
 	}
 	if err != nil {
 		return nil, "", err
+	}
+	if cr.Password != "" && s.RenewPerforce != nil {
+		// A ticket kiln logs in for: renewed here when it is due, before a host is given it.
+		c, err := s.RenewPerforce.Connect(ctx, org)
+		if err != nil {
+			return nil, fmt.Sprintf("cannot log in to the organization's Perforce server: %s", kiln.ErrorMessage(err)), nil
+		}
+		cr.Ticket = c.CurrentTicket()
 	}
 	return &PerforceJob{ServerURL: cr.ServerURL, UserName: cr.UserName, Ticket: cr.Ticket, Fingerprint: cr.Fingerprint}, "", nil
 }

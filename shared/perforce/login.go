@@ -22,6 +22,10 @@ func (c *Client) ticket() string {
 	return c.Ticket
 }
 
+// CurrentTicket is the ticket the client uses now (a login may have replaced the one it was
+// given).
+func (c *Client) CurrentTicket() string { return c.ticket() }
+
 // redact is the first line of a p4 error text with the ticket and the password replaced.
 func (c *Client) redact(s string) string {
 	if c.Password != "" {

@@ -27,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -230,5 +231,11 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
 	apiCfg.BufferedAnswers = true
 	api := httpapi.New(withGitHub(apiCfg, gh))
-	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, logger), nil
+	// Where this API runs p4 (kiln aws-local), it logs in with a saved Perforce password for
+	// the hosts' tickets; elsewhere hosts get the saved ticket.
+	var renew *perforce.Connector
+	if v, ok := p4.(*perforce.Verifier); ok && v != nil {
+		renew = &perforce.Connector{Verifier: v, Open: keys.Sealer().Open, Store: st, Seal: keys.Sealer().Seal, Logger: logger}
+	}
+	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, renew, logger), nil
 }

@@ -89,7 +89,8 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		return nil, err
 	}
 	lifecycle := c.Lifecycle
-	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open}}
+	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open,
+		Store: st, Seal: keys.Sealer().Seal, Logger: logger}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
 	}
