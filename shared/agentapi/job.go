@@ -157,8 +157,13 @@ func (s *Server) perforceJob(ctx context.Context, org *kiln.Organization) (*Perf
 		return nil, "", err
 	}
 	if cr.Password != "" && s.RenewPerforce != nil {
-		// A ticket kiln logs in for: renewed here when it is due, before a host is given it.
+		// A ticket kiln logs in for: renewed here when it is due, or expired, before a host is
+		// given it.
+		// login -s asks the server itself: a ticket it says expired is renewed now, not on the host.
 		c, err := s.RenewPerforce.Connect(ctx, org)
+		if err == nil {
+			err = c.LoginStatus(ctx)
+		}
 		if err != nil {
 			return nil, fmt.Sprintf("cannot log in to the organization's Perforce server: %s", kiln.ErrorMessage(err)), nil
 		}

@@ -1,0 +1,90 @@
+package dropin
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kilnbuild/kiln/shared/compose/e2e"
+)
+
+// TestPerforcePassword: the product's Perforce setup with a password instead of a ticket. kiln
+// logs in (p4 login -a -p), keeps the password sealed and never shows it, builds with its own
+// ticket, and when the server says that ticket expired, logs in again and builds on. A ticket and
+// a password both, or a wrong password, are refused and change nothing.
+func TestPerforcePassword(t *testing.T) { e2e.Both(t, perforcePassword) }
+
+func perforcePassword(t *testing.T, dep e2e.Deployment) {
+	const password = "hunter2-but-longer"
+	p4 := e2e.FakeP4(t, dep)
+	state := e2e.P4BuildState()
+	state["users"] = map[string]string{} // no ticket of the customer's: kiln logs in for one
+	state["passwords"] = map[string]string{"builder": password}
+	e2e.SetP4State(t, dep, p4, state)
+	w := e2e.NewWorld(t, dep, e2e.WithP4(p4))
+	base := "/organizations/" + w.OrgID + "/perforce"
+
+	e2e.WantError(t, w.Do(t, "PATCH", base, w.Token, map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder",
+		"ticket": e2e.P4Ticket, "password": password}), 400, "validation_failed")
+	e2e.WantError(t, w.Do(t, "PATCH", base, w.Token, map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder",
+		"password": "wrong"}), 400, "perforce_auth_failed")
+	if org := w.Do(t, "GET", "/organizations/"+w.OrgID, w.Token, nil); org.Body["perforce"] != nil {
+		t.Fatalf("refused credentials were saved: %s", org.Raw)
+	}
+
+	r := w.Do(t, "PATCH", base, w.Token, map[string]any{"serverUrl": "ssl:127.0.0.1:1666", "userName": "builder", "password": password})
+	if r.Status != 200 {
+		t.Fatalf("save a password: %d %s", r.Status, r.Raw)
+	}
+	pf, _ := r.Body["perforce"].(map[string]any)
+	if pf["authentication"] != "password" || pf["ticketSet"] != true || pf["ticketExpiresAt"] == nil {
+		t.Fatalf("saved credentials: %v", pf)
+	}
+	if contains(r.Raw, password) {
+		t.Fatal("the answer shows the password")
+	}
+
+	r = w.Do(t, "POST", "/projects/add-perforce", w.Token, map[string]any{
+		"name": "Shooter", "depot": "//game/main", "streamPath": "//game/main", "uprojectPath": "Shooter/Shooter.uproject"})
+	if r.Status != 201 {
+		t.Fatalf("add-perforce: %d %s", r.Status, r.Raw)
+	}
+	pid := e2e.Field(t, r.Body, "id")
+	body := documentedSetting("manual")
+	delete(body, "branch")
+	body["streamPath"] = "//game/main"
+	sid := createSetting(t, w, pid, body)["id"].(string)
+	b := w.WaitEnded(t, w.Trigger(t, pid, sid, `{"changelist": "11"}`))
+	if b["status"] != "complete" || b["changelist"] != "11" {
+		t.Fatalf("build with kiln's ticket: %v (%v)\n%s", b["status"], b["failureReason"], w.LogText(t, b["id"].(string)))
+	}
+
+	// The server now says kiln's ticket expired: kiln logs in again and the build goes on.
+	current := readP4State(t, p4)
+	ticket := current["users"].(map[string]any)["builder"].(string)
+	current["expiredTickets"] = []string{ticket}
+	e2e.SetP4State(t, dep, p4, current)
+	b = w.WaitEnded(t, w.Trigger(t, pid, sid, `{"changelist": "10"}`))
+	if b["status"] != "complete" || b["changelist"] != "10" {
+		t.Fatalf("build after the ticket expired: %v (%v)\n%s", b["status"], b["failureReason"], w.LogText(t, b["id"].(string)))
+	}
+	if after := readP4State(t, p4); after["users"].(map[string]any)["builder"] == ticket {
+		t.Fatal("kiln did not log in again")
+	}
+}
+
+func readP4State(t *testing.T, p4 string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(p4 + ".state.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
