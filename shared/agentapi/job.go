@@ -94,7 +94,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	job.Project = JobProject{ID: p.ID, Name: p.Name, SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, StreamPath: p.StreamPath}
+	job.Project = JobProject{ID: p.ID, Name: p.Name, SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, StreamPath: p.StreamPath, DepotPath: p.DepotPath}
 	job.UprojectPath = st.UprojectPath
 	if job.UprojectPath == "" {
 		job.UprojectPath = p.UprojectPath

@@ -19,6 +19,7 @@ type Project struct {
 	DefaultBranch  *string        `json:"defaultBranch"`
 	Depot          *string        `json:"depot"`
 	StreamPath     *string        `json:"streamPath"`
+	DepotPath      *string        `json:"depotPath"`
 	UprojectPath   string         `json:"uprojectPath"`
 	Uproject       *Uproject      `json:"uproject"`
 	BuildSettings  []BuildSetting `json:"buildSettings"`

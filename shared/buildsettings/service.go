@@ -85,6 +85,9 @@ func (s *Service) Create(ctx context.Context, org *kiln.Organization, pr *kiln.P
 	if d.NotifyOnComplete != nil {
 		st.NotifyOnComplete = *d.NotifyOnComplete
 	}
+	if pr.DepotPath != "" {
+		st.StreamPath = pr.StreamPath // a classic depot project's path root, unless the fields say otherwise
+	}
 	if err := s.merge(st, f, pr.SourceControl); err != nil {
 		return nil, err
 	}

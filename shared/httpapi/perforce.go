@@ -15,7 +15,7 @@ import (
 // PerforceVerifier checks Perforce credentials with the server before they are saved.
 type PerforceVerifier interface {
 	Verify(ctx context.Context, orgID string, in perforce.Login, knownFingerprint string) (perforce.Verified, error)
-	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream, uprojectPath string,
+	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream string, classic bool, uprojectPath string,
 		parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error)
 	// Forget removes what kiln keeps for the organization's server besides the credentials
 	// (trusted fingerprints).

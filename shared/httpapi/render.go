@@ -29,6 +29,15 @@ func renderProjectItem(p *kiln.Project) api.ProjectItem {
 		CreatedAt: timestamp(p.CreatedAt)}
 }
 
+// streamOf is a Perforce project's stream, "" for one on a classic depot path (its depotPath says
+// where it builds).
+func streamOf(p *kiln.Project) string {
+	if p.DepotPath != "" {
+		return ""
+	}
+	return p.StreamPath
+}
+
 func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 	b := api.Project{
 		ProjectItem:    renderProjectItem(p),
@@ -36,7 +45,8 @@ func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 		InstallationID: nullable(p.InstallationID),
 		DefaultBranch:  nullable(p.DefaultBranch),
 		Depot:          nullable(p.Depot),
-		StreamPath:     nullable(p.StreamPath),
+		StreamPath:     nullable(streamOf(p)),
+		DepotPath:      nullable(p.DepotPath),
 		UprojectPath:   p.UprojectPath,
 		Uproject:       renderUproject(p.Uproject),
 		BuildSettings:  make([]api.BuildSetting, 0, len(settings)),

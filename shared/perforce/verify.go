@@ -174,19 +174,30 @@ func asKiln(err error) error {
 	}
 }
 
-// ReadProject checks that the stream exists and reads its .uproject: the one at uprojectPath
-// (relative to the stream), or the only one up to depth 3. parse reads the file's JSON.
-func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials, stream, uprojectPath string,
+// ReadProject checks that the stream exists (for a classic depot path, that the depot directory
+// holds files) and reads its .uproject: the one at uprojectPath (relative to the stream or
+// directory), or the only one up to depth 3. parse reads the file's JSON.
+func (v *Verifier) ReadProject(ctx context.Context, orgID string, cr Credentials, stream string, classic bool, uprojectPath string,
 	parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error) {
 	c, err := v.Open(ctx, orgID, cr)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := c.StreamExists(ctx, stream)
+	var ok bool
+	if classic {
+		var dirs []string
+		dirs, err = c.Dirs(ctx, stream)
+		ok = len(dirs) > 0
+	} else {
+		ok, err = c.StreamExists(ctx, stream)
+	}
 	if err != nil {
 		return nil, asKiln(err)
 	}
-	if !ok {
+	switch {
+	case !ok && classic:
+		return nil, kiln.FieldError(kiln.EValidation, "no such depot path on the Perforce server", "depotPath", "no files under it")
+	case !ok:
 		return nil, kiln.FieldError(kiln.EValidation, "no such stream on the Perforce server", "streamPath", "no such stream")
 	}
 	if uprojectPath == "" {

@@ -9,16 +9,18 @@ import (
 	"github.com/kilnbuild/kiln/shared/compose/e2e"
 )
 
-// TestPerforcePassword: the product's Perforce setup with a password instead of a ticket. kiln
-// logs in (p4 login -a -p), keeps the password sealed and never shows it, builds with its own
-// ticket, and when the server says that ticket expired, logs in again and builds on. A ticket and
-// a password both, or a wrong password, are refused and change nothing.
+// TestPerforcePassword: the product's Perforce setup with a password instead of a ticket, on a
+// classic depot path (//depot/Game/...) instead of a stream. kiln logs in (p4 login -a -p), keeps
+// the password sealed and never shows it, builds the depot path through its own client view with
+// its own ticket, and when the server says that ticket expired, logs in again and builds on. A
+// ticket and a password both, a wrong password, or a stream and a depot path both, are refused
+// and change nothing.
 func TestPerforcePassword(t *testing.T) { e2e.Both(t, perforcePassword) }
 
 func perforcePassword(t *testing.T, dep e2e.Deployment) {
 	const password = "hunter2-but-longer"
 	p4 := e2e.FakeP4(t, dep)
-	state := e2e.P4BuildState()
+	state := classicDepot(e2e.P4BuildState())
 	state["users"] = map[string]string{} // no ticket of the customer's: kiln logs in for one
 	state["passwords"] = map[string]string{"builder": password}
 	e2e.SetP4State(t, dep, p4, state)
@@ -45,19 +47,26 @@ func perforcePassword(t *testing.T, dep e2e.Deployment) {
 		t.Fatal("the answer shows the password")
 	}
 
-	r = w.Do(t, "POST", "/projects/add-perforce", w.Token, map[string]any{
-		"name": "Shooter", "depot": "//game/main", "streamPath": "//game/main", "uprojectPath": "Shooter/Shooter.uproject"})
-	if r.Status != 201 {
-		t.Fatalf("add-perforce: %d %s", r.Status, r.Raw)
+	e2e.WantError(t, w.Do(t, "POST", "/projects/add-perforce", w.Token, map[string]any{
+		"name": "Shooter", "depotPath": "//depot/Game/...", "streamPath": "//depot/Game"}), 400, "validation_failed")
+	e2e.WantError(t, w.Do(t, "POST", "/projects/add-perforce", w.Token, map[string]any{
+		"name": "Shooter", "depotPath": "//depot/Nothing/..."}), 400, "validation_failed")
+	// The documentation's project: a depot path, //depot/MyGame/... there.
+	r = w.Do(t, "POST", "/projects/add-perforce", w.Token, map[string]any{"name": "Shooter", "depotPath": "//depot/Game/..."})
+	if r.Status != 201 || r.Body["depotPath"] != "//depot/Game/..." || r.Body["streamPath"] != nil || r.Body["uprojectPath"] != "Shooter/Shooter.uproject" {
+		t.Fatalf("add-perforce on a depot path: %d %s", r.Status, r.Raw)
 	}
 	pid := e2e.Field(t, r.Body, "id")
 	body := documentedSetting("manual")
 	delete(body, "branch")
-	body["streamPath"] = "//game/main"
-	sid := createSetting(t, w, pid, body)["id"].(string)
-	b := w.WaitEnded(t, w.Trigger(t, pid, sid, `{"changelist": "11"}`))
-	if b["status"] != "complete" || b["changelist"] != "11" {
-		t.Fatalf("build with kiln's ticket: %v (%v)\n%s", b["status"], b["failureReason"], w.LogText(t, b["id"].(string)))
+	st := createSetting(t, w, pid, body)
+	if st["streamPath"] != "//depot/Game" {
+		t.Fatalf("a depot project's setting builds %v, want the path's root", st["streamPath"])
+	}
+	sid := st["id"].(string)
+	b := w.WaitEnded(t, w.Trigger(t, pid, sid, "{}"))
+	if b["status"] != "complete" || b["changelist"] != "11" || b["branch"] != "//depot/Game" {
+		t.Fatalf("build with kiln's ticket: %v %v (%v)\n%s", b["status"], b["changelist"], b["failureReason"], w.LogText(t, b["id"].(string)))
 	}
 
 	// The server now says kiln's ticket expired: kiln logs in again and the build goes on.
@@ -72,6 +81,26 @@ func perforcePassword(t *testing.T, dep e2e.Deployment) {
 	if after := readP4State(t, p4); after["users"].(map[string]any)["builder"] == ticket {
 		t.Fatal("kiln did not log in again")
 	}
+}
+
+// classicDepot moves the build state's game from the stream //game/main to the classic depot
+// path //depot/Game, with no streams at all.
+func classicDepot(state map[string]any) map[string]any {
+	move := func(p string) string { return strings.Replace(p, "//game/main", "//depot/Game", 1) }
+	files := map[string]string{}
+	for f, c := range state["files"].(map[string]string) {
+		files[move(f)] = c
+	}
+	state["files"], state["streams"] = files, []string{}
+	for _, ch := range state["changes"].([]map[string]any) {
+		ch["path"] = move(ch["path"].(string))
+		moved := map[string]string{}
+		for f, c := range ch["files"].(map[string]string) {
+			moved[move(f)] = c
+		}
+		ch["files"] = moved
+	}
+	return state
 }
 
 func readP4State(t *testing.T, p4 string) map[string]any {

@@ -6,3 +6,5 @@ ALTER TABLE webhooks ADD COLUMN signature_header TEXT NOT NULL DEFAULT '';
 -- ticket kiln logged in for expires (0: a ticket given by the customer).
 ALTER TABLE organizations ADD COLUMN perforce_password BLOB;
 ALTER TABLE organizations ADD COLUMN perforce_ticket_expires_at INTEGER NOT NULL DEFAULT 0;
+-- A Perforce project on a classic depot path (//depot/Game/...) instead of a stream ('' for one).
+ALTER TABLE projects ADD COLUMN depot_path TEXT NOT NULL DEFAULT '';
