@@ -81,6 +81,23 @@ func perforcePassword(t *testing.T, dep e2e.Deployment) {
 	if after := readP4State(t, p4); after["users"].(map[string]any)["builder"] == ticket {
 		t.Fatal("kiln did not log in again")
 	}
+
+	// A submit trigger builds the depot path's push settings, named by its root.
+	push := documentedSetting("push")
+	delete(push, "branch")
+	pushID := createSetting(t, w, pid, push)["id"].(string)
+	tok := w.Do(t, "POST", "/organizations/"+w.OrgID+"/perforce/trigger-tokens", w.Token, map[string]any{"name": "helix"})
+	if tok.Status != 201 {
+		t.Fatalf("trigger token: %d %s", tok.Status, tok.Raw)
+	}
+	sub := w.Do(t, "POST", "/webhooks/perforce", e2e.Field(t, tok.Body, "token"), map[string]any{"stream": "//depot/Game", "changelist": "10"})
+	started, _ := sub.Body["builds"].([]any)
+	if sub.Status != 202 || len(started) != 1 {
+		t.Fatalf("submit on the depot path: %d %s", sub.Status, sub.Raw)
+	}
+	if b := w.WaitEnded(t, started[0].(string)); b["status"] != "complete" || b["buildSettingId"] != pushID || b["changelist"] != "10" {
+		t.Fatalf("submit build: %v %v (%v)", b["status"], b["changelist"], b["failureReason"])
+	}
 }
 
 // classicDepot moves the build state's game from the stream //game/main to the classic depot
