@@ -134,21 +134,7 @@ func (s *Server) applyWebhook(f webhookFields, h *kiln.Webhook, creating bool) e
 		}
 		h.Active = f.Active.Value
 	}
-	if f.SignatureHeader.Set {
-		name := strings.TrimSpace(f.SignatureHeader.Value)
-		switch {
-		case name == "":
-			h.SignatureHeader = ""
-		case format.Chat():
-			errs.Add("signatureHeader", "applies to kiln webhooks only: chat messages are not signed")
-		default:
-			if problem := webhooks.CheckSignatureHeader(name); problem != "" {
-				errs.Add("signatureHeader", problem)
-			} else {
-				h.SignatureHeader = name
-			}
-		}
-	}
+	applySignatureHeader(f.SignatureHeader, h, format, errs)
 	if format.Chat() {
 		if len(h.Secret) == 0 && !f.URL.Set {
 			errs.Add("url", "is required: the "+string(format)+" incoming-webhook URL")
