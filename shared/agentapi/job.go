@@ -144,7 +144,8 @@ func (s *Server) gitJob(ctx context.Context, org *kiln.Organization, p *kiln.Pro
 
 // perforceJob hands on the organization's saved Perforce login. Perforce has no way to mint a
 // ticket for one build without the user's password, so the saved ticket itself goes to the host
-// (docs/hosts.md says so); it lives as long as the customer made it.
+// (docs/hosts.md says so); it lives as long as the customer made it. With a saved password the
+// host gets kiln's own ticket, renewed first (RenewPerforce), never the password.
 func (s *Server) perforceJob(ctx context.Context, org *kiln.Organization) (*PerforceJob, string, error) {
 	if s.OpenSealed == nil {
 		return nil, "Perforce is not available to build hosts of this service", nil
