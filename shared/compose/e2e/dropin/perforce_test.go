@@ -74,9 +74,18 @@ func perforcePassword(t *testing.T, dep e2e.Deployment) {
 	ticket := current["users"].(map[string]any)["builder"].(string)
 	current["expiredTickets"] = []string{ticket}
 	e2e.SetP4State(t, dep, p4, current)
+	first := b["id"].(string)
 	b = w.WaitEnded(t, w.Trigger(t, pid, sid, `{"changelist": "10"}`))
 	if b["status"] != "complete" || b["changelist"] != "10" {
 		t.Fatalf("build after the ticket expired: %v (%v)\n%s", b["status"], b["failureReason"], w.LogText(t, b["id"].(string)))
+	}
+	// As for a stream: the second build starts warm from the first's cache, and the size report
+	// compares the two.
+	if c, _ := b["cache"].(map[string]any); c["state"] != "warm" || c["fromBuildId"] != first {
+		t.Fatalf("the second build of the depot path: cache %v, want warm from %s", b["cache"], first)
+	}
+	if r := w.Do(t, "GET", "/builds/"+b["id"].(string)+"/size-diff?base="+first, w.Token, nil); r.Status != 200 {
+		t.Fatalf("size-diff: %d %s", r.Status, r.Raw)
 	}
 	if after := readP4State(t, p4); after["users"].(map[string]any)["builder"] == ticket {
 		t.Fatal("kiln did not log in again")
