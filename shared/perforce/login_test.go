@@ -130,3 +130,28 @@ func TestRenewIfDue(t *testing.T) {
 		})
 	}
 }
+
+// login -s's TicketExpiration (-ztag -Mj) is read as seconds; anything else is an error, so a
+// login whose expiry cannot be known is not saved.
+func TestTicketExpiry(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		lifetime int
+		want     time.Duration
+		ok       bool
+	}{
+		{"twelve hours", 43200, 12 * time.Hour, true},
+		{"one second", 1, time.Second, true},
+		{"negative", -5, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := passwordState(false)
+			st.TicketLifetime = tt.lifetime
+			c, _ := trusted(t, st)
+			got, err := c.TicketExpiry(t.Context())
+			if (err == nil) != tt.ok || got != tt.want {
+				t.Fatalf("TicketExpiry = %v, %v; want %v (ok %v)", got, err, tt.want, tt.ok)
+			}
+		})
+	}
+}
