@@ -100,7 +100,10 @@ func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 // project, branch, platform and build type, and hands the build to the workflow. created is
 // false when an idempotency key returned an earlier build. Once the organization's build minutes
 // are used up it starts nothing and answers plan_limit_reached: a push or scheduled trigger is
-// then recorded as skipped (see allow).
+// then recorded as skipped (see allow). An abbreviated commit override is resolved to the full
+// sha first (Commits; none or several is validation_failed on commit). The build's engine
+// version is resolved (ResolveEngine); one its .uproject names that no build host provides
+// fails the build at once, with a reason naming both.
 func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Build, created bool, err error) {
 	st, pr := req.Setting, req.Project
 	if req.ClientKey.Key != "" {
