@@ -126,7 +126,11 @@ func printSettings(w io.Writer, list []namedSetting) error {
 		if b := s.LastBuild; b != nil {
 			last = fmt.Sprintf("%s %s %s", buildName(b.ID, b.Number), b.Status, b.CreatedAt)
 		}
-		rows = append(rows, []string{s.ID, s.Project, s.Name, s.Ref(), "UE " + s.UEVersion, trigger, last})
+		engine := "UE (from the .uproject)"
+		if s.UEVersion != nil {
+			engine = "UE " + *s.UEVersion
+		}
+		rows = append(rows, []string{s.ID, s.Project, s.Name, s.Ref(), engine, trigger, last})
 	}
 	return printTable(w, []string{"ID", "PROJECT", "NAME", "BRANCH/STREAM", "ENGINE", "TRIGGER", "LAST BUILD"}, rows)
 }

@@ -94,7 +94,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	job.Project = JobProject{ID: p.ID, Name: p.Name, SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, StreamPath: p.StreamPath}
+	job.Project = JobProject{ID: p.ID, Name: p.Name, SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, StreamPath: p.StreamPath, DepotPath: p.DepotPath}
 	job.UprojectPath = st.UprojectPath
 	if job.UprojectPath == "" {
 		job.UprojectPath = p.UprojectPath
@@ -105,7 +105,7 @@ func (s *Server) job(ctx context.Context, b *kiln.Build) (*Job, error) {
 		return nil, err
 	}
 	if p.SourceControl == kiln.SourcePerforce {
-		job.Perforce, job.Failure, err = s.perforceJob(org)
+		job.Perforce, job.Failure, err = s.perforceJob(ctx, org)
 	} else {
 		job.Git, job.Failure, err = s.gitJob(ctx, org, p)
 	}
@@ -144,8 +144,9 @@ func (s *Server) gitJob(ctx context.Context, org *kiln.Organization, p *kiln.Pro
 
 // perforceJob hands on the organization's saved Perforce login. Perforce has no way to mint a
 // ticket for one build without the user's password, so the saved ticket itself goes to the host
-// (docs/hosts.md says so); it lives as long as the customer made it.
-func (s *Server) perforceJob(org *kiln.Organization) (*PerforceJob, string, error) {
+// (docs/hosts.md says so); it lives as long as the customer made it. With a saved password the
+// host gets kiln's own ticket, renewed first (RenewPerforce), never the password.
+func (s *Server) perforceJob(ctx context.Context, org *kiln.Organization) (*PerforceJob, string, error) {
 	if s.OpenSealed == nil {
 		return nil, "Perforce is not available to build hosts of this service", nil
 	}
@@ -155,6 +156,19 @@ func (s *Server) perforceJob(org *kiln.Organization) (*PerforceJob, string, erro
 	}
 	if err != nil {
 		return nil, "", err
+	}
+	if cr.Password != "" && s.RenewPerforce != nil {
+		// A ticket kiln logs in for: renewed here when it is due, or expired, before a host is
+		// given it.
+		// login -s asks the server itself: a ticket it says expired is renewed now, not on the host.
+		c, err := s.RenewPerforce.Connect(ctx, org)
+		if err == nil {
+			err = c.LoginStatus(ctx)
+		}
+		if err != nil {
+			return nil, fmt.Sprintf("cannot log in to the organization's Perforce server: %s", kiln.ErrorMessage(err)), nil
+		}
+		cr.Ticket = c.CurrentTicket()
 	}
 	return &PerforceJob{ServerURL: cr.ServerURL, UserName: cr.UserName, Ticket: cr.Ticket, Fingerprint: cr.Fingerprint}, "", nil
 }

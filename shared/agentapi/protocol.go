@@ -86,6 +86,8 @@ type JobProject struct {
 	SourceControl string `json:"sourceControl"`
 	RepoLink      string `json:"repoLink"`
 	StreamPath    string `json:"streamPath"`
+	// DepotPath is set for a project on a classic depot path (//depot/Game/...).
+	DepotPath string `json:"depotPath,omitempty"`
 }
 
 // GitJob is how the host clones a GitHub repository: an installation token of the build's own,

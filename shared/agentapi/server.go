@@ -84,6 +84,9 @@ type Server struct {
 	DiskRoom func(ctx context.Context) (int64, error)
 	// OpenSealed opens the organizations' sealed Perforce tickets (keyring.Sealer.Open).
 	OpenSealed perforce.OpenFunc
+	// RenewPerforce, when set, logs in with an organization's saved Perforce password for a fresh
+	// ticket before a host is given one (nil: hosts get the saved ticket as it is).
+	RenewPerforce *perforce.Connector
 	// TimeLimit is the service's build time limit (a setting may lower it; 0: none), MaxLogLines
 	// the most lines a build's log keeps (0: builds' default), ArtifactMax the largest artifact
 	// (0: no limit).

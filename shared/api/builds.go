@@ -5,17 +5,20 @@ type Build struct {
 	ID string `json:"id"`
 	// Number is the build's number in its project; null for a build from before builds were
 	// numbered.
-	Number           *int64  `json:"number"`
-	ProjectID        string  `json:"projectId"`
-	BuildSettingID   string  `json:"buildSettingId"`
-	Status           string  `json:"status"`
-	Platform         string  `json:"platform"`
-	BuildType        string  `json:"buildType"`
-	Branch           string  `json:"branch"`
-	Commit           *string `json:"commit"`
-	CommitMessage    *string `json:"commitMessage"`
-	Changelist       *string `json:"changelist"`
-	UEVersion        string  `json:"ueVersion"`
+	Number         *int64  `json:"number"`
+	ProjectID      string  `json:"projectId"`
+	BuildSettingID string  `json:"buildSettingId"`
+	Status         string  `json:"status"`
+	Platform       string  `json:"platform"`
+	BuildType      string  `json:"buildType"`
+	Branch         string  `json:"branch"`
+	Commit         *string `json:"commit"`
+	CommitMessage  *string `json:"commitMessage"`
+	Changelist     *string `json:"changelist"`
+	UEVersion      string  `json:"ueVersion"`
+	// UEVersionSource says why the build uses ueVersion: setting, uproject, organization or
+	// newest; null for a build from before it was recorded.
+	UEVersionSource  *string `json:"ueVersionSource"`
 	TriggeredBy      string  `json:"triggeredBy"`
 	CreatedAt        string  `json:"createdAt"`
 	StartedAt        *string `json:"startedAt"`
@@ -40,6 +43,20 @@ type Build struct {
 	Stages []BuildStage `json:"stages"`
 	// Progress is a running build's estimated progress, null without history to judge by.
 	Progress *Progress `json:"progress"`
+}
+
+// RerunAccepted is the answer to POST /builds/:id/rerun (202): the new build, with its id also as
+// buildId, as a trigger answers it.
+type RerunAccepted struct {
+	Build
+	BuildID string `json:"buildId"`
+}
+
+// WebhookBuild is the build in a webhook event's data: the build, and in build.complete a signed
+// 24-hour download URL of its artifact, fresh in every delivery (absent in other events).
+type WebhookBuild struct {
+	Build
+	ArtifactURL *string `json:"artifactUrl,omitempty"`
 }
 
 // BuildDetail is a build with its most recent log lines (GET /builds/:id, POST

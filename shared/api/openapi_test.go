@@ -39,6 +39,8 @@ var documented = []struct {
 	{"LogPage", api.LogPage{}, nil},
 	{"TriggerRequest", api.TriggerRequest{}, nil},
 	{"TriggerAccepted", api.TriggerAccepted{}, nil},
+	{"RerunAccepted", api.RerunAccepted{}, nil},
+	{"WebhookBuild", api.WebhookBuild{}, nil},
 	{"ProjectItem", api.ProjectItem{}, nil},
 	{"ProjectList", api.List[api.ProjectItem]{}, nil},
 	{"Project", api.Project{}, nil},

@@ -19,6 +19,7 @@ type Project struct {
 	DefaultBranch  *string        `json:"defaultBranch"`
 	Depot          *string        `json:"depot"`
 	StreamPath     *string        `json:"streamPath"`
+	DepotPath      *string        `json:"depotPath"`
 	UprojectPath   string         `json:"uprojectPath"`
 	Uproject       *Uproject      `json:"uproject"`
 	BuildSettings  []BuildSetting `json:"buildSettings"`
@@ -56,7 +57,7 @@ type BuildSetting struct {
 	BuildType                string  `json:"buildType"`
 	Branch                   *string `json:"branch"`
 	StreamPath               *string `json:"streamPath"`
-	UEVersion                string  `json:"ueVersion"`
+	UEVersion                *string `json:"ueVersion"`
 	UprojectPath             string  `json:"uprojectPath"`
 	Trigger                  string  `json:"trigger"`
 	Schedule                 *string `json:"schedule"`

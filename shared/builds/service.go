@@ -32,6 +32,19 @@ type Service struct {
 	// Skips counts, and SkipEvents hears of, push and scheduled triggers skipped for the plan.
 	Skips      SkipStore
 	SkipEvents SkipEvents
+	// Engines lists the engine versions the build hosts provide: a build of a setting without
+	// ueVersion may take the newest, and one whose .uproject names a version none provides
+	// fails at once (nil: unknown, neither).
+	Engines EngineLister
+	// Commits resolves an abbreviated commit override of a GitHub project to its full sha (nil:
+	// abbreviations are kept as given).
+	Commits CommitResolver
+}
+
+// CommitResolver turns an abbreviated commit sha of a GitHub project into the full sha; a
+// prefix naming no commit, or several, is validation_failed on commit (github.Client).
+type CommitResolver interface {
+	ProjectCommit(ctx context.Context, p *kiln.Project, prefix string) (string, error)
 }
 
 // ServiceStore is what the service reads and writes itself.
@@ -43,6 +56,8 @@ type ServiceStore interface {
 	GetBuild(ctx context.Context, orgID, id string) (*kiln.Build, error)
 	GetProject(ctx context.Context, orgID, id string) (*kiln.Project, error)
 	GetBuildSetting(ctx context.Context, orgID, projectID, id string) (*kiln.BuildSetting, error)
+	// GetOrganization reads the organization's default engine version.
+	GetOrganization(ctx context.Context, id string) (*kiln.Organization, error)
 }
 
 // TriggerRequest asks for a build of a setting.
@@ -85,19 +100,33 @@ func (s *Service) now() time.Time { return kiln.Now(s.Now) }
 // project, branch, platform and build type, and hands the build to the workflow. created is
 // false when an idempotency key returned an earlier build. Once the organization's build minutes
 // are used up it starts nothing and answers plan_limit_reached: a push or scheduled trigger is
-// then recorded as skipped (see allow).
+// then recorded as skipped (see allow). An abbreviated commit override is resolved to the full
+// sha first (Commits; none or several is validation_failed on commit). The build's engine
+// version is resolved (ResolveEngine); one its .uproject names that no build host provides
+// fails the build at once, with a reason naming both.
 func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Build, created bool, err error) {
 	st, pr := req.Setting, req.Project
 	if req.ClientKey.Key != "" {
 		req.IdempotencyKey, req.Fingerprint = clientIdempotency(req)
 	}
+	if len(req.Commit) < 40 && req.Commit != "" && pr.SourceControl == kiln.SourceGitHub && s.Commits != nil {
+		full, err := s.Commits.ProjectCommit(ctx, pr, req.Commit)
+		if err != nil {
+			return nil, false, fmt.Errorf("trigger: %w", err)
+		}
+		req.Commit = full
+	}
 	if err := s.allow(ctx, req); err != nil {
 		return nil, false, err
+	}
+	engine, err := s.engine(ctx, st, pr)
+	if err != nil {
+		return nil, false, fmt.Errorf("trigger: %w", err)
 	}
 	b = &kiln.Build{
 		ID: kiln.NewID(), OrganizationID: pr.OrganizationID, ProjectID: pr.ID, BuildSettingID: st.ID,
 		Status: kiln.StatusPending, Platform: st.Platform, BuildType: st.BuildType,
-		UEVersion: st.UEVersion, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
+		UEVersion: engine.Version, UEVersionSource: engine.Source, TriggeredBy: req.TriggeredBy, CreatedAt: s.now(),
 		Changelist: req.Changelist, AgentPool: st.AgentPool, Clean: req.Clean,
 	}
 	b.RerunOf = req.RerunOf
@@ -120,6 +149,13 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		return nil, false, fmt.Errorf("trigger: %w", err)
 	}
 	s.Lifecycle.Created(ctx, b)
+	if engine.Problem != "" {
+		failed, err := s.Lifecycle.Fail(context.WithoutCancel(ctx), b.OrganizationID, b.ID, engine.Problem)
+		if err != nil {
+			return nil, false, fmt.Errorf("trigger: fail a build without an engine: %w", err)
+		}
+		return failed, true, nil
+	}
 	if err := s.supersede(ctx, b); err != nil {
 		s.log().ErrorContext(ctx, "supersede earlier builds", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 	}
@@ -131,6 +167,26 @@ func (s *Service) Trigger(ctx context.Context, req TriggerRequest) (b *kiln.Buil
 		return nil, false, fmt.Errorf("trigger: start: %w", err)
 	}
 	return b, true, nil
+}
+
+// engine resolves the engine version of a build of st (ResolveEngine): the organization is read
+// only when neither the setting nor the .uproject names a version, the installed engines only
+// when they matter.
+func (s *Service) engine(ctx context.Context, st *kiln.BuildSetting, pr *kiln.Project) (EngineChoice, error) {
+	if st.UEVersion != "" {
+		return ResolveEngine(st, pr, nil, nil), nil
+	}
+	org, err := s.Store.GetOrganization(ctx, pr.OrganizationID)
+	if err != nil {
+		return EngineChoice{}, fmt.Errorf("read the organization's default engine: %w", err)
+	}
+	var installed []string
+	if s.Engines != nil {
+		if installed, err = s.Engines.Versions(ctx); err != nil {
+			return EngineChoice{}, fmt.Errorf("list the installed engines: %w", err)
+		}
+	}
+	return ResolveEngine(st, pr, org, installed), nil
 }
 
 // supersede moves the earlier pending or running builds of the same project, branch, platform

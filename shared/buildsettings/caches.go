@@ -26,18 +26,21 @@ func cacheKey(st *kiln.BuildSetting) buildcache.Key {
 
 // dropUnusedCache removes the build caches of gone's key when no setting of its project builds
 // that key any more (it was deleted, or changed branch, platform or engine version). Caches of
-// a key a trigger's branch override made are left to the per-organization cap. A failure is
-// logged: the setting's change stands.
+// a key a trigger's branch override made are left to the per-organization cap, and so are those
+// of a setting without ueVersion (each build resolves its engine, see builds.ResolveEngine), and
+// those a setting without ueVersion of the same branch and platform may still build. A failure
+// is logged: the setting's change stands.
 func (s *Service) dropUnusedCache(ctx context.Context, gone *kiln.BuildSetting) {
-	if s.Caches == nil || s.Settings == nil {
+	if s.Caches == nil || s.Settings == nil || gone.UEVersion == "" {
 		return
 	}
 	key := cacheKey(gone)
 	settings, err := s.Settings.ListBuildSettings(ctx, gone.OrganizationID, gone.ProjectID)
 	if err == nil {
 		for _, other := range settings {
-			if cacheKey(other) == key {
-				return // still built
+			k := cacheKey(other)
+			if k == key || other.UEVersion == "" && k.Ref == key.Ref && k.Platform == key.Platform {
+				return // still built, or may be
 			}
 		}
 		var n int

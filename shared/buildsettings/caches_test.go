@@ -49,6 +49,8 @@ func TestUnusedCachesGo(t *testing.T) {
 			_, err := svc.Update(context.Background(), &kiln.Project{ID: "p1", OrganizationID: "org1", SourceControl: kiln.SourceGitHub}, st, Fields{UEVersion: str("5.4")})
 			return err
 		}, []buildcache.Key{key("main", "5.3")}},
+		{"DeletedButASettingWithoutEngineMayBuildIt", settingList{linux("s2", "main", "")},
+			func(svc *Service, st *kiln.BuildSetting) error { return svc.Delete(context.Background(), st) }, nil},
 		{"BuildTypeChangedKeepsTheKey", nil, func(svc *Service, st *kiln.BuildSetting) error {
 			_, err := svc.Update(context.Background(), &kiln.Project{ID: "p1", OrganizationID: "org1", SourceControl: kiln.SourceGitHub}, st, Fields{BuildType: str("Development")})
 			return err

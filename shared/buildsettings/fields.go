@@ -63,7 +63,7 @@ func (f Fields) apply(s *kiln.BuildSetting, seal func(plain string) []byte, errs
 	s.Platform, s.BuildType, s.Trigger = kiln.Platform(platform), kiln.BuildType(buildType), kiln.Trigger(trigger)
 	str("branch", f.Branch, &s.Branch, true)
 	str("streamPath", f.StreamPath, &s.StreamPath, true)
-	str("ueVersion", f.UEVersion, &s.UEVersion, false)
+	str("ueVersion", f.UEVersion, &s.UEVersion, true)
 	str("uprojectPath", f.UprojectPath, &s.UprojectPath, true)
 	str("schedule", f.Schedule, &s.Schedule, true)
 	str("agentPool", f.AgentPool, &s.AgentPool, true)
@@ -95,7 +95,7 @@ func (f Fields) apply(s *kiln.BuildSetting, seal func(plain string) []byte, errs
 func requireFields(st *kiln.BuildSetting, source kiln.SourceControl) error {
 	errs := kiln.FieldErrors{}
 	for name, v := range map[string]string{"platform": string(st.Platform), "buildType": string(st.BuildType),
-		"ueVersion": st.UEVersion, "trigger": string(st.Trigger)} {
+		"trigger": string(st.Trigger)} {
 		if v == "" {
 			errs.Add(name, "is required")
 		}

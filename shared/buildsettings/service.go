@@ -71,17 +71,22 @@ type Service struct {
 }
 
 // Create saves a new setting of project pr in org. Fields left out take the organization's
-// defaultProjectSettings, and uprojectPath the project's.
+// defaultProjectSettings, and uprojectPath the project's; except ueVersion, which stays absent
+// (a build then takes the .uproject's EngineAssociation before the organization's default, see
+// builds.ResolveEngine).
 func (s *Service) Create(ctx context.Context, org *kiln.Organization, pr *kiln.Project, f Fields) (*kiln.BuildSetting, error) {
 	now := kiln.Now(s.Now)
 	d := org.DefaultProjectSettings
 	st := &kiln.BuildSetting{
 		ID: kiln.NewID(), OrganizationID: org.ID, ProjectID: pr.ID,
-		Platform: d.Platform, BuildType: d.BuildType, UEVersion: d.UEVersion, Trigger: d.Trigger,
+		Platform: d.Platform, BuildType: d.BuildType, Trigger: d.Trigger,
 		UprojectPath: pr.UprojectPath, CreatedAt: now, UpdatedAt: now,
 	}
 	if d.NotifyOnComplete != nil {
 		st.NotifyOnComplete = *d.NotifyOnComplete
+	}
+	if pr.DepotPath != "" {
+		st.StreamPath = pr.StreamPath // a classic depot project's path root, unless the fields say otherwise
 	}
 	if err := s.merge(st, f, pr.SourceControl); err != nil {
 		return nil, err
@@ -89,7 +94,7 @@ func (s *Service) Create(ctx context.Context, org *kiln.Organization, pr *kiln.P
 	if err := st.CheckTimeLimit(s.TimeLimit); err != nil {
 		return nil, err
 	}
-	if st.AgentPool == "" {
+	if st.AgentPool == "" && st.UEVersion != "" {
 		if err := s.checkEngine(ctx, st.UEVersion); err != nil {
 			return nil, err
 		}
@@ -121,7 +126,7 @@ func (s *Service) Update(ctx context.Context, pr *kiln.Project, st *kiln.BuildSe
 			return nil, err
 		}
 	}
-	if (f.UEVersion.Set || f.AgentPool.Set) && updated.AgentPool == "" {
+	if (f.UEVersion.Set || f.AgentPool.Set) && updated.AgentPool == "" && updated.UEVersion != "" {
 		if err := s.checkEngine(ctx, updated.UEVersion); err != nil {
 			return nil, err
 		}
@@ -169,6 +174,9 @@ func (s *Service) merge(st *kiln.BuildSetting, f Fields, source kiln.SourceContr
 	}
 	if err := requireFields(st, source); err != nil {
 		return err
+	}
+	if st.Trigger == kiln.TriggerScheduled && st.Schedule == "" {
+		st.Schedule = kiln.DefaultSchedule
 	}
 	return st.Validate(source)
 }

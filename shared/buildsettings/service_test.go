@@ -143,9 +143,10 @@ func TestCreate(t *testing.T) {
 		{name: "organization defaults fill what is left out", plan: kiln.PlanFree, defaults: defaults,
 			fields: func(f *Fields) { *f = Fields{Branch: str("main")} },
 			check: func(t *testing.T, s *kiln.BuildSetting) {
-				if s.Platform != kiln.PlatformLinux || s.BuildType != kiln.BuildTypeShipping || s.UEVersion != "5.4" ||
+				// ueVersion stays absent: each build takes the .uproject's before the organization's.
+				if s.Platform != kiln.PlatformLinux || s.BuildType != kiln.BuildTypeShipping || s.UEVersion != "" ||
 					s.Trigger != kiln.TriggerPush || !s.NotifyOnComplete {
-					t.Errorf("setting = %+v, want the organization's defaults", s)
+					t.Errorf("setting = %+v, want the organization's defaults and no ueVersion", s)
 				}
 			}},
 		{name: "given fields win over defaults", plan: kiln.PlanFree, defaults: defaults, fields: func(*Fields) {},
@@ -160,8 +161,21 @@ func TestCreate(t *testing.T) {
 					t.Errorf("branch = %q", s.Branch)
 				}
 			}},
-		{name: "required field left out", plan: kiln.PlanFree, fields: func(f *Fields) { f.UEVersion = Value[string]{} },
-			code: kiln.EValidation, field: "ueVersion", problem: "is required"},
+		{name: "required field left out", plan: kiln.PlanFree, fields: func(f *Fields) { f.Trigger = Value[string]{} },
+			code: kiln.EValidation, field: "trigger", problem: "is required"},
+		{name: "ueVersion left out is resolved per build", plan: kiln.PlanFree, fields: func(f *Fields) { f.UEVersion = Value[string]{} },
+			check: func(t *testing.T, s *kiln.BuildSetting) {
+				if s.UEVersion != "" {
+					t.Errorf("ueVersion = %q, want none", s.UEVersion)
+				}
+			}},
+		{name: "ueVersion null is resolved per build", plan: kiln.PlanFree, fields: func(f *Fields) { f.UEVersion = null[string]() }},
+		{name: "scheduled without schedule builds nightly", plan: kiln.PlanFree, fields: func(f *Fields) { f.Trigger = str("scheduled") },
+			check: func(t *testing.T, s *kiln.BuildSetting) {
+				if s.Schedule != "0 3 * * *" {
+					t.Errorf("schedule = %q, want 0 3 * * *", s.Schedule)
+				}
+			}},
 		{name: "branch required for GitHub", plan: kiln.PlanFree, fields: func(f *Fields) { f.Branch = Value[string]{} },
 			code: kiln.EValidation, field: "branch", problem: "is required for GitHub projects"},
 		{name: "null of a required field", plan: kiln.PlanFree, fields: func(f *Fields) { f.Platform = null[string]() },

@@ -18,8 +18,10 @@ type PerforceSource struct {
 	// WorkspaceName names the client workspace on the server. The caller keeps one per
 	// (project, stream) together with the checkout's Workspace directory, its root.
 	WorkspaceName string
-	// Stream is the stream to build (//depot/stream).
-	Stream string
+	// Stream is the stream to build (//depot/stream), or with Classic the depot directory
+	// (//depot/Game) whose files a classic depot project builds.
+	Stream  string
+	Classic bool
 	// Changelist is the submitted changelist to build; "" builds the stream's latest one.
 	Changelist string
 }
@@ -57,14 +59,25 @@ func (a *Steps) checkoutPerforce(ctx context.Context, in CheckoutInput, r Report
 	log.InfoContext(ctx, "agent: perforce sync started")
 	c := src.Client
 
-	exists, err := c.StreamExists(ctx, src.Stream)
+	var exists bool
+	if src.Classic {
+		var dirs []string
+		dirs, err = c.Dirs(ctx, src.Stream)
+		exists = len(dirs) > 0
+	} else {
+		exists, err = c.StreamExists(ctx, src.Stream)
+	}
 	if err != nil {
 		return CheckoutOutput{}, p4Failure(ctx, r, err, "")
 	}
 	if !exists {
-		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: the stream %s does not exist on the Perforce server", src.Stream)
+		what := "stream"
+		if src.Classic {
+			what = "depot path"
+		}
+		return CheckoutOutput{}, fail(ctx, r, StageSync, nil, "sync failed: the %s %s does not exist on the Perforce server", what, src.Stream)
 	}
-	workspace := perforce.Workspace{Name: src.WorkspaceName, Root: ws, Stream: src.Stream}
+	workspace := perforce.Workspace{Name: src.WorkspaceName, Root: ws, Stream: src.Stream, Classic: src.Classic}
 	if err := c.SaveWorkspace(ctx, workspace); err != nil {
 		return CheckoutOutput{}, p4Failure(ctx, r, err, fmt.Sprintf("the stream %s does not exist on the Perforce server", src.Stream))
 	}

@@ -92,7 +92,7 @@ func (s *Server) getBuild(w http.ResponseWriter, r *http.Request, p *auth.Princi
 }
 
 var (
-	commitRe     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	commitRe     = regexp.MustCompile(`^[0-9a-fA-F]{4,40}$`)
 	changelistRe = regexp.MustCompile(`^[1-9][0-9]{0,9}$`)
 )
 
@@ -120,7 +120,7 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 		errs.Add("branch", "must be a branch name, for GitHub projects")
 	}
 	if req.Commit != nil && (pr.SourceControl != kiln.SourceGitHub || !commitRe.MatchString(*req.Commit)) {
-		errs.Add("commit", "must be a commit sha (7 to 40 lower-case hex digits), for GitHub projects")
+		errs.Add("commit", "must be a commit sha, full or abbreviated (4 to 40 hex digits), for GitHub projects")
 	}
 	if req.Changelist != nil && (pr.SourceControl != kiln.SourcePerforce || !changelistRe.MatchString(*req.Changelist)) {
 		errs.Add("changelist", "must be a changelist number, for Perforce projects")
@@ -132,7 +132,7 @@ func (s *Server) triggerBuild(w http.ResponseWriter, r *http.Request, p *auth.Pr
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	treq := builds.TriggerRequest{Project: pr, Setting: st, Branch: deref(req.Branch), Commit: deref(req.Commit),
+	treq := builds.TriggerRequest{Project: pr, Setting: st, Branch: deref(req.Branch), Commit: strings.ToLower(deref(req.Commit)),
 		Changelist: deref(req.Changelist), Clean: req.Clean != nil && *req.Clean, TriggeredBy: p.UserRef(), ClientKey: builds.ClientKey{UserID: p.Member.User.ID, Key: key}}
 	b, _, err := s.builds.Trigger(r.Context(), treq)
 	if err != nil {

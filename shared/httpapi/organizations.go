@@ -40,6 +40,10 @@ type perforceBody struct {
 	ServerURL string `json:"serverUrl"`
 	UserName  string `json:"userName"`
 	TicketSet bool   `json:"ticketSet"`
+	// Authentication is ticket (the customer's) or password (kiln logs in and renews its ticket,
+	// which expires at TicketExpiresAt).
+	Authentication  string  `json:"authentication"`
+	TicketExpiresAt *string `json:"ticketExpiresAt"`
 }
 
 func renderOrganization(o *kiln.Organization) organizationBody {
@@ -55,7 +59,14 @@ func renderOrganization(o *kiln.Organization) organizationBody {
 		UpdatedAt: timestamp(o.UpdatedAt),
 	}
 	if pf := o.Perforce; pf != nil {
-		body.Perforce = &perforceBody{ServerURL: pf.ServerURL, UserName: pf.UserName, TicketSet: len(pf.Ticket) > 0}
+		body.Perforce = &perforceBody{ServerURL: pf.ServerURL, UserName: pf.UserName, TicketSet: len(pf.Ticket) > 0, Authentication: "ticket"}
+		if pf.Password != nil {
+			body.Perforce.Authentication = "password"
+			if !pf.TicketExpiresAt.IsZero() {
+				at := timestamp(pf.TicketExpiresAt)
+				body.Perforce.TicketExpiresAt = &at
+			}
+		}
 	}
 	if id := o.Integrations.GitHubInstallationID; id != "" {
 		body.IntegrationSettings.GitHub = &githubIntegrationBody{InstallationID: id}

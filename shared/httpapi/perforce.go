@@ -14,8 +14,8 @@ import (
 
 // PerforceVerifier checks Perforce credentials with the server before they are saved.
 type PerforceVerifier interface {
-	Verify(ctx context.Context, orgID, serverURL, user, ticket, knownFingerprint string) (fingerprint string, err error)
-	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream, uprojectPath string,
+	Verify(ctx context.Context, orgID string, in perforce.Login, knownFingerprint string) (perforce.Verified, error)
+	ReadProject(ctx context.Context, orgID string, cr perforce.Credentials, stream string, classic bool, uprojectPath string,
 		parse func(path string, data []byte) (*kiln.UprojectInfo, error)) (*kiln.UprojectInfo, error)
 	// Forget removes what kiln keeps for the organization's server besides the credentials
 	// (trusted fingerprints).
@@ -77,18 +77,26 @@ func (s *Server) perforceCredentials(org *kiln.Organization) (perforce.Credentia
 	if s.perforce == nil {
 		return perforce.Credentials{}, kiln.Errorf(kiln.EPerforceNotConfigured, "Perforce is not available on this server")
 	}
-	return perforce.SavedCredentials(org, s.sealer.Open)
+	cr, err := perforce.SavedCredentials(org, s.sealer.Open)
+	if err != nil {
+		return cr, err
+	}
+	cr.Renewed = perforce.KeepRenewed(context.Background(), s.orgs, s.sealer.Seal, org.ID, s.logger)
+	return cr, nil
 }
 
 type perforceRequest struct {
 	ServerURL *string `json:"serverUrl"`
 	UserName  *string `json:"userName"`
 	Ticket    *string `json:"ticket"`
+	// Password, instead of ticket: kiln logs in with it and renews its own ticket.
+	Password *string `json:"password"`
 }
 
-// putPerforce answers PATCH /organizations/:id/perforce: the credentials are checked with the
-// server (p4 trust, info, login -s) before they are saved; wrong credentials or an unreachable
-// server are 400 perforce_auth_failed and nothing is saved.
+// putPerforce answers PATCH /organizations/:id/perforce: the credentials, a ticket or a password,
+// are checked with the server (p4 trust, info, then login -s for a ticket, login -a -p for a
+// password) before they are saved; wrong credentials or an unreachable server are 400
+// perforce_auth_failed and nothing is saved. A password is sealed beside the ticket its login got.
 func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	org, err := ownOrganization(r, p)
 	if err != nil {
@@ -112,16 +120,20 @@ func (s *Server) putPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	if err != nil {
 		return err
 	}
-	fp, err := s.perforce.Verify(r.Context(), org.ID, deref(req.ServerURL), deref(req.UserName), deref(req.Ticket), known)
+	in := perforce.Login{ServerURL: deref(req.ServerURL), UserName: deref(req.UserName), Ticket: deref(req.Ticket), Password: deref(req.Password)}
+	v, err := s.perforce.Verify(r.Context(), org.ID, in, known)
 	done(err)
 	if err != nil {
 		return err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	updated, err := s.orgs.SetPerforce(r.Context(), org.ID, &kiln.PerforceCredentials{
-		ServerURL: deref(req.ServerURL), UserName: deref(req.UserName), Fingerprint: fp, UpdatedAt: now,
-		Ticket: s.sealer.Seal([]byte(deref(req.Ticket)), perforce.TicketAD(org.ID)),
-	}, now)
+	creds := &kiln.PerforceCredentials{ServerURL: in.ServerURL, UserName: in.UserName, Fingerprint: v.Fingerprint, UpdatedAt: now,
+		Ticket: s.sealer.Seal([]byte(in.Ticket), perforce.TicketAD(org.ID))}
+	if in.Password != "" {
+		creds.Ticket, creds.TicketExpiresAt = s.sealer.Seal([]byte(v.Ticket), perforce.TicketAD(org.ID)), v.TicketExpiresAt
+		creds.Password = s.sealer.Seal([]byte(in.Password), perforce.PasswordAD(org.ID))
+	}
+	updated, err := s.orgs.SetPerforce(r.Context(), org.ID, creds, now)
 	if err != nil {
 		return err
 	}

@@ -96,10 +96,12 @@ func (s *Server) addRepo(w http.ResponseWriter, r *http.Request, p *auth.Princip
 }
 
 type addPerforceRequest struct {
-	Name         *string `json:"name"`
-	Description  *string `json:"description"`
-	Depot        *string `json:"depot"`
-	StreamPath   *string `json:"streamPath"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Depot       *string `json:"depot"`
+	StreamPath  *string `json:"streamPath"`
+	// DepotPath, instead of StreamPath: a classic depot path, //depot/Game/... .
+	DepotPath    *string `json:"depotPath"`
 	UprojectPath *string `json:"uprojectPath"`
 }
 
@@ -112,11 +114,21 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	}
 	errs := kiln.FieldErrors{}
 	kiln.ValidateName("name", strings.TrimSpace(deref(req.Name)), errs)
-	if !kiln.ValidDepotPath(deref(req.Depot)) {
-		errs.Add("depot", "is required and must be a depot path //<depot>/<stream>")
+	root, classic := kiln.DepotPathRoot(deref(req.DepotPath))
+	switch {
+	case req.DepotPath != nil && req.StreamPath != nil:
+		errs.Add("depotPath", "give a streamPath or a depotPath, not both")
+	case req.DepotPath != nil && !classic:
+		errs.Add("depotPath", "must be a classic depot path //<depot>/<dir>/... or //<depot>/<dir>/<dir>/...")
+	case req.DepotPath == nil && !kiln.ValidDepotPath(deref(req.StreamPath)):
+		errs.Add("streamPath", "is required (or depotPath) and must be a depot path //<depot>/<stream> or //<depot>/<stream>/<line>")
 	}
-	if !kiln.ValidDepotPath(deref(req.StreamPath)) {
-		errs.Add("streamPath", "is required and must be a depot path //<depot>/<stream> or //<depot>/<stream>/<line>")
+	if classic && req.Depot == nil {
+		depot := "//" + strings.Split(root[2:], "/")[0]
+		req.Depot = &depot
+	}
+	if !classic && !kiln.ValidDepotPath(deref(req.Depot)) || classic && !strings.HasPrefix(root+"/", deref(req.Depot)+"/") {
+		errs.Add("depot", "is required and must be a depot path //<depot>/<stream> (for a depotPath, optional: its depot)")
 	}
 	if req.UprojectPath != nil && !kiln.ValidUprojectPath(*req.UprojectPath) {
 		errs.Add("uprojectPath", "must be a relative path ending in .uproject")
@@ -137,11 +149,14 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	stream := deref(req.StreamPath)
+	if classic {
+		stream = root
+	}
 	done, err := s.perforceCheck(w, p.Organization.ID)
 	if err != nil {
 		return err
 	}
-	uproject, err := s.perforce.ReadProject(r.Context(), p.Organization.ID, cr, stream, deref(req.UprojectPath), github.ParseUproject)
+	uproject, err := s.perforce.ReadProject(r.Context(), p.Organization.ID, cr, stream, classic, deref(req.UprojectPath), github.ParseUproject)
 	done(err)
 	if err != nil {
 		return err
@@ -150,7 +165,7 @@ func (s *Server) addPerforce(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	pr := &kiln.Project{
 		ID: kiln.NewID(), OrganizationID: p.Organization.ID, Name: strings.TrimSpace(deref(req.Name)),
 		Description: strings.TrimSpace(deref(req.Description)), SourceControl: kiln.SourcePerforce,
-		RepoLink: stream, Depot: deref(req.Depot), StreamPath: stream,
+		RepoLink: stream, Depot: deref(req.Depot), StreamPath: stream, DepotPath: deref(req.DepotPath),
 		UprojectPath: uproject.Path, Uproject: uproject, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := pr.Validate(); err != nil {

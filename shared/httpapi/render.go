@@ -29,6 +29,15 @@ func renderProjectItem(p *kiln.Project) api.ProjectItem {
 		CreatedAt: timestamp(p.CreatedAt)}
 }
 
+// streamOf is a Perforce project's stream, "" for one on a classic depot path (its depotPath says
+// where it builds).
+func streamOf(p *kiln.Project) string {
+	if p.DepotPath != "" {
+		return ""
+	}
+	return p.StreamPath
+}
+
 func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 	b := api.Project{
 		ProjectItem:    renderProjectItem(p),
@@ -36,7 +45,8 @@ func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 		InstallationID: nullable(p.InstallationID),
 		DefaultBranch:  nullable(p.DefaultBranch),
 		Depot:          nullable(p.Depot),
-		StreamPath:     nullable(p.StreamPath),
+		StreamPath:     nullable(streamOf(p)),
+		DepotPath:      nullable(p.DepotPath),
 		UprojectPath:   p.UprojectPath,
 		Uproject:       renderUproject(p.Uproject),
 		BuildSettings:  make([]api.BuildSetting, 0, len(settings)),
@@ -51,7 +61,7 @@ func renderProject(p *kiln.Project, settings []*kiln.BuildSetting) api.Project {
 func renderBuildSetting(s *kiln.BuildSetting) api.BuildSetting {
 	return api.BuildSetting{
 		ID: s.ID, ProjectID: s.ProjectID, Platform: string(s.Platform), BuildType: string(s.BuildType),
-		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: s.UEVersion,
+		Branch: nullable(s.Branch), StreamPath: nullable(s.StreamPath), UEVersion: nullable(s.UEVersion),
 		UprojectPath: s.UprojectPath, Trigger: string(s.Trigger), Schedule: nullable(s.Schedule),
 		NotifyOnComplete: s.NotifyOnComplete, AutoDeploy: s.AutoDeploy, UploadBuildURL: nullable(s.UploadBuildURL),
 		UploadBuildAuthHeaderSet: len(s.UploadBuildAuthHeader) > 0, TimeoutMinutes: nullable(s.TimeoutMinutes), AgentPool: nullable(s.AgentPool),
@@ -71,7 +81,7 @@ func renderBuild(b *kiln.Build) api.Build {
 		ID: b.ID, Number: nullable(b.Number), ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID, Status: string(b.Status),
 		Platform: string(b.Platform), BuildType: string(b.BuildType), Branch: b.Branch,
 		Commit: nullable(b.Commit), CommitMessage: nullable(b.CommitMessage), Changelist: nullable(b.Changelist),
-		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),
+		UEVersion: b.UEVersion, UEVersionSource: nullable(string(b.UEVersionSource)), TriggeredBy: b.TriggeredBy, CreatedAt: timestamp(b.CreatedAt),
 		StartedAt: optionalTimestamp(b.StartedAt), FinishedAt: optionalTimestamp(b.FinishedAt),
 		DurationMs: b.DurationMs(), FailureReason: nullable(b.FailureReason),
 		AutoDeployStatus: nullable(string(b.DeployStatus())), AutoDeployError: nullable(b.AutoDeployError),

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/kilnbuild/kiln/shared/api"
 	"github.com/kilnbuild/kiln/shared/auth"
 	"github.com/kilnbuild/kiln/shared/builds"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -10,7 +11,8 @@ import (
 
 // rerunBuild answers POST /builds/:id/rerun: a new pending build of the same setting, branch
 // and commit or changelist as build :id, triggered by the caller (see builds.Service.Rerun),
-// 202 with the new build. An Idempotency-Key works as for a trigger.
+// 202 with the new build and, as a trigger answers, its id as buildId. An Idempotency-Key works
+// as for a trigger.
 func (s *Server) rerunBuild(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	id := r.PathValue("id")
 	if !kiln.ValidID(id) {
@@ -32,6 +34,6 @@ func (s *Server) rerunBuild(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if err := s.nameTriggers(r.Context(), p.Organization.ID, &body); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, body)
+	writeJSON(w, http.StatusAccepted, api.RerunAccepted{Build: body, BuildID: body.ID})
 	return nil
 }

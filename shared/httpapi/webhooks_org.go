@@ -27,13 +27,15 @@ type webhookBody struct {
 	ID string `json:"id"`
 	// Format is kiln, slack or discord; a chat webhook's url is shown masked (its URL is the
 	// secret).
-	Format    string   `json:"format"`
-	URL       string   `json:"url"`
-	Events    []string `json:"events"`
-	Active    bool     `json:"active"`
-	Secret    string   `json:"secret,omitempty"`
-	CreatedAt string   `json:"createdAt"`
-	UpdatedAt string   `json:"updatedAt"`
+	Format string   `json:"format"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Active bool     `json:"active"`
+	// SignatureHeader is the extra header the signature is also sent under, null for none.
+	SignatureHeader *string `json:"signatureHeader"`
+	Secret          string  `json:"secret,omitempty"`
+	CreatedAt       string  `json:"createdAt"`
+	UpdatedAt       string  `json:"updatedAt"`
 }
 
 func renderWebhook(h *kiln.Webhook) webhookBody {
@@ -41,7 +43,8 @@ func renderWebhook(h *kiln.Webhook) webhookBody {
 	for _, e := range h.Events {
 		events = append(events, string(e))
 	}
-	return webhookBody{ID: h.ID, Format: string(h.FormatOrKiln()), URL: h.URL, Events: events, Active: h.Active, CreatedAt: timestamp(h.CreatedAt), UpdatedAt: timestamp(h.UpdatedAt)}
+	return webhookBody{ID: h.ID, Format: string(h.FormatOrKiln()), URL: h.URL, Events: events, Active: h.Active,
+		SignatureHeader: nullable(h.SignatureHeader), CreatedAt: timestamp(h.CreatedAt), UpdatedAt: timestamp(h.UpdatedAt)}
 }
 
 type deliveryBody struct {
@@ -71,6 +74,9 @@ type webhookFields struct {
 	URL    Optional[string]   `json:"url"`
 	Events Optional[[]string] `json:"events"`
 	Active Optional[bool]     `json:"active"`
+	// SignatureHeader names an extra header for the signature (webhooks.ValidSignatureHeader);
+	// null or "" removes it.
+	SignatureHeader Optional[string] `json:"signatureHeader"`
 }
 
 // applyWebhook merges the fields into h and checks the result. The format is chosen when the
@@ -128,6 +134,7 @@ func (s *Server) applyWebhook(f webhookFields, h *kiln.Webhook, creating bool) e
 		}
 		h.Active = f.Active.Value
 	}
+	applySignatureHeader(f.SignatureHeader, h, format, errs)
 	if format.Chat() {
 		if len(h.Secret) == 0 && !f.URL.Set {
 			errs.Add("url", "is required: the "+string(format)+" incoming-webhook URL")
@@ -304,7 +311,7 @@ type webhookPayload struct {
 }
 
 type webhookPayData struct {
-	Build   api.Build        `json:"build"`
+	Build   api.WebhookBuild `json:"build"`
 	Project *api.ProjectItem `json:"project"`
 }
 
@@ -313,7 +320,7 @@ type webhookPayData struct {
 func RenderWebhookEvent(get func(ctx context.Context, orgID, projectID string) (*kiln.Project, error)) func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error) {
 	return func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error) {
 		payload := webhookPayload{Type: string(event), CreatedAt: timestamp(at), OrganizationID: b.OrganizationID,
-			Data: webhookPayData{Build: renderBuild(b)}}
+			Data: webhookPayData{Build: api.WebhookBuild{Build: renderBuild(b)}}}
 		if p, err := get(ctx, b.OrganizationID, b.ProjectID); err == nil {
 			item := renderProjectItem(p)
 			payload.Data.Project = &item

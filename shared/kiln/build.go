@@ -44,18 +44,21 @@ type Build struct {
 	// are unique and increasing per project, not always consecutive (a trigger that failed after
 	// taking a number leaves a gap). 0 for a build created before builds were numbered, or whose
 	// project was no longer stored.
-	Number           int64
-	OrganizationID   string
-	ProjectID        string
-	BuildSettingID   string
-	Status           BuildStatus
-	Platform         Platform
-	BuildType        BuildType
-	Branch           string
-	Commit           string
-	CommitMessage    string
-	Changelist       string
-	UEVersion        string
+	Number         int64
+	OrganizationID string
+	ProjectID      string
+	BuildSettingID string
+	Status         BuildStatus
+	Platform       Platform
+	BuildType      BuildType
+	Branch         string
+	Commit         string
+	CommitMessage  string
+	Changelist     string
+	UEVersion      string
+	// UEVersionSource says where UEVersion came from (the setting, the .uproject, the
+	// organization's default, the newest engine installed); "" for builds from before it.
+	UEVersionSource  UEVersionSource
 	TriggeredBy      string
 	FailureReason    string
 	AutoDeployStatus AutoDeployStatus
@@ -183,3 +186,18 @@ type Artifact struct {
 	ChecksumMD5 string
 	CreatedAt   time.Time
 }
+
+// UEVersionSource says why a build uses its engine version.
+type UEVersionSource string
+
+const (
+	// UEVersionFromSetting: the build setting's ueVersion.
+	UEVersionFromSetting UEVersionSource = "setting"
+	// UEVersionFromUproject: the .uproject's EngineAssociation (the setting names none).
+	UEVersionFromUproject UEVersionSource = "uproject"
+	// UEVersionFromOrganization: the organization's defaultProjectSettings.ueVersion (neither
+	// the setting nor the .uproject names one).
+	UEVersionFromOrganization UEVersionSource = "organization"
+	// UEVersionFromNewest: the newest engine the service's build hosts provide (nothing named one).
+	UEVersionFromNewest UEVersionSource = "newest"
+)

@@ -93,8 +93,8 @@ func (s *BuildSetting) Validate(source SourceControl) error {
 	if !s.BuildType.Valid() {
 		errs.Add("buildType", "must be one of "+strings.Join(enumNames(BuildTypes), ", "))
 	}
-	if !ValidUEVersion(s.UEVersion) {
-		errs.Add("ueVersion", "must be a dotted engine version such as 5.3 or 5.3.2")
+	if s.UEVersion != "" && !ValidUEVersion(s.UEVersion) {
+		errs.Add("ueVersion", "must be a dotted engine version such as 5.3 or 5.3.2, or absent for the .uproject's EngineAssociation")
 	}
 	if s.AgentPool != "" {
 		ValidatePool("agentPool", s.AgentPool, errs)
@@ -119,9 +119,7 @@ func (s *BuildSetting) Validate(source SourceControl) error {
 		}
 	}
 	if s.Trigger == TriggerScheduled {
-		if s.Schedule == "" {
-			errs.Add("schedule", "is required when trigger is scheduled")
-		} else if _, err := ParseSchedule(s.Schedule); err != nil {
+		if _, err := ParseSchedule(s.Schedule); err != nil {
 			errs.Add("schedule", "must be a 5-field cron expression in UTC, e.g. \"0 3 * * *\"")
 		}
 	} else if s.Schedule != "" {

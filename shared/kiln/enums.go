@@ -45,6 +45,9 @@ const (
 	TriggerScheduled Trigger = "scheduled"
 )
 
+// DefaultSchedule is the schedule of a scheduled setting made without one: nightly at 03:00 UTC.
+const DefaultSchedule = "0 3 * * *"
+
 // Triggers lists every trigger.
 var Triggers = []Trigger{TriggerManual, TriggerPush, TriggerScheduled}
 

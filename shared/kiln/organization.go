@@ -61,8 +61,15 @@ type Integrations struct {
 type PerforceCredentials struct {
 	ServerURL string
 	UserName  string
-	// Ticket is the sealed Perforce ticket (or password).
+	// Ticket is the sealed Perforce ticket (or password). With Password, the ticket kiln's own
+	// login got, renewed by kiln.
 	Ticket []byte
+	// Password is the sealed password when the credentials are a password (nil for a ticket):
+	// kiln logs in with it (p4 login -a -p) and keeps the ticket in Ticket.
+	Password []byte
+	// TicketExpiresAt is when the ticket kiln logged in for expires (zero: a ticket given by the
+	// customer, whose expiry kiln does not track).
+	TicketExpiresAt time.Time
 	// Fingerprint is the ssl server's fingerprint trusted on first contact; a changed one is
 	// refused later.
 	Fingerprint string

@@ -15,11 +15,17 @@ type Project struct {
 	Description    string
 	SourceControl  SourceControl
 	// RepoLink is owner/repository for GitHub projects, the stream path for Perforce ones.
-	RepoLink        string
-	InstallationID  string
-	DefaultBranch   string
-	Depot           string
-	StreamPath      string
+	RepoLink       string
+	InstallationID string
+	DefaultBranch  string
+	Depot          string
+	// StreamPath is the Perforce path builds sync: a stream, or for a classic depot project the
+	// root of DepotPath (//depot/Game for //depot/Game/...), which names it everywhere a stream
+	// would (settings, builds, submit triggers).
+	StreamPath string
+	// DepotPath is set for a project on a classic depot path instead of a stream
+	// (//depot/Game/...): its workspaces map the path with a client view.
+	DepotPath       string
 	UprojectPath    string
 	Uproject        *UprojectInfo
 	LastBuildAt     *time.Time
@@ -59,6 +65,13 @@ var (
 
 // ValidRepoFullName reports whether s is a GitHub owner/repository name.
 func ValidRepoFullName(s string) bool { return repoFullNameRe.MatchString(s) && s[len(s)-1] != '.' }
+
+// DepotPathRoot is the root of a classic depot path: //depot/Game for //depot/Game/...; ok is
+// false for anything else than //<depot>/<dir>[/<dir>]/... .
+func DepotPathRoot(p string) (root string, ok bool) {
+	root, ok = strings.CutSuffix(p, "/...")
+	return root, ok && ValidDepotPath(root)
+}
 
 // ValidDepotPath reports whether s is //<depot>/<stream> or //<depot>/<stream>/<line>, with no
 // Perforce wildcard ("...") and no part made only of dots.

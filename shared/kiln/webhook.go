@@ -72,6 +72,9 @@ type Webhook struct {
 	URL    string
 	Events []WebhookEvent
 	Active bool
+	// SignatureHeader is an extra header ("X-<Name>-Signature") a kiln webhook's deliveries carry
+	// the X-Kiln-Signature value under too, for receivers written for another service; "" none.
+	SignatureHeader string
 	// Secret is sealed (SecretAD): the signing secret, shown once when the webhook is made; for a
 	// chat format the incoming-webhook URL, never shown.
 	Secret    []byte

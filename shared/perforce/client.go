@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/proctree"
@@ -42,6 +43,12 @@ type Client struct {
 	User    string
 	// Ticket goes to p4 only in P4PASSWD: never in argv, errors or logs.
 	Ticket string
+	// Password, when set, is the user's password: it goes to p4 only on the stdin of
+	// `p4 login -a -p` (Login), never in argv, the environment, errors or logs. With it, a call
+	// that p4 answers with an expired session logs in again and is made once more.
+	Password string
+	// Renewed, when set, is told of each ticket a login got, for the caller to keep.
+	Renewed func(ticket string, expires time.Time)
 	// Dir is a private directory (mode 0700, absolute) holding p4's tickets, trust and enviro
 	// files; it is also p4's HOME and working directory.
 	Dir string
@@ -57,6 +64,10 @@ type Client struct {
 	// and log files).
 	testEnv []string
 }
+
+// ticketMu guards every Client's Ticket once a login may replace it (a Client is copied by
+// value, so it holds no lock of its own).
+var ticketMu sync.Mutex
 
 // port returns the -p value: the transport and the literal address, with the address family
 // spelled out (ssl4:1.2.3.4:1666, tcp6:[::1]:1666) so that p4 does no lookup of its own.
@@ -86,7 +97,7 @@ func (c *Client) check() error {
 	if c.User == "" || strings.HasPrefix(c.User, "-") || strings.ContainsFunc(c.User, isControlOrSpace) {
 		return errors.New("perforce: invalid user name")
 	}
-	if strings.ContainsFunc(c.Ticket, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+	if strings.ContainsFunc(c.ticket(), func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return errors.New("perforce: invalid ticket")
 	}
 	return nil
@@ -102,13 +113,17 @@ const noLocalPath = "/dev/null/kiln-no-local-files"
 // env is the whole environment of a p4 call. clientPath is P4CLIENTPATH: the only directory p4
 // may write files in when the server asks it to (p4 refuses any other, its tickets and trust
 // files among them); empty means none.
-func (c *Client) env(clientPath string) []string {
+func (c *Client) env(clientPath string, noTicket bool) []string {
 	if clientPath == "" {
 		clientPath = noLocalPath
 	}
+	ticket := c.ticket()
+	if noTicket {
+		ticket = ""
+	}
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
-		"P4PASSWD=" + c.Ticket,
+		"P4PASSWD=" + ticket,
 		"P4CONFIG=" + filepath.Join(c.Dir, "noconfig"),
 		"P4ENVIRO=" + filepath.Join(c.Dir, "enviro"),
 		"P4TICKETS=" + filepath.Join(c.Dir, "tickets"),
@@ -122,6 +137,14 @@ func (c *Client) env(clientPath string) []string {
 // among them (and warnings kiln knows, such as "no such file(s).") fail the call, whatever p4's
 // exit code.
 func (c *Client) run(ctx context.Context, args ...string) ([]map[string]string, error) {
+	recs, err := c.runOnce(ctx, args...)
+	if c.renewAfter(ctx, err) {
+		return c.runOnce(ctx, args...)
+	}
+	return recs, err
+}
+
+func (c *Client) runOnce(ctx context.Context, args ...string) ([]map[string]string, error) {
 	stdout := &capped{limit: maxJSONOutput}
 	res, err := c.start(ctx, c.Timeout, callOptions{json: true, stdout: stdout, stdoutCap: stdout}, args...)
 	if err != nil {
@@ -171,6 +194,8 @@ type callOptions struct {
 	stdoutCap *capped // when stdout is one: its overflow ends the call with ErrTooLarge
 	// clientPath is the directory p4 may write files in (P4CLIENTPATH); empty allows none.
 	clientPath string
+	// noTicket leaves P4PASSWD empty (a login, which reads the password on stdin).
+	noTicket bool
 }
 
 // result is how a p4 process ended: its exit error (nil or *exec.ExitError), its stderr, and
@@ -183,6 +208,27 @@ type result struct {
 
 // call runs one p4 command with plain output and classifies its failure.
 func (c *Client) call(ctx context.Context, timeout time.Duration, o callOptions, args ...string) error {
+	err := c.callOnce(ctx, timeout, o, args...)
+	if !c.renewAfter(ctx, err) {
+		return err
+	}
+	// Once more, from the start of what it reads and with nothing of what it wrote.
+	if o.stdin != nil {
+		s, ok := o.stdin.(io.Seeker)
+		if !ok {
+			return err
+		}
+		if _, serr := s.Seek(0, io.SeekStart); serr != nil {
+			return err
+		}
+	}
+	if o.stdoutCap != nil {
+		o.stdoutCap.buf.Reset()
+	}
+	return c.callOnce(ctx, timeout, o, args...)
+}
+
+func (c *Client) callOnce(ctx context.Context, timeout time.Duration, o callOptions, args ...string) error {
 	res, err := c.start(ctx, timeout, o, args...)
 	if err != nil {
 		return err
@@ -233,7 +279,7 @@ func (c *Client) start(ctx context.Context, timeout time.Duration, o callOptions
 		bin = "p4"
 	}
 	cmd := exec.CommandContext(ctx, bin, argv...)
-	cmd.Env = c.env(o.clientPath)
+	cmd.Env = c.env(o.clientPath, o.noTicket)
 	cmd.Dir = c.Dir
 	cmd.Stdin = o.stdin
 	if o.stdoutCap != nil {
@@ -268,12 +314,12 @@ func (c *Client) start(ctx context.Context, timeout time.Duration, o callOptions
 // (the ticket redacted) and its kind when kiln knows the text.
 func (c *Client) failure(cmdName string, res result) error {
 	if kind := classify(res.stderr); kind != nil {
-		return &Error{Command: cmdName, Message: firstLine(res.stderr, c.Ticket), Kind: kind}
+		return &Error{Command: cmdName, Message: c.redact(res.stderr), Kind: kind}
 	}
 	if res.exitErr == nil && !res.failed {
 		return nil
 	}
-	msg := firstLine(res.stderr, c.Ticket)
+	msg := c.redact(res.stderr)
 	if msg == "" {
 		var ee *exec.ExitError
 		if errors.As(res.exitErr, &ee) {

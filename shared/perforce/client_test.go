@@ -44,17 +44,23 @@ const (
 
 // fakeState mirrors testdata/fakep4's state.
 type fakeState struct {
-	Port         string            `json:"port"`
-	Unreachable  bool              `json:"unreachable"`
-	SSL          bool              `json:"ssl"`
-	Fingerprint  string            `json:"fingerprint"`
-	Users        map[string]string `json:"users"`
-	Expired      bool              `json:"expired"`
-	Streams      []string          `json:"streams"`
-	Files        map[string]string `json:"files"`
-	Changes      []fakeChange      `json:"changes"`
-	Hang         bool              `json:"hang"`
-	ChildPIDFile string            `json:"childPidFile"`
+	Port        string            `json:"port"`
+	Unreachable bool              `json:"unreachable"`
+	SSL         bool              `json:"ssl"`
+	Fingerprint string            `json:"fingerprint"`
+	Users       map[string]string `json:"users"`
+	Expired     bool              `json:"expired"`
+	// Passwords log users in (login -a -p); ExpiredTickets are refused as expired;
+	// TicketLifetime is what login -s says is left (seconds); Logins counts the logins.
+	Passwords      map[string]string `json:"passwords"`
+	ExpiredTickets []string          `json:"expiredTickets"`
+	TicketLifetime int               `json:"ticketLifetime"`
+	Logins         int               `json:"logins"`
+	Streams        []string          `json:"streams"`
+	Files          map[string]string `json:"files"`
+	Changes        []fakeChange      `json:"changes"`
+	Hang           bool              `json:"hang"`
+	ChildPIDFile   string            `json:"childPidFile"`
 	// A hostile server: sync sends files under SyncRoot; every call asks to write
 	// WriteOnEveryCall.
 	SyncRoot         string `json:"syncRoot"`

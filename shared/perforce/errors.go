@@ -2,6 +2,7 @@ package perforce
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -17,6 +18,8 @@ var ErrNoClient = kiln.Errorf(kiln.EServiceUnavailable,
 var (
 	// ErrAuth: the user or ticket was refused (invalid, expired, unknown user).
 	ErrAuth = errors.New("perforce: credentials refused")
+	// ErrExpired: the session's ticket expired (it is an ErrAuth too).
+	ErrExpired = fmt.Errorf("%w: the ticket expired", ErrAuth)
 	// ErrUnreachable: the server could not be reached.
 	ErrUnreachable = errors.New("perforce: server unreachable")
 	// ErrNotFound: the file, stream or change does not exist.
@@ -61,7 +64,7 @@ var patterns = []struct {
 }{
 	{"is not inside permitted filesystem path", ErrOutsideWorkspace}, // File x is not inside permitted filesystem path y
 	{"Perforce password (P4PASSWD) invalid or unset.", ErrAuth},
-	{"Your session has expired, please login again.", ErrAuth},
+	{"Your session has expired, please login again.", ErrExpired},
 	{"Password invalid.", ErrAuth},
 	{"Access for user '", ErrAuth}, // Access for user 'x' has not been enabled by 'p4 protect'.
 	{"User ", ErrAuth},             // User xyz doesn't exist.

@@ -8,7 +8,8 @@ func TestClassify(t *testing.T) {
 		want error
 	}{
 		{"Perforce password (P4PASSWD) invalid or unset.\n", ErrAuth},
-		{"Your session has expired, please login again.\n", ErrAuth},
+		{"Your session has expired, please login again.\n", ErrExpired}, // an ErrAuth too
+		{"Password invalid.\n", ErrAuth},
 		{"User xyz doesn't exist.\n", ErrAuth},
 		{"Perforce client error:\n\tConnect to server failed; check $P4PORT.\n", ErrUnreachable},
 		{"//depot/x - no such file(s).\n", ErrNotFound},

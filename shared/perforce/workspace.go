@@ -24,6 +24,9 @@ type Workspace struct {
 	Root string
 	// Stream is the stream the client views (//depot/stream); the server makes the view.
 	Stream string
+	// Classic, for a classic depot path: Stream is then a depot directory (//depot/Game) that
+	// the client's own view maps, //depot/Game/... //<name>/... .
+	Classic bool
 }
 
 var workspaceNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,127}$`)
@@ -60,11 +63,15 @@ func (c *Client) SaveWorkspace(ctx context.Context, ws Workspace) error {
 	if err := ws.check(); err != nil {
 		return err
 	}
+	source := "Stream:\t" + ws.Stream + "\n"
+	if ws.Classic {
+		source = "View:\n\t" + ws.Stream + "/... " + ws.view() + "\n"
+	}
 	spec := fmt.Sprintf("Client:\t%s\n\nOwner:\t%s\n\nRoot:\t%s\n\n"+
 		"Options:\tallwrite clobber nocompress unlocked nomodtime rmdir\n\n"+
-		"SubmitOptions:\tsubmitunchanged\n\nLineEnd:\tlocal\n\nStream:\t%s\n\n"+
+		"SubmitOptions:\tsubmitunchanged\n\nLineEnd:\tlocal\n\n%s\n"+
 		"Description:\n\tkiln build workspace; kiln syncs it before each build.\n",
-		ws.Name, c.User, ws.Root, ws.Stream)
+		ws.Name, c.User, ws.Root, source)
 	out := &capped{limit: 64 << 10}
 	return c.call(ctx, c.Timeout, callOptions{stdin: strings.NewReader(spec), stdout: out, stdoutCap: out,
 		clientPath: ws.Root}, "client", "-i")

@@ -185,3 +185,34 @@ func TestSyncExpiredTicket(t *testing.T) {
 		t.Errorf("Sync with a bad ticket: %v, want ErrAuth", err)
 	}
 }
+
+// A classic depot path's workspace maps the directory with its own view (no Stream field): the
+// server takes it without any stream, and syncs the directory's files.
+func TestClassicDepotWorkspace(t *testing.T) {
+	ctx := context.Background()
+	st := syncState()
+	st.Streams = nil
+	c, _ := setup(t, st)
+	if _, err := c.Trust(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := Workspace{Name: "kiln-p1-classic", Root: filepath.Join(t.TempDir(), "ws"), Stream: "//game/main", Classic: true}
+	if err := c.SaveWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := c.LatestChangeIn(ctx, ws); err != nil || ch != "11" {
+		t.Fatalf("LatestChangeIn = %q, %v", ch, err)
+	}
+	if _, err := c.Sync(ctx, ws, "11", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := readTree(t, ws.Root)
+	if got["Shooter/Content/New.uasset"] != "new" || got["Other.txt"] != "" || len(got) != 3 {
+		t.Fatalf("synced %v", got)
+	}
+	// Without the view, the same directory is no stream.
+	ws.Classic = false
+	if err := c.SaveWorkspace(ctx, ws); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a stream workspace of a plain directory: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/artifacts"
@@ -182,7 +183,7 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 		return none, err
 	}
 	if !ok {
-		return none, fail("no build host provides Unreal Engine %s", b.UEVersion)
+		return none, fail("%s", r.noEngine(ctx, b))
 	}
 	if reason, low := r.lowDisk(ctx, "the build did not start"); low {
 		return none, fail("%s", reason)
@@ -259,6 +260,27 @@ func (r *Runner) run(ctx context.Context, b *kiln.Build, p *kiln.Project, st *ki
 	}
 	r.saveCache(ctx, b, co.Dir, uproject, marker, rep)
 	return pkg, nil
+}
+
+// noEngine says that this host lacks the build's engine, why the build asked for that one, and
+// which this host has, when it can list them.
+func (r *Runner) noEngine(ctx context.Context, b *kiln.Build) string {
+	msg := "no build host provides Unreal Engine " + b.UEVersion
+	if b.UEVersionSource == kiln.UEVersionFromUproject {
+		msg += " (the .uproject's EngineAssociation)"
+	}
+	if l, ok := r.Engines.(interface {
+		Versions(ctx context.Context) ([]string, error)
+	}); ok {
+		if vs, err := l.Versions(ctx); err == nil {
+			list := "none"
+			if len(vs) > 0 {
+				list = strings.Join(vs, ", ")
+			}
+			msg += "; installed: " + list
+		}
+	}
+	return msg
 }
 
 // finishComplete records the artifact and completes the build. If the build ended meanwhile

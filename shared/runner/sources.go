@@ -78,5 +78,6 @@ func (r LocalSources) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Proje
 	}
 	return &buildsteps.PerforceSource{
 		Client: c, WorkspaceName: "kiln-" + p.ID + "-" + WorkspaceKey(b.Branch), Stream: b.Branch, Changelist: b.Changelist,
+		Classic: p.DepotPath != "",
 	}, nil
 }

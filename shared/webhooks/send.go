@@ -82,13 +82,19 @@ func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID st
 	}
 	// A kiln webhook's deliveries are signed; a chat webhook's sealed secret is its URL, and the
 	// service takes its message as it is.
-	target, header := h.URL, http.Header{}
+	target, header, body := h.URL, http.Header{}, del.Payload
 	if h.FormatOrKiln().Chat() {
 		target = string(secret)
 	} else {
+		body = d.stamp(ctx, del, now)
+		sig := Sign(secret, body)
 		header.Set("X-Kiln-Event", string(del.Event))
 		header.Set("X-Kiln-Delivery", del.ID)
-		header.Set("X-Kiln-Signature", Sign(secret, del.Payload))
+		header.Set("X-Kiln-Signature", sig)
+		if h.SignatureHeader != "" {
+			// As the webhook spells it: a receiver that reads raw header names finds it.
+			header[h.SignatureHeader] = []string{sig}
+		}
 	}
 	claimed := *del
 	claimed.Attempts++
@@ -97,7 +103,7 @@ func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID st
 		return ignoreTaken(err)
 	}
 	n := claimed.Attempts
-	res := delivery.PostJSON(ctx, d.Client, target, header, del.Payload, func(cause string) {
+	res := delivery.PostJSON(ctx, d.Client, target, header, body, func(cause string) {
 		d.Logger.WarnContext(ctx, "webhook delivery attempt failed", slog.String("delivery_id", del.ID),
 			slog.String("org_id", orgID), slog.Int("attempt", n), slog.String("cause", cause))
 	})
@@ -116,6 +122,21 @@ func (d *Sender) AttemptOne(ctx context.Context, orgID, webhookID, deliveryID st
 		out.Status, out.Error, out.NextAttemptAt = kiln.DeliveryFailed, res.Error, time.Time{}
 	}
 	return ignoreTaken(record(context.WithoutCancel(ctx), &out, claimed.NextAttemptAt))
+}
+
+// stamp is the body of an attempt of a kiln webhook's delivery: the stored payload as Stamp
+// finishes it.
+func (d *Sender) stamp(ctx context.Context, del *kiln.WebhookDelivery, now time.Time) []byte {
+	if d.Stamp == nil {
+		return del.Payload
+	}
+	body, err := d.Stamp(ctx, del.Event, del.Payload, now)
+	if err != nil {
+		d.Logger.WarnContext(ctx, "finish a webhook payload; sent as stored", slog.String("delivery_id", del.ID),
+			slog.String("org_id", del.OrganizationID), slog.String("error", err.Error()))
+		return del.Payload
+	}
+	return body
 }
 
 // ignoreTaken drops invalid_state: another worker claimed or recorded the attempt.

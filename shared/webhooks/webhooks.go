@@ -35,6 +35,9 @@ func SecretAD(webhookID string) []byte { return []byte("webhook:" + webhookID) }
 // Render makes the JSON body of an event about a build.
 type Render func(ctx context.Context, event kiln.WebhookEvent, b *kiln.Build, at time.Time) ([]byte, error)
 
+// Stamp finishes the stored payload of an event for the attempt made at now.
+type Stamp func(ctx context.Context, event kiln.WebhookEvent, payload []byte, now time.Time) ([]byte, error)
+
 // Caps per organization (docs/api.md).
 const (
 	// MaxWebhooks is how many webhooks an organization may have; creating one more is 409
@@ -69,6 +72,9 @@ type Sender struct {
 	Client *http.Client // an outbound-safe client
 	Sealer *keyring.Sealer
 	Render Render
+	// Stamp, when set, finishes a kiln webhook's payload at each attempt, before it is signed
+	// (build.complete's fresh artifactUrl); on an error the payload goes as stored.
+	Stamp Stamp
 	// PublicURL is the service's public URL: chat messages link to the console's build page under
 	// it ("" for no link).
 	PublicURL string

@@ -2,7 +2,7 @@
 // kiln's tests (shared/perforce) run instead of a real client and server.
 //
 // It parses p4's global options (-ztag, -Mj, -p, -u, -c) and the commands kiln uses (info,
-// login -s, trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
+// login -s, login -a -p (a password on stdin, see state.Passwords), trust -y|-l, streams, files -e, dirs, print -q, changes -m1 -s submitted,
 // describe -s, client -i, sync), reads the server it pretends to be from the JSON file named by
 // FAKEP4_STATE (see state) and answers as a real client and server do: with -ztag -Mj one JSON
 // object a line, records of string fields and messages ({"data","generic","severity"}); with
@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,9 +44,18 @@ type state struct {
 	Fingerprint string            `json:"fingerprint"`
 	Users       map[string]string `json:"users"` // user -> valid ticket
 	Expired     bool              `json:"expired"`
-	Streams     []string          `json:"streams"`
-	Files       map[string]string `json:"files"` // depot file -> content
-	Changes     []change          `json:"changes"`
+	// Passwords are the users' passwords: `login -a -p` with the right one on stdin issues a new
+	// ticket (it becomes the user's in Users, written back to the state file) and prints it.
+	Passwords map[string]string `json:"passwords"`
+	// ExpiredTickets are tickets the server says have expired ("Your session has expired").
+	ExpiredTickets []string `json:"expiredTickets"`
+	// TicketLifetime is the seconds `login -s` says a ticket has left (default 43200).
+	TicketLifetime int `json:"ticketLifetime"`
+	// Logins counts the logins made, written back to the state file.
+	Logins  int               `json:"logins"`
+	Streams []string          `json:"streams"`
+	Files   map[string]string `json:"files"` // depot file -> content
+	Changes []change          `json:"changes"`
 	// Hang makes every call start a child `sleep 300`, write its pid to ChildPIDFile and sleep.
 	Hang         bool   `json:"hang"`
 	ChildPIDFile string `json:"childPidFile"`
@@ -154,19 +164,26 @@ func run(args []string) int {
 		out.rec("userName", user, "serverAddress", addr, "serverVersion", "P4D/LINUX26X86_64/2024.1/2596294 (2024/05/06)", "serverLicense", "none")
 		return out.flush()
 	}
+	if cmd == "login" && len(cargs) == 2 && cargs[0] == "-a" && cargs[1] == "-p" {
+		return login(st, stateFile, user, out)
+	}
 	ticket, ok := st.Users[user]
 	if !ok || ticket == "" || os.Getenv("P4PASSWD") != ticket {
 		return out.fail(sevFailed, evConfig, "Perforce password (P4PASSWD) invalid or unset.")
 	}
-	if st.Expired {
+	if st.Expired || slices.Contains(st.ExpiredTickets, ticket) {
 		return out.fail(sevFailed, evConfig, "Your session has expired, please login again.")
 	}
 	switch cmd {
 	case "login":
 		if len(cargs) != 1 || cargs[0] != "-s" {
-			return fail("fakep4: only login -s")
+			return fail("fakep4: only login -s and login -a -p")
 		}
-		out.rec("User", user, "TicketExpiration", "43200")
+		lifetime := st.TicketLifetime
+		if lifetime == 0 {
+			lifetime = 43200
+		}
+		out.rec("User", user, "TicketExpiration", strconv.Itoa(lifetime))
 	case "streams":
 		for _, s := range st.Streams {
 			if len(cargs) == 0 || match(cargs[len(cargs)-1], s) {

@@ -71,6 +71,16 @@ func storeClient(stateFile string, c *clientSpec) error {
 	return nil
 }
 
+// underAny reports whether the depot holds files under dir (at the latest change).
+func underAny(st state, dir string) bool {
+	for f := range filesAt(st, latest(st)) {
+		if strings.HasPrefix(f, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // saveClient implements client -i: a client spec form on stdin ("Field:\tvalue" lines).
 func saveClient(st state, stateFile string) int {
 	raw, err := io.ReadAll(os.Stdin)
@@ -78,22 +88,43 @@ func saveClient(st state, stateFile string) int {
 		return fail("fakep4: read spec: %v", err)
 	}
 	spec := map[string]string{}
+	last := ""
 	for _, line := range strings.Split(string(raw), "\n") {
-		if line == "" || line[0] == '\t' || line[0] == ' ' || line[0] == '#' {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '\t' || line[0] == ' ' {
+			// A field's value on the lines below it (View, Description).
+			if last != "" {
+				spec[last] = strings.TrimSpace(spec[last] + " " + strings.TrimSpace(line))
+			}
 			continue
 		}
 		k, v, ok := strings.Cut(line, ":")
 		if ok {
-			spec[k] = strings.TrimSpace(v)
+			spec[k], last = strings.TrimSpace(v), k
 		}
 	}
 	name, root, stream := spec["Client"], spec["Root"], spec["Stream"]
+	classic := false
+	if view := spec["View"]; view != "" {
+		// A classic client's own view, one line: //depot/Game/... //<client>/...
+		f := strings.Fields(view)
+		left, ok := strings.CutSuffix(f[0], "/...")
+		if stream != "" || len(f) != 2 || !ok || f[1] != "//"+spec["Client"]+"/..." {
+			return fail("Error in client specification.\nfakep4: View must be one line <depot dir>/... //<client>/..., without Stream.")
+		}
+		if !underAny(st, left) {
+			return fail("Error in client specification.\nMapping '%s/...' is not under any depot.", left)
+		}
+		stream, classic = left, true
+	}
 	switch {
 	case name == "":
 		return fail("Error in client specification.\nMissing required field 'Client'.")
 	case !filepath.IsAbs(root):
 		return fail("Error in client specification.\nMissing required field 'Root'.")
-	case stream != "" && !slices.Contains(st.Streams, stream):
+	case stream != "" && !classic && !slices.Contains(st.Streams, stream):
 		return fail("Stream '%s' doesn't exist.", stream)
 	}
 	c, ok := loadClient(stateFile, name)

@@ -60,7 +60,7 @@ func (j *job) GetProject(ctx context.Context, orgID, id string) (*kiln.Project, 
 	cur := j.get()
 	p := cur.Project
 	return &kiln.Project{ID: p.ID, OrganizationID: cur.Build.OrganizationID, Name: p.Name, SourceControl: kiln.SourceControl(p.SourceControl),
-		RepoLink: p.RepoLink, StreamPath: p.StreamPath, UprojectPath: cur.UprojectPath}, nil
+		RepoLink: p.RepoLink, StreamPath: p.StreamPath, DepotPath: p.DepotPath, UprojectPath: cur.UprojectPath}, nil
 }
 
 // GetBuildSetting answers a setting without a time limit of its own: the job's limit is the
@@ -155,5 +155,5 @@ func (j *job) Perforce(ctx context.Context, b *kiln.Build, p *kiln.Project) (*bu
 		return nil, err
 	}
 	return &buildsteps.PerforceSource{Client: c, WorkspaceName: "kiln-" + p.ID + "-" + runner.WorkspaceKey(b.Branch),
-		Stream: b.Branch, Changelist: b.Changelist}, nil
+		Stream: b.Branch, Changelist: b.Changelist, Classic: p.DepotPath != ""}, nil
 }

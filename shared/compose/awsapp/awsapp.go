@@ -27,6 +27,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/httpapi"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/settings"
 	"github.com/kilnbuild/kiln/shared/store"
 	"github.com/kilnbuild/kiln/shared/store/dynamostore"
@@ -221,7 +222,7 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 		return nil, err
 	}
 	parts := core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: githubClient(gh), Workflow: workflow,
-		DeliveryWaker: QueueWaker(queue, logger), Logger: logger, LiveRegistry: lp.Registry, LiveSender: lp.Sender}
+		DeliveryWaker: QueueWaker(queue, logger), Logger: logger, Engines: cfg.Engines, LiveRegistry: lp.Registry, LiveSender: lp.Sender}
 	if ends, ok := beats.(builds.Ended); ok {
 		parts.Ended = ends // a build that ends here (an agent's report, a cancel) answers its task token
 	}
@@ -236,5 +237,11 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
 	apiCfg.BufferedAnswers = true
 	api := httpapi.New(withGitHub(apiCfg, gh))
-	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, logger), nil
+	// Where this API runs p4 (kiln aws-local), it logs in with a saved Perforce password for
+	// the hosts' tickets; elsewhere hosts get the saved ticket.
+	var renew *perforce.Connector
+	if v, ok := p4.(*perforce.Verifier); ok && v != nil {
+		renew = &perforce.Connector{Verifier: v, Open: keys.Sealer().Open, Store: st, Seal: keys.Sealer().Seal, Logger: logger}
+	}
+	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, renew, logger), nil
 }

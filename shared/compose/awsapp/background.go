@@ -139,7 +139,7 @@ type background struct {
 
 func newBackground(cfg BackgroundConfig, p Parts) (*background, error) {
 	c, err := core.New(core.Parts{Store: p.Store, Logs: p.Logs, Artifacts: p.Artifacts, Keys: p.Keys, GitHub: githubClient(p.GitHub),
-		Workflow: p.Workflow, DeliveryWaker: QueueWaker(p.Queue, p.Logger), Logger: p.Logger, Now: p.Now,
+		Workflow: p.Workflow, DeliveryWaker: QueueWaker(p.Queue, p.Logger), Logger: p.Logger, Now: p.Now, Engines: cfg.Engines,
 		LiveRegistry: p.Live.Registry, LiveSender: p.Live.Sender}, cfg.coreSettings())
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/compose/core"
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -33,10 +34,11 @@ func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
 // instance identity, checked by hosted (nil: the deployment has none). Hosts restore and save
 // build caches through it when the core keeps them (S3: presigned).
 func withHostAPI(api http.Handler, st store.Store, c *core.Core, logs builds.LogWriter, arts artifacts.Store,
-	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string, logger *slog.Logger) http.Handler {
+	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string,
+	renew *perforce.Connector, logger *slog.Logger) http.Handler {
 	lifecycle := c.Lifecycle
 	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: c.RunnerLogs(logs), OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger,
-		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg}
+		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg, RenewPerforce: renew}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
 	}

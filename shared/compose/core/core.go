@@ -55,8 +55,11 @@ type Parts struct {
 	DeliveryWaker builds.Waker
 	// Ended hears of every build that ended (in AWS: answers the task token of the state that
 	// waits for an agent's build). Nil: nobody.
-	Ended  builds.Ended
-	Logger *slog.Logger
+	Ended builds.Ended
+	// Engines lists the engine versions the build hosts provide, for builds of settings without
+	// ueVersion (nil: unknown).
+	Engines builds.EngineLister
+	Logger  *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// LiveRegistry keeps the sockets of live build events and LiveSender sends to them (nil: no
@@ -141,6 +144,7 @@ func New(p Parts, s Settings) (*Core, error) {
 	c.Plans = &plans.Plans{Store: p.Store, Table: s.Plans, Now: p.Now}
 	c.Webhooks = &webhooks.Sender{
 		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject), PublicURL: s.PublicURL,
+		Stamp:  httpapi.StampArtifactURL(p.Store.GetArtifact, downloadSigner(p.Keys, s.PublicURL)),
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
 	}
 	c.AutoDeployer = &builds.AutoDeployer{
@@ -192,7 +196,10 @@ func New(p Parts, s Settings) (*Core, error) {
 	c.AutoDeployer.Lifecycle = c.Lifecycle
 	c.Builds = &builds.Service{
 		Store: p.Store, Lifecycle: c.Lifecycle, Workflow: p.Workflow, Logger: p.Logger, Now: p.Now,
-		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks,
+		Allowance: c.Plans, Skips: p.Store, SkipEvents: c.Webhooks, Engines: p.Engines,
+	}
+	if p.GitHub != nil {
+		c.Builds.Commits = p.GitHub
 	}
 	return c, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/github"
 	"github.com/kilnbuild/kiln/shared/keyring"
 	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
@@ -39,6 +40,8 @@ func withAgentAPIs(api http.Handler, cfg Config, st store.Store, m *buildMachine
 		Store: st, Lifecycle: m.service.Lifecycle, Logs: m.core.RunnerLogs(m.logs), OpenSealed: keys.Sealer().Open, Logger: logger,
 		TimeLimit: cfg.BuildTimeout, MaxLogLines: cfg.LogMaxLines, ArtifactMax: cfg.ArtifactMax,
 		Caches: m.core.Caches, CacheMaxPerOrg: m.core.CacheMaxPerOrg, // agents restore and save build caches too
+		RenewPerforce: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open, Store: st,
+			Seal: keys.Sealer().Seal, Logger: logger},
 	}
 	if up, ok := m.artifacts.(agentapi.Uploads); ok {
 		hosts.Uploads = up

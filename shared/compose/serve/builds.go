@@ -88,13 +88,14 @@ func newBuildMachine(ctx context.Context, cfg Config, st store.Store, keys *keyr
 		return nil, err
 	}
 	c, err := core.New(core.Parts{Store: st, Logs: logs, Artifacts: arts, Keys: keys, GitHub: gh, Logger: logger,
-		LiveRegistry: live.NewMemory(), LiveInBackground: true}, coreSettings(cfg))
+		Engines: engines.Dir{Path: cfg.Engines}, LiveRegistry: live.NewMemory(), LiveInBackground: true}, coreSettings(cfg))
 	if err != nil {
 		return nil, err
 	}
 	sockets := livesocket.New(c.Live, logger)
 	lifecycle := c.Lifecycle
-	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open}}
+	sources := runner.LocalSources{Store: st, P4: &perforce.Connector{Verifier: cfg.PerforceVerifier(), Open: keys.Sealer().Open,
+		Store: st, Seal: keys.Sealer().Seal, Logger: logger}}
 	if gh != nil {
 		sources.GitHub = githubSource{gh}
 	}

@@ -88,6 +88,15 @@ func (r *Repo) Commit(branch, message, author string, files map[string]string) s
 	return r.writeCommit(branch, message, author, files, "100644")
 }
 
+// Head is the sha of branch's head commit ("" when there is no such branch).
+func (r *Repo) Head(branch string) string {
+	sha, err := r.revParse("refs/heads/" + branch + "^{commit}")
+	if err != nil {
+		return ""
+	}
+	return sha
+}
+
 // CommitSymlinks commits symbolic links on branch (path → target, git mode 120000), each
 // replacing whatever the path held (a directory included), as a hostile repository can.
 func (r *Repo) CommitSymlinks(branch, message, author string, links map[string]string) string {

@@ -19,18 +19,20 @@ type buildItem struct {
 	ID string `dynamo:"id"`
 	// Number is left out while 0 (a build stored before builds were numbered, or of a project
 	// that was not stored).
-	Number           int64  `dynamo:"number,omitempty"`
-	OrganizationID   string `dynamo:"organizationId"`
-	ProjectID        string `dynamo:"projectId,omitempty"`
-	BuildSettingID   string `dynamo:"buildSettingId,omitempty"`
-	Status           string `dynamo:"status"`
-	Platform         string `dynamo:"platform,omitempty"`
-	BuildType        string `dynamo:"buildType,omitempty"`
-	Branch           string `dynamo:"branch,omitempty"`
-	Commit           string `dynamo:"commit,omitempty"`
-	CommitMessage    string `dynamo:"commitMessage,omitempty"`
-	Changelist       string `dynamo:"changelist,omitempty"`
-	UEVersion        string `dynamo:"ueVersion,omitempty"`
+	Number         int64  `dynamo:"number,omitempty"`
+	OrganizationID string `dynamo:"organizationId"`
+	ProjectID      string `dynamo:"projectId,omitempty"`
+	BuildSettingID string `dynamo:"buildSettingId,omitempty"`
+	Status         string `dynamo:"status"`
+	Platform       string `dynamo:"platform,omitempty"`
+	BuildType      string `dynamo:"buildType,omitempty"`
+	Branch         string `dynamo:"branch,omitempty"`
+	Commit         string `dynamo:"commit,omitempty"`
+	CommitMessage  string `dynamo:"commitMessage,omitempty"`
+	Changelist     string `dynamo:"changelist,omitempty"`
+	UEVersion      string `dynamo:"ueVersion,omitempty"`
+	// UEVersionSource is left out while "" (builds from before it).
+	UEVersionSource  string `dynamo:"ueVersionSource,omitempty"`
 	TriggeredBy      string `dynamo:"triggeredBy,omitempty"`
 	FailureReason    string `dynamo:"failureReason,omitempty"`
 	AutoDeployStatus string `dynamo:"autoDeployStatus,omitempty"`
@@ -118,7 +120,7 @@ func newBuildItem(b *kiln.Build) *buildItem {
 		ID:       b.ID, Number: b.Number, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID, BuildSettingID: b.BuildSettingID,
 		Status: string(b.Status), Platform: string(b.Platform), BuildType: string(b.BuildType),
 		Branch: b.Branch, Commit: b.Commit, CommitMessage: b.CommitMessage, Changelist: b.Changelist,
-		UEVersion: b.UEVersion, TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
+		UEVersion: b.UEVersion, UEVersionSource: string(b.UEVersionSource), TriggeredBy: b.TriggeredBy, FailureReason: b.FailureReason,
 		AutoDeployStatus: string(b.AutoDeployStatus), AutoDeployError: b.AutoDeployError,
 		AutoDeployAttempts: b.AutoDeployAttempts, AutoDeployNextAt: toDueMS(b.AutoDeployNextAt),
 		CreatedAt: toMS(b.CreatedAt), StartedAt: toMSPtr(b.StartedAt), FinishedAt: toMSPtr(b.FinishedAt),
@@ -134,7 +136,7 @@ func (it *buildItem) build() *kiln.Build {
 		ID: it.ID, Number: it.Number, OrganizationID: it.OrganizationID, ProjectID: it.ProjectID, BuildSettingID: it.BuildSettingID,
 		Status: kiln.BuildStatus(it.Status), Platform: kiln.Platform(it.Platform), BuildType: kiln.BuildType(it.BuildType),
 		Branch: it.Branch, Commit: it.Commit, CommitMessage: it.CommitMessage, Changelist: it.Changelist,
-		UEVersion: it.UEVersion, TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
+		UEVersion: it.UEVersion, UEVersionSource: kiln.UEVersionSource(it.UEVersionSource), TriggeredBy: it.TriggeredBy, FailureReason: it.FailureReason,
 		AutoDeployStatus: kiln.AutoDeployStatus(it.AutoDeployStatus), AutoDeployError: it.AutoDeployError,
 		AutoDeployAttempts: it.AutoDeployAttempts, AutoDeployNextAt: fromDueMS(it.AutoDeployNextAt),
 		CreatedAt: fromMS(it.CreatedAt), StartedAt: fromMSPtr(it.StartedAt), FinishedAt: fromMSPtr(it.FinishedAt),

@@ -35,13 +35,24 @@ type perforceAttr struct {
 	Ticket      []byte `dynamo:"ticket,omitempty"` // binary, sealed
 	Fingerprint string `dynamo:"fingerprint,omitempty"`
 	UpdatedAt   int64  `dynamo:"updatedAt"`
+	// Password (sealed) and TicketExpiresAt are left out for a ticket given by the customer.
+	Password        []byte `dynamo:"password,omitempty"`
+	TicketExpiresAt int64  `dynamo:"ticketExpiresAt,omitempty"`
 }
 
 func newPerforceAttr(c *kiln.PerforceCredentials) *perforceAttr {
 	return &perforceAttr{
 		ServerURL: c.ServerURL, UserName: c.UserName, Ticket: c.Ticket, Fingerprint: c.Fingerprint,
-		UpdatedAt: toMS(c.UpdatedAt),
+		UpdatedAt: toMS(c.UpdatedAt), Password: c.Password, TicketExpiresAt: optToMS(c.TicketExpiresAt),
 	}
+}
+
+// optToMS is toMS, with the zero time as 0.
+func optToMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return toMS(t)
 }
 
 func (p *perforceAttr) credentials() *kiln.PerforceCredentials {
@@ -50,8 +61,16 @@ func (p *perforceAttr) credentials() *kiln.PerforceCredentials {
 	}
 	return &kiln.PerforceCredentials{
 		ServerURL: p.ServerURL, UserName: p.UserName, Ticket: p.Ticket, Fingerprint: p.Fingerprint,
-		UpdatedAt: fromMS(p.UpdatedAt),
+		UpdatedAt: fromMS(p.UpdatedAt), Password: p.Password, TicketExpiresAt: optFromMS(p.TicketExpiresAt),
 	}
+}
+
+// optFromMS is fromMS, with 0 as the zero time.
+func optFromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return fromMS(ms)
 }
 
 // defaultsAttr is an organization's default project settings, a map attribute.

@@ -24,6 +24,7 @@ type projectItem struct {
 	DefaultBranch   string        `dynamo:"defaultBranch,omitempty"`
 	Depot           string        `dynamo:"depot,omitempty"`
 	StreamPath      string        `dynamo:"streamPath,omitempty"`
+	DepotPath       string        `dynamo:"depotPath,omitempty"`
 	UprojectPath    string        `dynamo:"uprojectPath,omitempty"`
 	Uproject        *uprojectAttr `dynamo:"uproject,omitempty"`
 	LastBuildAt     *int64        `dynamo:"lastBuildAt,omitempty"`
@@ -52,7 +53,7 @@ func newProjectItem(p *kiln.Project) *projectItem {
 		},
 		ID: p.ID, OrganizationID: p.OrganizationID, Name: p.Name, Description: p.Description,
 		SourceControl: string(p.SourceControl), RepoLink: p.RepoLink, InstallationID: p.InstallationID,
-		DefaultBranch: p.DefaultBranch, Depot: p.Depot, StreamPath: p.StreamPath,
+		DefaultBranch: p.DefaultBranch, Depot: p.Depot, StreamPath: p.StreamPath, DepotPath: p.DepotPath,
 		UprojectPath: p.UprojectPath, LastBuildAt: toMSPtr(p.LastBuildAt),
 		LastBuildStatus: string(p.LastBuildStatus),
 		CreatedAt:       toMS(p.CreatedAt), UpdatedAt: toMS(p.UpdatedAt),
@@ -71,7 +72,7 @@ func (it *projectItem) project() *kiln.Project {
 		ID: it.ID, OrganizationID: it.OrganizationID, Name: it.Name, Description: it.Description,
 		SourceControl: kiln.SourceControl(it.SourceControl), RepoLink: it.RepoLink,
 		InstallationID: it.InstallationID, DefaultBranch: it.DefaultBranch, Depot: it.Depot,
-		StreamPath: it.StreamPath, UprojectPath: it.UprojectPath, LastBuildAt: fromMSPtr(it.LastBuildAt),
+		StreamPath: it.StreamPath, DepotPath: it.DepotPath, UprojectPath: it.UprojectPath, LastBuildAt: fromMSPtr(it.LastBuildAt),
 		LastBuildStatus: kiln.BuildStatus(it.LastBuildStatus),
 		CreatedAt:       fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
 	}

@@ -18,19 +18,21 @@ type webhookItem struct {
 	URL            string   `dynamo:"url"`
 	Events         []string `dynamo:"events,omitempty"` // a list, in the order given
 	Active         bool     `dynamo:"active"`
-	Secret         []byte   `dynamo:"secret,omitempty"`
-	CreatedAt      int64    `dynamo:"createdAt"`
-	UpdatedAt      int64    `dynamo:"updatedAt"`
+	// SignatureHeader is left out while "" (no extra signature header).
+	SignatureHeader string `dynamo:"signatureHeader,omitempty"`
+	Secret          []byte `dynamo:"secret,omitempty"`
+	CreatedAt       int64  `dynamo:"createdAt"`
+	UpdatedAt       int64  `dynamo:"updatedAt"`
 }
 
 // webhookMutable are the attributes UpdateWebhook replaces; the format never changes.
-var webhookMutable = []string{"url", "events", "active", "secret", "updatedAt"}
+var webhookMutable = []string{"url", "events", "active", "secret", "signatureHeader", "updatedAt"}
 
 func newWebhookItem(w *kiln.Webhook) *webhookItem {
 	it := &webhookItem{
 		itemKeys: itemKeys{PK: orgPK(w.OrganizationID), SK: webhookSK(w.ID), Type: typeWebhook},
 		ID:       w.ID, OrganizationID: w.OrganizationID, Format: string(w.Format), URL: w.URL, Active: w.Active, Secret: w.Secret,
-		CreatedAt: toMS(w.CreatedAt), UpdatedAt: toMS(w.UpdatedAt),
+		SignatureHeader: w.SignatureHeader, CreatedAt: toMS(w.CreatedAt), UpdatedAt: toMS(w.UpdatedAt),
 	}
 	for _, e := range w.Events {
 		it.Events = append(it.Events, string(e))
@@ -41,7 +43,7 @@ func newWebhookItem(w *kiln.Webhook) *webhookItem {
 func (it *webhookItem) webhook() *kiln.Webhook {
 	w := &kiln.Webhook{
 		ID: it.ID, OrganizationID: it.OrganizationID, Format: kiln.WebhookFormat(it.Format), URL: it.URL, Active: it.Active, Secret: it.Secret,
-		CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
+		SignatureHeader: it.SignatureHeader, CreatedAt: fromMS(it.CreatedAt), UpdatedAt: fromMS(it.UpdatedAt),
 	}
 	for _, e := range it.Events {
 		w.Events = append(w.Events, kiln.WebhookEvent(e))

@@ -14,7 +14,7 @@ import (
 const buildCols = `org_id, id, project_id, build_setting_id, status, platform, build_type, branch, commit_sha,
 	commit_message, changelist, ue_version, triggered_by, failure_reason, auto_deploy_status, auto_deploy_error,
 	auto_deploy_attempts, created_at, started_at, finished_at, heartbeat_at, auto_deploy_next_at, host, host_credential_hash, agent_pool, task_token, build_minutes,
-	clean, cache_state, cache_from, cache_reason, number, rerun_of, stages`
+	clean, cache_state, cache_from, cache_reason, number, rerun_of, stages, ue_version_source`
 
 func scanBuild(r scanner) (*kiln.Build, error) {
 	var b kiln.Build
@@ -25,7 +25,7 @@ func scanBuild(r scanner) (*kiln.Build, error) {
 		&b.BuildType, &b.Branch, &b.Commit, &b.CommitMessage, &b.Changelist, &b.UEVersion, &b.TriggeredBy,
 		&b.FailureReason, &b.AutoDeployStatus, &b.AutoDeployError, &b.AutoDeployAttempts, &created, &started,
 		&finished, &heartbeat, &nextAt, &b.Host, &b.HostCredentialHash, &b.AgentPool, &b.TaskToken, &b.BuildMinutes,
-		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason, &b.Number, &b.RerunOf, &stages); err != nil {
+		&b.Clean, &b.Cache, &b.CacheFrom, &b.CacheReason, &b.Number, &b.RerunOf, &stages, &b.UEVersionSource); err != nil {
 		return nil, err
 	}
 	var err error
@@ -53,12 +53,12 @@ func insertBuild(ctx context.Context, db execer, b *kiln.Build) error {
 		return fmt.Errorf("sqlitestore: create build: number: %w", err)
 	}
 	_, err = db.ExecContext(ctx, `INSERT INTO builds (`+buildCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.OrganizationID, b.ID, b.ProjectID, b.BuildSettingID, b.Status, b.Platform, b.BuildType, b.Branch,
 		b.Commit, b.CommitMessage, b.Changelist, b.UEVersion, b.TriggeredBy, b.FailureReason,
 		b.AutoDeployStatus, b.AutoDeployError, b.AutoDeployAttempts, ms(b.CreatedAt), optMS(b.StartedAt),
 		optMS(b.FinishedAt), optMS(b.HeartbeatAt), dueMS(b.AutoDeployNextAt), b.Host, b.HostCredentialHash, b.AgentPool, b.TaskToken, b.BuildMinutes,
-		b.Clean, b.Cache, b.CacheFrom, b.CacheReason, b.Number, b.RerunOf, stagesText(b.Stages))
+		b.Clean, b.Cache, b.CacheFrom, b.CacheReason, b.Number, b.RerunOf, stagesText(b.Stages), b.UEVersionSource)
 	if err != nil {
 		b.Number = 0
 		return writeErr("create build", err, "the build already exists")

@@ -25,7 +25,8 @@ func encodeDefaults(d kiln.ProjectDefaults) (string, error) {
 }
 
 const orgCols = `id, name, slug, plan, defaults, github_installation_id, created_at, updated_at,
-	perforce_server, perforce_user, perforce_ticket, perforce_fingerprint, perforce_updated_at, max_concurrent_builds`
+	perforce_server, perforce_user, perforce_ticket, perforce_fingerprint, perforce_updated_at, max_concurrent_builds,
+	perforce_password, perforce_ticket_expires_at`
 
 func scanOrg(r scanner) (*kiln.Organization, error) {
 	var o kiln.Organization
@@ -33,10 +34,12 @@ func scanOrg(r scanner) (*kiln.Organization, error) {
 	var installation sql.NullString
 	var created, updated int64
 	var p4Server, p4User, p4Fingerprint sql.NullString
-	var p4Ticket []byte
+	var p4Ticket, p4Password []byte
 	var p4Updated sql.NullInt64
+	var p4Expires int64
 	if err := r.Scan(&o.ID, &o.Name, &o.Slug, &o.Plan, &defaults, &installation, &created, &updated,
-		&p4Server, &p4User, &p4Ticket, &p4Fingerprint, &p4Updated, &o.MaxConcurrentBuilds); err != nil {
+		&p4Server, &p4User, &p4Ticket, &p4Fingerprint, &p4Updated, &o.MaxConcurrentBuilds,
+		&p4Password, &p4Expires); err != nil {
 		return nil, err
 	}
 	if p4Server.Valid {
@@ -46,6 +49,10 @@ func scanOrg(r scanner) (*kiln.Organization, error) {
 			Ticket:      p4Ticket,
 			Fingerprint: p4Fingerprint.String,
 			UpdatedAt:   fromMS(p4Updated.Int64),
+			Password:    p4Password,
+		}
+		if p4Expires != 0 {
+			o.Perforce.TicketExpiresAt = fromMS(p4Expires)
 		}
 	}
 	o.Integrations.GitHubInstallationID = installation.String
@@ -68,7 +75,7 @@ func (s *Store) CreateOrganization(ctx context.Context, org *kiln.Organization, 
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (`+orgCols+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?,
-			NULL, NULL, NULL, NULL, NULL, ?)`,
+			NULL, NULL, NULL, NULL, NULL, ?, NULL, 0)`,
 			org.ID, org.Name, org.Slug, org.Plan, defaults, ms(org.CreatedAt), ms(org.UpdatedAt), org.MaxConcurrentBuilds)
 		if err != nil {
 			return writeErr("create organization", err, fmt.Sprintf("an organization with slug %q already exists", org.Slug))
@@ -101,8 +108,15 @@ func (s *Store) UpdateOrganization(ctx context.Context, org *kiln.Organization) 
 // SetPerforce saves the organization's Perforce credentials, or with nil clears them, and sets
 // its updatedAt.
 func (s *Store) SetPerforce(ctx context.Context, orgID string, creds *kiln.PerforceCredentials, at time.Time) (*kiln.Organization, error) {
-	var server, user, ticket, fingerprint, updated any // NULL unless creds
+	var server, user, ticket, fingerprint, updated, password any // NULL unless creds
+	var expires int64
 	if creds != nil {
+		if creds.Password != nil {
+			password = creds.Password
+		}
+		if !creds.TicketExpiresAt.IsZero() {
+			expires = ms(creds.TicketExpiresAt)
+		}
 		server, user, fingerprint, updated = creds.ServerURL, creds.UserName, creds.Fingerprint, ms(creds.UpdatedAt)
 		t := creds.Ticket
 		if t == nil {
@@ -114,9 +128,9 @@ func (s *Store) SetPerforce(ctx context.Context, orgID string, creds *kiln.Perfo
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE organizations
 			SET perforce_server = ?, perforce_user = ?, perforce_ticket = ?, perforce_fingerprint = ?,
-				perforce_updated_at = ?, updated_at = ?
+				perforce_updated_at = ?, perforce_password = ?, perforce_ticket_expires_at = ?, updated_at = ?
 			WHERE id = ?`,
-			server, user, ticket, fingerprint, updated, ms(at), orgID)
+			server, user, ticket, fingerprint, updated, password, expires, ms(at), orgID)
 		if err != nil {
 			return fmt.Errorf("sqlitestore: set Perforce credentials: %w", err)
 		}

@@ -64,7 +64,7 @@ func decodeUproject(v sql.NullString) (*kiln.UprojectInfo, error) {
 }
 
 const projectCols = `org_id, id, name, description, source_control, repo_link, installation_id, default_branch,
-	depot, stream_path, uproject_path, uproject, last_build_at, last_build_status, created_at, updated_at`
+	depot, stream_path, uproject_path, uproject, last_build_at, last_build_status, created_at, updated_at, depot_path`
 
 func scanProject(r scanner) (*kiln.Project, error) {
 	var p kiln.Project
@@ -73,7 +73,7 @@ func scanProject(r scanner) (*kiln.Project, error) {
 	var created, updated int64
 	if err := r.Scan(&p.OrganizationID, &p.ID, &p.Name, &p.Description, &p.SourceControl, &p.RepoLink,
 		&p.InstallationID, &p.DefaultBranch, &p.Depot, &p.StreamPath, &p.UprojectPath, &uproject, &lastBuild,
-		&p.LastBuildStatus, &created, &updated); err != nil {
+		&p.LastBuildStatus, &created, &updated, &p.DepotPath); err != nil {
 		return nil, err
 	}
 	u, err := decodeUproject(uproject)
@@ -107,10 +107,10 @@ func (s *Store) CreateProject(ctx context.Context, p *kiln.Project, max int) err
 			return store.ProjectLimitReached(max)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.OrganizationID, p.ID, p.Name, p.Description, p.SourceControl, p.RepoLink, p.InstallationID,
 			p.DefaultBranch, p.Depot, p.StreamPath, p.UprojectPath, uproject, optMS(p.LastBuildAt),
-			p.LastBuildStatus, ms(p.CreatedAt), ms(p.UpdatedAt))
+			p.LastBuildStatus, ms(p.CreatedAt), ms(p.UpdatedAt), p.DepotPath)
 		if err != nil {
 			return writeErr("create project", err, "the project already exists")
 		}

@@ -10,9 +10,9 @@ import (
 	"github.com/kilnbuild/kiln/shared/store"
 )
 
-// Webhooks and their deliveries (migration 0006; format: 0025).
+// Webhooks and their deliveries (migration 0006; format: 0025; signature_header: 0030).
 
-const webhookCols = `org_id, id, url, events, active, secret, created_at, updated_at, format`
+const webhookCols = `org_id, id, url, events, active, secret, created_at, updated_at, format, signature_header`
 
 func encodeEvents(events []kiln.WebhookEvent) (string, error) {
 	if events == nil {
@@ -26,7 +26,7 @@ func scanWebhook(r scanner) (*kiln.Webhook, error) {
 	var w kiln.Webhook
 	var events string
 	var created, updated int64
-	if err := r.Scan(&w.OrganizationID, &w.ID, &w.URL, &events, &w.Active, &w.Secret, &created, &updated, &w.Format); err != nil {
+	if err := r.Scan(&w.OrganizationID, &w.ID, &w.URL, &events, &w.Active, &w.Secret, &created, &updated, &w.Format, &w.SignatureHeader); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(events), &w.Events); err != nil {
@@ -41,8 +41,8 @@ func (s *Store) CreateWebhook(ctx context.Context, w *kiln.Webhook) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: create webhook: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.OrganizationID, w.ID, w.URL, events, w.Active, w.Secret, ms(w.CreatedAt), ms(w.UpdatedAt), w.Format)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.OrganizationID, w.ID, w.URL, events, w.Active, w.Secret, ms(w.CreatedAt), ms(w.UpdatedAt), w.Format, w.SignatureHeader)
 	if err != nil {
 		return writeErr("create webhook", err, "the webhook already exists")
 	}
@@ -60,16 +60,17 @@ func (s *Store) ListWebhooks(ctx context.Context, orgID string) ([]*kiln.Webhook
 		`SELECT `+webhookCols+` FROM webhooks WHERE org_id = ? ORDER BY id`, orgID)
 }
 
-// UpdateWebhook replaces url, events, active, secret and updatedAt; the format never changes.
+// UpdateWebhook replaces url, events, active, secret, signatureHeader and updatedAt; the format
+// never changes.
 func (s *Store) UpdateWebhook(ctx context.Context, w *kiln.Webhook) error {
 	events, err := encodeEvents(w.Events)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update webhook: %w", err)
 	}
 	return s.change(ctx, "update webhook", "webhook",
-		`UPDATE webhooks SET url = ?, events = ?, active = ?, secret = ?, updated_at = ?
+		`UPDATE webhooks SET url = ?, events = ?, active = ?, secret = ?, signature_header = ?, updated_at = ?
 		WHERE org_id = ? AND id = ?`,
-		w.URL, events, w.Active, w.Secret, ms(w.UpdatedAt), w.OrganizationID, w.ID)
+		w.URL, events, w.Active, w.Secret, w.SignatureHeader, ms(w.UpdatedAt), w.OrganizationID, w.ID)
 }
 
 // DeleteWebhook deletes the webhook and its deliveries in one transaction.

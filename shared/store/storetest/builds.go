@@ -12,18 +12,19 @@ import (
 // newBuild builds (without storing) a build of setting set with the given status.
 func newBuild(set *kiln.BuildSetting, status kiln.BuildStatus) *kiln.Build {
 	return &kiln.Build{
-		ID:             kiln.NewID(),
-		OrganizationID: set.OrganizationID,
-		ProjectID:      set.ProjectID,
-		BuildSettingID: set.ID,
-		Status:         status,
-		Platform:       set.Platform,
-		BuildType:      set.BuildType,
-		Branch:         set.Branch,
-		Commit:         "0123456789abcdef0123456789abcdef01234567",
-		UEVersion:      set.UEVersion,
-		TriggeredBy:    "cron",
-		CreatedAt:      now(),
+		ID:              kiln.NewID(),
+		OrganizationID:  set.OrganizationID,
+		ProjectID:       set.ProjectID,
+		BuildSettingID:  set.ID,
+		Status:          status,
+		Platform:        set.Platform,
+		BuildType:       set.BuildType,
+		Branch:          set.Branch,
+		Commit:          "0123456789abcdef0123456789abcdef01234567",
+		UEVersion:       set.UEVersion,
+		UEVersionSource: kiln.UEVersionFromSetting,
+		TriggeredBy:     "cron",
+		CreatedAt:       now(),
 	}
 }
 

@@ -104,6 +104,22 @@ func testPerforce(t *testing.T, open func(t *testing.T) store.Store) {
 		wantTicket(t, "replaced ticket", stored, []byte{0, 1, 0})
 	})
 
+	t.Run("Password", func(t *testing.T) {
+		// A password's credentials keep the sealed password and the expiry of kiln's ticket;
+		// replacing them with a ticket's drops both.
+		s := open(t)
+		f := createOrganization(t, s)
+		at := now()
+		creds := newPerforce("ssl:perforce.example.com:1666", at)
+		creds.Password, creds.TicketExpiresAt = []byte{9, 0, 9}, at.Add(12*time.Hour)
+		want := withPerforce(f.org, creds, at)
+		wantEqual(t, "returned organization", setPerforce(t, s, f.org.ID, creds, at), want)
+		wantOrganization(t, s, "organization with a Perforce password", want)
+		plain := newPerforce("ssl:perforce.example.com:1666", at.Add(time.Minute))
+		want = withPerforce(f.org, plain, at.Add(time.Minute))
+		wantEqual(t, "organization with a ticket again", setPerforce(t, s, f.org.ID, plain, at.Add(time.Minute)), want)
+	})
+
 	t.Run("ClearWithNil", func(t *testing.T) {
 		s := open(t)
 		f := createOrganization(t, s)

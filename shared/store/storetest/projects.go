@@ -27,6 +27,7 @@ func newProject(orgID string, source kiln.SourceControl) *kiln.Project {
 	case kiln.SourcePerforce:
 		p.Depot, p.StreamPath = "//Shooter", "//Shooter/Main"
 		p.RepoLink = p.StreamPath
+		p.DepotPath = "//Shooter/Main/..." // a classic depot path round-trips (streams leave it "")
 	}
 	return p
 }

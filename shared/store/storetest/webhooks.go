@@ -20,14 +20,15 @@ func newWebhook(orgID string) *kiln.Webhook {
 	at := now()
 	id := kiln.NewID()
 	return &kiln.Webhook{
-		ID:             id,
-		OrganizationID: orgID,
-		URL:            "https://hooks.example.com/kiln/" + id,
-		Events:         []kiln.WebhookEvent{kiln.EventBuildComplete, kiln.EventBuildCreated, kiln.EventBuildFailed},
-		Active:         true,
-		Secret:         []byte{0x00, 0x01, 0xfe, 0xff, 's', 'e', 'c', 0x00},
-		CreatedAt:      at,
-		UpdatedAt:      at,
+		ID:              id,
+		OrganizationID:  orgID,
+		URL:             "https://hooks.example.com/kiln/" + id,
+		Events:          []kiln.WebhookEvent{kiln.EventBuildComplete, kiln.EventBuildCreated, kiln.EventBuildFailed},
+		Active:          true,
+		SignatureHeader: "X-BuildPixel-Signature",
+		Secret:          []byte{0x00, 0x01, 0xfe, 0xff, 's', 'e', 'c', 0x00},
+		CreatedAt:       at,
+		UpdatedAt:       at,
 	}
 }
 
@@ -215,7 +216,8 @@ func testWebhooks(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		// Update keeps the format, whatever the webhook given says.
 		upd := *made[1]
-		upd.Format, upd.URL, upd.UpdatedAt = kiln.FormatDiscord, "https://hooks.slack.com/…abcd", now().Add(time.Minute)
+		// ...and an emptied signature header is gone.
+		upd.Format, upd.URL, upd.UpdatedAt, upd.SignatureHeader = kiln.FormatDiscord, "https://hooks.slack.com/…abcd", now().Add(time.Minute), ""
 		wantOK(t, s.UpdateWebhook(ctx, &upd), "UpdateWebhook")
 		got, err = s.GetWebhook(ctx, f.org.ID, upd.ID)
 		wantOK(t, err, "GetWebhook after update")

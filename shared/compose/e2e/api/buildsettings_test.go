@@ -48,8 +48,8 @@ func TestBuildSettingLifecycle(t *testing.T) {
 		code  string
 		field string
 	}{
-		{`{"trigger":"manual"}`, "validation_failed", "schedule"}, // schedule left over after the merge
-		{`{"schedule":null}`, "validation_failed", "schedule"},    // scheduled without schedule
+		{`{"trigger":"manual"}`, "validation_failed", "schedule"},   // schedule left over after the merge
+		{`{"schedule":"@hourly"}`, "validation_failed", "schedule"}, // not 5-field cron
 		{`{"ueVersion":"5.9"}`, "engine_not_found", "ueVersion"},
 		{`{"platform":"PS5"}`, "validation_failed", "platform"},
 		{`{"platform":null}`, "validation_failed", "platform"},
@@ -98,7 +98,7 @@ func TestCreateBuildSettingValidation(t *testing.T) {
 		{"no branch", `{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"manual"}`, "validation_failed", "branch"},
 		{"no engine", `{"platform":"Linux","buildType":"Shipping","ueVersion":"4.27","trigger":"manual","branch":"main"}`, "engine_not_found", "ueVersion"},
 		{"bad version", `{"platform":"Linux","buildType":"Shipping","ueVersion":"latest","trigger":"manual","branch":"main"}`, "validation_failed", "ueVersion"},
-		{"scheduled without cron", `{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"scheduled","branch":"main"}`, "validation_failed", "schedule"},
+		{"cron without scheduled", `{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"manual","schedule":"0 3 * * *","branch":"main"}`, "validation_failed", "schedule"},
 		{"bad cron", `{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"scheduled","schedule":"@hourly","branch":"main"}`, "validation_failed", "schedule"},
 		{"unknown field", `{"platform":"Linux","buildType":"Shipping","ueVersion":"5.3","trigger":"manual","branch":"main","colour":"red"}`, "validation_failed", "colour"},
 		{"wrong type", `{"platform":"Linux","buildType":"Shipping","ueVersion":5.3,"trigger":"manual","branch":"main"}`, "bad_request", "ueVersion"},
@@ -115,10 +115,11 @@ func TestCreateBuildSettingValidation(t *testing.T) {
 	if got := e2e.Items(t, w.Do(t, "GET", base, w.Token, nil)); len(got) != 0 {
 		t.Fatalf("refused creates made settings: %v", got)
 	}
-	// Organization defaults fill what is left out.
+	// Organization defaults fill what is left out, but ueVersion: each build resolves it (the
+	// .uproject's EngineAssociation before the organization's default).
 	w.Do(t, "PATCH", "/organizations/"+w.OrgID, w.Token, `{"defaultProjectSettings":{"platform":"Win64","buildType":"Development","ueVersion":"5.4","trigger":"manual","notifyOnComplete":true}}`)
 	r := w.Do(t, "POST", base, w.Token, `{"branch":"main"}`)
-	if r.Status != 201 || e2e.Field(t, r.Body, "platform") != "Win64" || e2e.Field(t, r.Body, "ueVersion") != "5.4" || r.Body["notifyOnComplete"] != true {
+	if r.Status != 201 || e2e.Field(t, r.Body, "platform") != "Win64" || r.Body["ueVersion"] != nil || r.Body["notifyOnComplete"] != true {
 		t.Fatalf("defaults: %d %s", r.Status, r.Raw)
 	}
 	e2e.WantError(t, w.Do(t, "POST", "/projects/"+strings.Repeat("A", 24)+"/build-settings", w.Token, `{"branch":"main"}`), 404, "not_found")
