@@ -23,7 +23,9 @@ func TestParsePlans(t *testing.T) {
 		{"unknown field", `{"free": {"minutes": 1}}`, nil, `plan free: json: unknown field "minutes"`},
 		{"negative", `{"free": {"projects": -1}}`, nil, "plan free: projects must be 0 (unlimited) or more"},
 		{"enterprise sockets", `{"enterprise": {"liveConnections": 5000}}`,
-			func(p PlanTable) bool { return p[PlanEnterprise].LiveConnections == 5000 && p[PlanFree].LiveConnections == 20 }, ""},
+			func(p PlanTable) bool {
+				return p[PlanEnterprise].LiveConnections == 5000 && p[PlanFree].LiveConnections == 20
+			}, ""},
 		{"negative sockets", `{"pro": {"liveConnections": -1}}`, nil, "plan pro: liveConnections must be 0 (unlimited) or more"},
 		{"wrong type", `{"free": {"perforce": "yes"}}`, nil, "plan free"},
 		{"not an object", `[1]`, nil, "not a JSON object of plans"},
