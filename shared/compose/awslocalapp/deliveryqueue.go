@@ -1,0 +1,31 @@
+package awslocalapp
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/kilnbuild/kiln/shared/awslocal/sqs"
+)
+
+// deliverySource reads the deliver function's SQS event source from the template: batch size,
+// ReportBatchItemFailures, the queue's visibility timeout and its redrive policy.
+func deliverySource(templatePath string) (sqs.EventSource, error) {
+	data, err := os.ReadFile(templatePath)
+	if err != nil {
+		return sqs.EventSource{}, fmt.Errorf("aws-local: the delivery queue: %w", err)
+	}
+	src, err := sqs.EventSourceOf(data, "DeliverFunction")
+	if err != nil {
+		return sqs.EventSource{}, fmt.Errorf("aws-local: the delivery queue: %s: %w", templatePath, err)
+	}
+	return src, nil
+}
+
+// DeliveryDeadLetters are the bodies of the delivery messages the queue's redrive policy moved to
+// its dead-letter queue.
+func (l *AWSLocal) DeliveryDeadLetters() []string { return l.queue.DeadLetters() }
+
+// DeliveryDeadLetterAlarms says, for each alarm of the template on the delivery dead-letter
+// queue's ApproximateNumberOfMessagesVisible (by logical id), whether its condition is met now.
+// aws-local has no CloudWatch: nothing notifies the alarm topic.
+func (l *AWSLocal) DeliveryDeadLetterAlarms() map[string]bool { return l.queue.DeadLetterAlarms() }
