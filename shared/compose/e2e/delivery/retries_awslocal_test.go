@@ -116,10 +116,10 @@ func TestDeliveryThatAlwaysFailsEndsInTheDeadLetterQueue(t *testing.T) {
 
 // TestWebhookDeliveryThatAlwaysFailsEndsInTheDeadLetterQueue: a webhook delivery that fails every
 // attempt shows failed with its last error in the webhook's delivery log, and its message is in
-// the dead-letter queue. (Its first attempt is queued by the tick: a build event does not send a
-// sweep for webhooks.)
+// the dead-letter queue, without a tick of the schedule rule: recording the delivery sends a
+// sweep, as a build ready for auto deploy does.
 func TestWebhookDeliveryThatAlwaysFailsEndsInTheDeadLetterQueue(t *testing.T) {
-	w := e2e.NewWorld(t, e2e.AWSLocal, retriesThroughSQS)
+	w := e2e.NewWorld(t, e2e.AWSLocal, retriesThroughSQS, e2e.WithTick(time.Hour))
 	hr := e2e.NewHookReceiver(t)
 	hr.Fail = 1 << 20
 	base := "/organizations/" + w.OrgID + "/webhooks"
