@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -171,4 +172,23 @@ func (q *Queue) DeadLetterAlarms() map[string]bool {
 		out[a.ID] = a.Breached(n)
 	}
 	return out
+}
+
+// Handler is an SQS event handler as a Function, each invocation with its own JSON buffers:
+// aws-lambda-go's lambda.NewHandler returns bytes of a pooled buffer that a concurrent invocation
+// may reuse (a Lambda execution environment runs one invocation at a time; the stand-in runs its
+// batches at once).
+type Handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+// Invoke decodes the event, calls the handler and encodes its answer.
+func (h Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	var ev events.SQSEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("not an SQS event: %w", err)
+	}
+	resp, err := h(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(resp)
 }

@@ -32,7 +32,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// Function is an invocable Lambda function (lambda.NewHandler(fn) is one).
+// Function is an invocable Lambda function (Handler(fn) is one, safe for concurrent batches).
 type Function interface {
 	Invoke(ctx context.Context, payload []byte) ([]byte, error)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -60,7 +59,7 @@ func (c *consumer) handle(ctx context.Context, ev events.SQSEvent) (events.SQSEv
 func start(t *testing.T, src EventSource) (*Queue, *consumer) {
 	t.Helper()
 	c := &consumer{fails: 1, seen: make(chan string, 64), at: map[string][]time.Time{}}
-	q := &Queue{ARN: "arn:aws:sqs:us-east-1:000000000000:deliveries", Consumer: lambda.NewHandler(c.handle), Source: src}
+	q := &Queue{ARN: "arn:aws:sqs:us-east-1:000000000000:deliveries", Consumer: Handler(c.handle), Source: src}
 	srv := httptest.NewServer(q)
 	t.Cleanup(srv.Close)
 	q.URL = srv.URL + "/000000000000/deliveries"
