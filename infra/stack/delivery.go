@@ -8,8 +8,11 @@ import (
 )
 
 // DeliveryMaxReceiveCount is how many times a delivery message is handed to the deliver function
-// before it goes to the dead-letter queue. A delivery's own retries (backoff, attempts) are
-// kiln's, kept in the table; these are for the function itself failing (a crash, a timeout).
+// before SQS moves it to the dead-letter queue. Each receive is one attempt of the delivery
+// (KILN_DELIVERY_ATTEMPTS, 5 by default, must not exceed it): a failed attempt is reported as a
+// batch item failure with the message hidden for its backoff (ChangeMessageVisibility), and a
+// delivery that failed for good is reported failed until SQS moves it on. A crash or a timeout
+// of the function counts as a receive too.
 const DeliveryMaxReceiveCount = 5
 
 // deliverTimeout is the deliver function's time limit: Lambda's maximum, for streaming a 2 GB
@@ -43,8 +46,12 @@ func (s *KilnStack) createQueues() {
 }
 
 // createDeliverFunction defines the deliver function: one delivery attempt (auto deploy or an
-// organization webhook) per SQS message, batch size 1. It streams the artifact from S3 (read,
-// and decrypt through S3) and opens sealed upload headers with the master key.
+// organization webhook) per SQS message, batch size 1, with partial batch responses
+// (ReportBatchItemFailures: without it Lambda ignores the failures the handler reports and
+// deletes the message, so a retry would wait for the schedule's tick and nothing would reach the
+// dead-letter queue). It streams the artifact from S3 (read, and decrypt through S3), opens
+// sealed upload headers with the master key, and sends to the queue: a sweep message fans out
+// into one message per due delivery.
 func (s *KilnStack) createDeliverFunction() {
 	f := s.newFunction(functionSpec{
 		name: "deliver", description: "kiln deliveries: one attempt per message", memoryMB: 1024,
@@ -54,7 +61,9 @@ func (s *KilnStack) createDeliverFunction() {
 	s.masterKey.GrantRead(f.role, nil)
 	f.allow([]string{"s3:GetObject"}, s.artifactObjectsArn())
 	s.allowArtifactsKey(f, "kms:Decrypt")
+	s.queue.GrantSendMessages(f.role)
 	f.fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.queue, &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize: jsii.Number(1),
+		BatchSize:               jsii.Number(1),
+		ReportBatchItemFailures: jsii.Bool(true),
 	}))
 }

@@ -44,12 +44,16 @@ func TestQueues(t *testing.T) {
 	}
 }
 
+// TestDeliverEventSource: one message per invocation, and the failures the handler reports are
+// honoured (ReportBatchItemFailures; without it Lambda deletes a message the handler reported
+// failed, issue 36, finding 2).
 func TestDeliverEventSource(t *testing.T) {
 	m := props(t, "AWS::Lambda::EventSourceMapping")
 	want := obj{
-		"BatchSize":      1,
-		"EventSourceArn": arnOf(queueID(t, "DeliveryQueue")),
-		"FunctionName":   ref(functionLogicalID(t, "deliver")),
+		"BatchSize":             1,
+		"EventSourceArn":        arnOf(queueID(t, "DeliveryQueue")),
+		"FunctionName":          ref(functionLogicalID(t, "deliver")),
+		"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
 	}
 	if !equalJSON(m, want) {
 		t.Errorf("event source mapping %s, want %s", jsonString(m), jsonString(want))

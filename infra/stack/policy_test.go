@@ -102,6 +102,8 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["deliver"], []string{"s3:GetObject"}, artifacts)
 	on(want["deliver"], []string{"kms:Decrypt"}, key)
 	on(want["deliver"], queueRecv, queue)
+	// A sweep message fans out into one message per due delivery (issue 36, finding 1).
+	on(want["deliver"], queueSend, queue)
 	on(want["admin"], secretRead, master)
 	// The CodeBuild hosts' credentials (Parameter Store): the claim puts one, the build's end
 	// deletes it (Finish, or the ended function for an execution stopped or timed out).

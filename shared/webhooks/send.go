@@ -15,8 +15,14 @@ import (
 // recorded (the process died) is due again this long after its timeout.
 const leaseMargin = 30 * time.Second
 
-// Notify wakes the sender.
-func (d *Sender) Notify() { d.scheduler.Notify() }
+// Notify wakes the sender, or Wake when set: a delivery was recorded.
+func (d *Sender) Notify() {
+	if d.Wake != nil {
+		d.Wake.Notify()
+		return
+	}
+	d.scheduler.Notify()
+}
 
 // Run sends due deliveries, organizations in turn, until ctx ends.
 func (d *Sender) Run(ctx context.Context) {

@@ -85,6 +85,10 @@ type Sender struct {
 	Workers int
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Wake, when set, is woken instead of this sender's own workers when a delivery is recorded:
+	// another process delivers (in AWS, the deliver function, woken by a sweep message on its
+	// queue).
+	Wake interface{ Notify() }
 
 	scheduler delivery.Scheduler
 }

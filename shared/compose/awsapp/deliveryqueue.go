@@ -90,6 +90,38 @@ func (q *SQSQueue) Send(ctx context.Context, m DeliveryMessage, delay time.Durat
 	return nil
 }
 
+// MessageHider hides a received message of the queue for a while (SQS ChangeMessageVisibility):
+// the deliver handler keeps the message of a delivery that waits for a retry, hidden until the
+// retry is due.
+type MessageHider interface {
+	Hide(ctx context.Context, receiptHandle string, wait time.Duration) error
+}
+
+// SQSVisibility is the part of the SQS client Hide uses.
+type SQSVisibility interface {
+	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+}
+
+var _ MessageHider = (*SQSQueue)(nil)
+
+// Hide makes a received message visible again after wait, rounded up to a second and capped at
+// SQS's 12 hours.
+func (q *SQSQueue) Hide(ctx context.Context, receiptHandle string, wait time.Duration) error {
+	c, ok := q.Client.(SQSVisibility)
+	if !ok {
+		return errors.New("hide a delivery message: the SQS client cannot change a message's visibility")
+	}
+	wait = min(max(wait, 0), maxVisibility)
+	_, err := c.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+		QueueUrl: aws.String(q.URL), ReceiptHandle: aws.String(receiptHandle),
+		VisibilityTimeout: int32((wait + time.Second - 1) / time.Second),
+	})
+	if err != nil {
+		return fmt.Errorf("hide a delivery message: %w", err)
+	}
+	return nil
+}
+
 // delaySeconds is a delay as SQS takes it: whole seconds, rounded up, 0..900.
 func delaySeconds(d time.Duration) int32 {
 	d = min(max(d, 0), MaxQueueDelay)

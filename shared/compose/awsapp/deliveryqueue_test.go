@@ -56,8 +56,8 @@ func TestRetryLaterThanTheQueueDelayIsLeftToTheTick(t *testing.T) {
 	now := time.Now()
 	d := &Deliver{queue: q, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: func() time.Time { return now }}
 	m := DeliveryMessage{Kind: KindDeploy, OrganizationID: "o", BuildID: "b"}
-	_ = d.retry(context.Background(), m, now.Add(MaxQueueDelay+time.Second))
-	_ = d.retry(context.Background(), m, now.Add(MaxQueueDelay))
+	d.retry(context.Background(), m, now.Add(MaxQueueDelay+time.Second))
+	d.retry(context.Background(), m, now.Add(MaxQueueDelay))
 	if len(q.sent) != 1 {
 		t.Fatalf("queued %d retries, want only the one due within %v", len(q.sent), MaxQueueDelay)
 	}

@@ -331,8 +331,13 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		Admin: &awsapp.Admin{Store: l.backend.store}, Live: liveFn}.byName()), logger)
 	lambdaServe(operatorOrGuarded(l.iam.auth, l.functions,
 		&iam.Guard{Auth: l.iam.auth, Service: iam.Lambda{ARNs: awsLocalARNs}, Logger: logger, Next: l.iam.meter.Free("lambda", l.iam.meter.who, l.functions)}))
-	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: l.iam.meter.fn("deliver", lambda.NewHandler(deliver.Handle), sqsEventSource()...),
-		Visibility: 15 * time.Minute, MaxReceives: 5, Logger: logger}
+	// The deliver function's event source and queue as the template has them.
+	source, err := deliverySource(templatePath, cfg.DeliveryAttempts, logger)
+	if err != nil {
+		return nil, err
+	}
+	l.queue = &sqs.Queue{ARN: awsLocalQueueARN, URL: apiCfg.DeliveryQueueURL, Consumer: l.iam.meter.fn("deliver", sqs.Handler(deliver.Handle), sqsEventSource()...),
+		Source: source, Logger: logger}
 	queueServe(&iam.Guard{Auth: l.iam.auth, Service: iam.SQS{ARNs: awsLocalARNs}, Next: l.iam.meter.SQS(l.iam.meter.who, l.queue), Logger: logger})
 
 	// CodeBuild: hosts are `kiln agent run`, with the environment of the engine image, as the

@@ -49,9 +49,9 @@ type Parts struct {
 	GitHub *github.Client
 	// Workflow starts and stops builds' runs.
 	Workflow builds.Workflow
-	// DeliveryWaker wakes whoever delivers artifacts when a build becomes ready for auto deploy
-	// (in AWS: a sweep message on the delivery queue). Nil: the core's own AutoDeployer, run by
-	// this process.
+	// DeliveryWaker wakes whoever delivers artifacts and webhook deliveries when a build becomes
+	// ready for auto deploy or a webhook delivery is recorded (in AWS: a sweep message on the
+	// delivery queue). Nil: the core's own AutoDeployer and webhook sender, run by this process.
 	DeliveryWaker builds.Waker
 	// Ended hears of every build that ended (in AWS: answers the task token of the state that
 	// waits for an agent's build). Nil: nobody.
@@ -146,6 +146,7 @@ func New(p Parts, s Settings) (*Core, error) {
 		Store: p.Store, Sealer: sealer, Logger: p.Logger, Render: httpapi.RenderWebhookEvent(p.Store.GetProject), PublicURL: s.PublicURL,
 		Stamp:  httpapi.StampArtifactURL(p.Store.GetArtifact, downloadSigner(p.Keys, s.PublicURL)),
 		Client: client(), Attempts: s.DeliveryAttempts, Backoff: s.DeliveryBackoff, Now: p.Now,
+		Wake: p.DeliveryWaker,
 	}
 	c.AutoDeployer = &builds.AutoDeployer{
 		Store: p.Store, Artifacts: p.Artifacts, Sealer: sealer, Logger: p.Logger,

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kilnbuild/kiln/shared/compose/awslocalapp"
 	"github.com/kilnbuild/kiln/shared/compose/serve"
@@ -39,7 +38,7 @@ func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 		template = StackTemplateFile(t)
 	}
 	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.Config), awslocalapp.Options{HostCommand: []string{KilnBinary(t), "agent", "run"}, EC2HostCommand: []string{KilnBinary(t), "agent", "--ec2-host"},
-		TickEvery: time.Second, Template: template, Backends: backendsFor(t, ts.Config.Data), Clock: ts.Config.SchedulerClock}, ts.Out, logger)
+		TickEvery: tickOf(ts.Config.Data), Template: template, Backends: backendsFor(t, ts.Config.Data), Clock: ts.Config.SchedulerClock}, ts.Out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.Logs.String())
 	}
