@@ -69,6 +69,41 @@ func TestDemoThroughMake(t *testing.T) {
 	}
 }
 
+// TestDemosSideBySide is the two demos at once: a second one on other ports, with the
+// same KILN_DEMO_DIR, keeps to a directory of its own, and the first goes on working with its
+// data and token.
+func TestDemosSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kiln and runs two demos")
+	}
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the processes the demo started")
+	}
+	first := startDemo(t)
+	before := filesUnder(t, first.dir)
+	second := launchDemo(t, exec.Command("./demo.sh"), first.base, "KILN_DEMO_SIGNUP=1")
+	if second.dir == first.dir {
+		t.Fatalf("both demos in %s", first.dir)
+	}
+	for _, d := range []*runningDemo{first, second} {
+		if code := get(t, "http://127.0.0.1:"+d.port+"/auth/me", tokenIn(t, d.out)); code != http.StatusOK {
+			t.Errorf("the demo on port %s: GET /auth/me %d", d.port, code)
+		}
+	}
+	for _, f := range before {
+		if _, err := os.Stat(filepath.Join(first.dir, f)); err != nil {
+			t.Errorf("the second demo deleted the first one's %s: %v", f, err)
+		}
+	}
+	second.interrupt(t)
+	first.interrupt(t)
+}
+
 // refuseSecondDemo starts a second demo on d's port and directory, and checks that it is refused
 // before it starts or deletes anything, and that d still answers.
 func refuseSecondDemo(t *testing.T, d *runningDemo) {
