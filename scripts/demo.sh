@@ -106,6 +106,17 @@ REFUSED
 	take_lock || fail "cannot take $lock (another demo starting at the same moment?)"
 fi
 locked=1
+# A kiln serve left running by a demo that was killed still holds its data (kiln serve keeps an
+# flock on serve.lock): keep that data too.
+if [[ -e $dir/data/serve.lock ]] && command -v flock >/dev/null && ! flock -n "$dir/data/serve.lock" true; then
+	holder=$(tr -dc '0-9' <"$dir/data/serve.lock" || true)
+	cat >&2 <<REFUSED
+demo: a kiln serve (pid ${holder:-unknown}) still runs on $dir/data, left by a demo that did not
+      stop it; its data is left as it is. Stop it first (kill ${holder:-<pid>}), or run this demo
+      on other ports: KILN_DEMO_PORT=$((port + 1)) KILN_DEMO_GITHUB_PORT=$((ghport + 1)) make demo
+REFUSED
+	exit 2
+fi
 
 # kiln runs every build in a bubblewrap sandbox, as `make run` installs it.
 scripts/install-bubblewrap.sh || echo "demo: without bubblewrap kiln starts, but its builds fail (see above)" >&2

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestDemoThroughMake is the newcomer's `make demo` (GNU make) with a second demo started beside
@@ -151,14 +152,17 @@ func TestDemoLock(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
+	_, flockErr := exec.LookPath("flock")
 	for _, tc := range []struct {
 		name    string
 		pid     int
-		refused bool
+		serving bool   // a kiln serve (here: flock) still holds the data's serve.lock
+		refused string // what the refusal says
 	}{
-		{"held by a running demo", running.Process.Pid, true},
-		{"its demo is gone", gone.Process.Pid, false},
-		{"its pid is another program's", os.Getpid(), false},
+		{name: "held by a running demo", pid: running.Process.Pid, refused: "another demo runs here: pid " + strconv.Itoa(running.Process.Pid)},
+		{name: "its demo is gone", pid: gone.Process.Pid},
+		{name: "its pid is another program's", pid: os.Getpid()},
+		{name: "its demo is gone, its kiln serve is not", pid: gone.Process.Pid, serving: true, refused: "demo: a kiln serve (pid 4242) still runs on "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, port := t.TempDir(), freePort(t)
@@ -168,9 +172,25 @@ func TestDemoLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			held := strconv.Itoa(tc.pid) + " 9999 2026-11-28T15:00:00Z\n"
-			for f, body := range map[string]string{lock: held, filepath.Join(dir, "data", "serve.lock"): "x"} {
+			for f, body := range map[string]string{lock: held, filepath.Join(dir, "data", "serve.lock"): "4242\n"} {
 				if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
 					t.Fatal(err)
+				}
+			}
+			if tc.serving {
+				if flockErr != nil {
+					t.Skip("flock is not installed")
+				}
+				serving := exec.Command("flock", filepath.Join(dir, "data", "serve.lock"), "sleep", "120")
+				if err := serving.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = serving.Process.Kill(); _ = serving.Wait() })
+				for i := 0; exec.Command("flock", "-n", filepath.Join(dir, "data", "serve.lock"), "true").Run() == nil; i++ {
+					if i == 100 {
+						t.Fatal("flock did not take serve.lock")
+					}
+					time.Sleep(20 * time.Millisecond)
 				}
 			}
 			cmd := exec.Command("./demo.sh")
@@ -178,12 +198,15 @@ func TestDemoLock(t *testing.T) {
 			cmd.Env = append(os.Environ(), "GO=false", "KILN_DEMO_DIR="+base, "KILN_DEMO_PORT="+port, "KILN_DEMO_GITHUB_PORT="+freePort(t))
 			out, err := cmd.CombinedOutput()
 			exit, _ := err.(*exec.ExitError)
-			if tc.refused {
-				if exit == nil || exit.ExitCode() != 2 || !strings.Contains(string(out), "another demo runs here: pid "+strconv.Itoa(tc.pid)) {
-					t.Fatalf("%v, want a refusal (exit status 2) naming pid %d:\n%s", err, tc.pid, out)
+			if tc.refused != "" {
+				if exit == nil || exit.ExitCode() != 2 || !strings.Contains(string(out), tc.refused) {
+					t.Fatalf("%v, want a refusal (exit status 2) saying %q:\n%s", err, tc.refused, out)
 				}
-				if got := readFile(lock); got != held {
+				if got := readFile(lock); !tc.serving && got != held {
 					t.Errorf("the lock now holds %q, want %q", got, held)
+				}
+				if _, err := os.Stat(lock); tc.serving && !os.IsNotExist(err) {
+					t.Errorf("the refused demo left its lock (%v)", err)
 				}
 				if _, err := os.Stat(filepath.Join(dir, "data", "serve.lock")); err != nil {
 					t.Errorf("the running demo's data: %v", err)
