@@ -44,6 +44,7 @@ var docExamples = []docExample{
 	{file: "README.md", cmd: `kiln admin user --data .kiln --org-id <organizationId> --email dev@second.example --name Dev --role member`},
 	{file: "README.md", cmd: `kiln admin token --data .kiln --email owner@kiln.local`, fields: []string{"token", "organizationId", "userId"}},
 	{file: "README.md", cmd: `kiln admin token --data .kiln --org-id <organizationId> --email dev@second.example`},
+	{file: "docs/plans.md", cmd: `kiln admin plan --data .kiln --org-id <organizationId> --plan pro`, fields: []string{"organizationId", "plan"}},
 	{file: "docs/plans.md", cmd: `kiln admin plan --data .kiln --org-id <organizationId> --plan enterprise --max-concurrent-builds 4`},
 	{file: "docs/cli.md", cmd: "kiln builds trigger",
 		says: "kiln builds trigger: missing SETTING (usage: kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow])"},
