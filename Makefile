@@ -15,7 +15,8 @@ run: build
 
 ## demo: try everything on this machine: a fake GitHub (127.0.0.1:$$KILN_DEMO_GITHUB_PORT, default
 ## 9091), the stand-in engine and `kiln serve` (127.0.0.1:$$KILN_DEMO_PORT, default 8090) with its own
-## data in .demo/; prints the owner token and the curl steps to a verified artifact. Ctrl-C stops it
+## data in $$KILN_DEMO_DIR/$$KILN_DEMO_PORT (default .demo/8090; a demo on a port whose demo still runs is
+## refused); prints the owner token and the curl steps to a verified artifact. Ctrl-C stops it
 ## (the script then exits 0, so make reports no error). KILN_DEMO_SIGNUP=1: sign-up in the console
 ## instead (Sign in with GitHub, create an organization, link GitHub on the fake's install page).
 demo:

@@ -4,16 +4,23 @@
 # starts `kiln serve` wired to both with its own data directory, and prints the owner's token and
 # the curl commands that go from linking the installation to a downloaded, MD5-verified artifact.
 # Ctrl-C stops everything it started and ends the script with status 0 (a stop asked for is not an
-# error: `make demo` then prints no "Error 130"). Every other KILN_* variable of the environment
+# error: `make demo` then prints no "Error"). Every other KILN_* variable of the environment
 # reaches kiln serve unchanged.
 #
-#   KILN_DEMO_DIR          where the demo keeps its binaries, data, engine and logs (default .demo)
+# Each demo keeps everything in a directory of its own port, $KILN_DEMO_DIR/$KILN_DEMO_PORT
+# (.demo/8090 by default), so demos on other ports run side by side. A demo started where
+# another still runs (the same directory and port) is refused, naming the running one: it never
+# deletes another demo's data.
+#
+#   KILN_DEMO_DIR          where demos keep their binaries, data, engine and logs, one
+#                          directory per port (default .demo)
 #   KILN_DEMO_PORT         kiln's port on 127.0.0.1 (default 8090)
 #   KILN_DEMO_GITHUB_PORT  the fake GitHub's port on 127.0.0.1 (default 9091)
 #   KILN_DEMO_SIGNUP       1: try sign-up in the console as a newcomer would: kiln serve gets
 #                          KILN_SIGNUP=github and the fake GitHub the App's OAuth client and its
 #                          install page; the script then prints the console steps (sign in with
-#                          GitHub, create an organization, link GitHub, add demo/shooter) instead
+#                          GitHub, create an organization, link GitHub, add demo/shooter, invite
+#                          the fake's second account, ada, and join as ada) instead
 #                          of the curl steps, which link the installation by id (refused once the
 #                          OAuth client is set). Unset or 0: the curl steps.
 set -euo pipefail
@@ -31,27 +38,85 @@ case $signup in
 	exit 2
 	;;
 esac
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-
-pids=()
-# shellcheck disable=SC2317 # the traps call it
-stop() {
-	trap - INT TERM EXIT
-	if ((${#pids[@]})); then
-		echo "demo: stopping what it started" >&2
-		kill -TERM "${pids[@]}" 2>/dev/null || true
-		wait "${pids[@]}" 2>/dev/null || true
+for setting in "KILN_DEMO_PORT=$port" "KILN_DEMO_GITHUB_PORT=$ghport"; do
+	if [[ ! ${setting#*=} =~ ^[0-9]+$ ]]; then
+		echo "demo: ${setting%%=*} is a port number, not \"${setting#*=}\"" >&2
+		exit 2
 	fi
-}
-# Ctrl-C (INT) or kill (TERM): stop what the demo started, and end as asked, with status 0.
-trap 'stop; echo "demo: stopped" >&2; exit 0' INT TERM
-trap stop EXIT
+done
+mkdir -p "$dir/$port"
+dir=$(cd "$dir/$port" && pwd)
 
 fail() {
 	echo "demo: $*" >&2
 	exit 1
 }
+
+pids=()
+lock=$dir/demo.lock
+locked=0
+# shellcheck disable=SC2317 # the traps call it
+stop() {
+	# Further Ctrl-Cs are ignored while stopping (not reset to the default, which would end the
+	# script by SIGINT and make `make` say "Interrupt").
+	trap '' INT TERM
+	trap - EXIT
+	if ((${#pids[@]})); then
+		echo "demo: stopping what it started" >&2
+		kill -TERM "${pids[@]}" 2>/dev/null || true
+		wait "${pids[@]}" 2>/dev/null || true
+		pids=()
+	fi
+	if ((locked)); then
+		rm -f "$lock"
+		locked=0
+	fi
+}
+# shellcheck disable=SC2317 # the traps call it
+stopped() {
+	stop
+	echo "demo: stopped" >&2
+	exit 0
+}
+# Ctrl-C (INT) or kill (TERM): stop what the demo started, and end as asked, with status 0.
+trap stopped INT TERM
+trap stop EXIT
+
+# One demo per directory. The lock file holds its demo's pid, fake GitHub port and start time;
+# a lock whose demo is gone (killed) is taken over.
+take_lock() { (set -o noclobber && printf '%s %s %s\n' "$$" "$ghport" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$lock") 2>/dev/null; }
+# demo_alive PID: that process runs, and (where /proc tells) it is a demo script.
+demo_alive() {
+	[[ $1 =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null || return 1
+	[[ ! -r /proc/$1/cmdline ]] || grep -qa 'demo\.sh' "/proc/$1/cmdline"
+}
+if ! take_lock; then
+	other='' other_gh='' since=''
+	read -r other other_gh since <"$lock" || true
+	if demo_alive "$other"; then
+		cat >&2 <<REFUSED
+demo: another demo runs here: pid $other, started $since, kiln on 127.0.0.1:$port and its fake
+      GitHub on 127.0.0.1:$other_gh, with its data in $dir. It is left as it is.
+      Stop it first (Ctrl-C where it runs), or run this one beside it on other ports:
+      KILN_DEMO_PORT=$((port + 1)) KILN_DEMO_GITHUB_PORT=$((ghport + 1)) make demo
+REFUSED
+		exit 2
+	fi
+	rm -f "$lock"
+	take_lock || fail "cannot take $lock (another demo starting at the same moment?)"
+fi
+locked=1
+# A kiln serve left running by a demo that was killed still holds its data (kiln serve keeps an
+# flock on serve.lock): keep that data too.
+if [[ -e $dir/data/serve.lock ]] && command -v flock >/dev/null && ! flock -n "$dir/data/serve.lock" true; then
+	holder=$(tr -dc '0-9' <"$dir/data/serve.lock" || true)
+	cat >&2 <<REFUSED
+demo: a kiln serve (pid ${holder:-unknown}) still runs on $dir/data, left by a demo that did not
+      stop it; its data is left as it is. Stop it first (kill ${holder:-<pid>}), or run this demo
+      on other ports: KILN_DEMO_PORT=$((port + 1)) KILN_DEMO_GITHUB_PORT=$((ghport + 1)) make demo
+REFUSED
+	exit 2
+fi
 
 # kiln runs every build in a bubblewrap sandbox, as `make run` installs it.
 scripts/install-bubblewrap.sh || echo "demo: without bubblewrap kiln starts, but its builds fail (see above)" >&2
@@ -70,7 +135,13 @@ while kill -0 "${pids[0]}" 2>/dev/null; do
 		echo "demo: still compiling… ${elapsed} s" >&2
 	fi
 done
-wait "${pids[0]}" || { pids=(); fail "compiling failed (see above)"; }
+code=0
+wait "${pids[0]}" || code=$?
+if ((code)); then
+	pids=()
+	case $code in 130 | 143) stopped ;; esac # Ctrl-C while compiling
+	fail "compiling failed (see above)"
+fi
 pids=()
 echo "demo: compiled in $((SECONDS - started)) s" >&2
 
@@ -120,7 +191,7 @@ if ((signup)); then
 	cat <<SIGNUP
 demo: kiln serves http://127.0.0.1:$port with sign-up open (data in $dir/data, log in $dir/kiln.log),
       with a fake GitHub on 127.0.0.1:$ghport: installation 1 (account demo), repository demo/shooter,
-      and the GitHub account octo-dev to sign in with.
+      and the GitHub accounts octo-dev and ada (ada@example.com, a teammate to invite) to sign in with.
 
 The owner's API token: $token
 (it acts for the first organization, made at kiln's first start; a newcomer needs none)
@@ -133,6 +204,9 @@ Sign up as a newcomer would, in a browser:
      choose "Install on demo". That tab comes back to kiln, which links the installation; close it.
   4. On Projects, add the GitHub repository demo/shooter, then add a build setting (Linux,
      Shipping, 5.3) and trigger a build.
+  5. Invite a teammate: on the Organization page, invite ada@example.com as a member and copy
+     the link. Open it in a private window (the console's session stays in its own window),
+     "Sign in with GitHub" there, continue as ada, and join.
 
 Ctrl-C here stops kiln and the fake GitHub (a build still running then fails as interrupted).
 SIGNUP
@@ -195,4 +269,11 @@ set +e
 wait -n "${pids[@]}"
 code=$?
 set -e
+# Ctrl-C signals the whole job, kiln and the fake GitHub too, and they stop with status 0 on it.
+# Where the script started with SIGINT ignored (a background job of another script: `make demo &`)
+# bash cannot trap it, so only their ending tells. They end with 0, or by SIGINT or SIGTERM, only
+# when asked to: a stop asked for.
+case $code in
+0 | 130 | 143) stopped ;;
+esac
 fail "a demo process ended by itself (exit $code); see $dir/kiln.log and $dir/fakegithub.log"

@@ -31,7 +31,8 @@ func TestDemoSignUp(t *testing.T) {
 	b := newBrowser(t)
 	kiln, gh := "http://127.0.0.1:"+d.port, "http://127.0.0.1:"+d.ghPort
 	for _, want := range []string{"The owner's API token: kiln_", "Open " + kiln + "/console/", `"Sign in with GitHub"`,
-		"octo-dev", "create an organization", `"Link GitHub"`, `"Install on demo"`, "demo/shooter"} {
+		"octo-dev", "create an organization", `"Link GitHub"`, `"Install on demo"`, "demo/shooter",
+		"invite ada@example.com", "continue as ada, and join"} {
 		if !strings.Contains(strings.Join(strings.Fields(d.out), " "), want) {
 			t.Errorf("the demo did not print %q:\n%s", want, d.out)
 		}
@@ -49,30 +50,14 @@ func TestDemoSignUp(t *testing.T) {
 		t.Fatalf("GET /auth/methods: %+v, want github and token", methods)
 	}
 
-	// "Sign in with GitHub": kiln sends the browser to the fake's authorize page.
-	state := "demoSignUpState-24chars_"
-	to := location(t, b.call(t, http.MethodGet, kiln+"/auth/github/signin?state="+state, "", "", http.StatusFound, nil))
-	if !strings.HasPrefix(to.String(), gh+"/login/oauth/authorize?") || to.Query().Get("state") != state ||
-		to.Query().Get("redirect_uri") != kiln+"/console/signin/github" {
-		t.Fatalf("sign-in redirected to %s, want the fake GitHub's authorize page back to the console", to)
-	}
-	if page := b.call(t, http.MethodGet, to.String(), "", "", http.StatusOK, nil); !strings.Contains(page, ">Continue as octo-dev</button>") {
-		t.Fatalf("the authorize page offers no octo-dev:\n%s", page)
-	}
-	form := url.Values{"client_id": {to.Query().Get("client_id")}, "redirect_uri": {to.Query().Get("redirect_uri")},
-		"state": {state}, "login": {"octo-dev"}}
-	back := location(t, b.call(t, http.MethodPost, gh+"/login/oauth/authorize", "", form.Encode(), http.StatusFound, nil))
-	var session struct{ Token string }
-	b.call(t, http.MethodPost, kiln+"/auth/github/session", "", `{"code":"`+back.Query().Get("code")+`"}`, http.StatusCreated, &session)
-	if !strings.HasPrefix(session.Token, "ksess_") {
-		t.Fatalf("POST /auth/github/session: token %q, want a session", session.Token)
-	}
+	// "Sign in with GitHub" as octo-dev.
+	session := signInWithGitHub(t, b, kiln, gh, "octo-dev")
 
 	// Create an organization, then "Link GitHub" through the fake's install page.
 	var org struct{ ID string }
-	b.call(t, http.MethodPost, kiln+"/organizations", session.Token, `{"name":"Octo Games"}`, http.StatusCreated, &org)
+	b.call(t, http.MethodPost, kiln+"/organizations", session, `{"name":"Octo Games"}`, http.StatusCreated, &org)
 	var install struct{ URL string }
-	b.call(t, http.MethodGet, kiln+"/integrations/github/install", session.Token, "", http.StatusOK, &install)
+	b.call(t, http.MethodGet, kiln+"/integrations/github/install", session, "", http.StatusOK, &install)
 	installURL, err := url.Parse(install.URL)
 	if err != nil || !strings.HasPrefix(install.URL, gh+"/apps/") {
 		t.Fatalf("install link %q (%v), want the fake GitHub's install page", install.URL, err)
@@ -81,7 +66,7 @@ func TestDemoSignUp(t *testing.T) {
 		!strings.Contains(page, "<option>octo-dev</option>") {
 		t.Fatalf("the install page offers no installation on demo as octo-dev:\n%s", page)
 	}
-	form = url.Values{"state": {installURL.Query().Get("state")}, "installation_id": {"1"}, "login": {"octo-dev"}}
+	form := url.Values{"state": {installURL.Query().Get("state")}, "installation_id": {"1"}, "login": {"octo-dev"}}
 	setup := location(t, b.call(t, http.MethodPost, gh+installURL.Path, "", form.Encode(), http.StatusFound, nil))
 	if !strings.HasPrefix(setup.String(), kiln+"/integrations/github/callback?") {
 		t.Fatalf("the install page sent the installer to %s, want kiln's install callback", setup)
@@ -96,19 +81,72 @@ func TestDemoSignUp(t *testing.T) {
 			GitHub struct{ InstallationID string }
 		}
 	}
-	b.call(t, http.MethodGet, kiln+"/organizations/"+org.ID, session.Token, "", http.StatusOK, &linked)
+	b.call(t, http.MethodGet, kiln+"/organizations/"+org.ID, session, "", http.StatusOK, &linked)
 	if linked.IntegrationSettings.GitHub.InstallationID != "1" {
 		t.Fatalf("the organization has %+v linked, want installation 1", linked)
 	}
 
 	// Add demo/shooter.
 	var project struct{ ID, Name string }
-	b.call(t, http.MethodPost, kiln+"/projects/add-repo", session.Token,
+	b.call(t, http.MethodPost, kiln+"/projects/add-repo", session,
 		`{"name":"Shooter","installationId":"1","repoFullName":"demo/shooter"}`, http.StatusCreated, &project)
 	if project.ID == "" || project.Name != "Shooter" {
 		t.Fatalf("POST /projects/add-repo: %+v", project)
 	}
+
+	// Invite the fake's second account, ada, and join as ada from another browser (the private
+	// window of the printed steps), signed in with GitHub.
+	var inv struct{ Link string }
+	b.call(t, http.MethodPost, kiln+"/organizations/"+org.ID+"/invitations", session,
+		`{"email":"ada@example.com","role":"member"}`, http.StatusCreated, &inv)
+	_, secret, ok := strings.Cut(inv.Link, "#")
+	if !ok || !strings.Contains(inv.Link, "/console/invitations/accept#") {
+		t.Fatalf("invitation link %q", inv.Link)
+	}
+	ada := newBrowser(t)
+	adaSession := signInWithGitHub(t, ada, kiln, gh, "ada")
+	var joined struct {
+		User         struct{ Email string }
+		Organization struct{ ID string }
+		Membership   struct{ Role string }
+	}
+	ada.call(t, http.MethodPost, kiln+"/invitations/accept", adaSession, `{"secret":"`+secret+`"}`, http.StatusCreated, &joined)
+	if joined.User.Email != "ada@example.com" || joined.Organization.ID != org.ID || joined.Membership.Role != "member" {
+		t.Fatalf("POST /invitations/accept as ada: %+v, want ada@example.com a member of %s", joined, org.ID)
+	}
+	var members struct {
+		Items []struct{ Email, Role string }
+	}
+	b.call(t, http.MethodGet, kiln+"/organizations/"+org.ID+"/members", session, "", http.StatusOK, &members)
+	if len(members.Items) != 2 {
+		t.Errorf("the organization's members: %+v, want octo-dev and ada", members.Items)
+	}
 	d.interrupt(t)
+}
+
+// signInWithGitHub is "Sign in with GitHub" in browser b as the fake's account login: kiln sends
+// the browser to the fake's authorize page, which offers the account; its code back at the
+// console makes a session. It answers the session's token.
+func signInWithGitHub(t *testing.T, b *browser, kiln, gh, login string) string {
+	t.Helper()
+	state := "demoSignUpState-24chars_"
+	to := location(t, b.call(t, http.MethodGet, kiln+"/auth/github/signin?state="+state, "", "", http.StatusFound, nil))
+	if !strings.HasPrefix(to.String(), gh+"/login/oauth/authorize?") || to.Query().Get("state") != state ||
+		to.Query().Get("redirect_uri") != kiln+"/console/signin/github" {
+		t.Fatalf("sign-in redirected to %s, want the fake GitHub's authorize page back to the console", to)
+	}
+	if page := b.call(t, http.MethodGet, to.String(), "", "", http.StatusOK, nil); !strings.Contains(page, ">Continue as "+login+"</button>") {
+		t.Fatalf("the authorize page offers no %s:\n%s", login, page)
+	}
+	form := url.Values{"client_id": {to.Query().Get("client_id")}, "redirect_uri": {to.Query().Get("redirect_uri")},
+		"state": {state}, "login": {login}}
+	back := location(t, b.call(t, http.MethodPost, gh+"/login/oauth/authorize", "", form.Encode(), http.StatusFound, nil))
+	var session struct{ Token string }
+	b.call(t, http.MethodPost, kiln+"/auth/github/session", "", `{"code":"`+back.Query().Get("code")+`"}`, http.StatusCreated, &session)
+	if !strings.HasPrefix(session.Token, "ksess_") {
+		t.Fatalf("POST /auth/github/session as %s: token %q, want a session", login, session.Token)
+	}
+	return session.Token
 }
 
 // browser is the one browser the demo's steps use: it keeps the cookies kiln sets (the install

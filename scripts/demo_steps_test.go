@@ -152,19 +152,28 @@ func TestDemoScriptLints(t *testing.T) {
 	}
 }
 
-// A KILN_DEMO_SIGNUP other than 0 or 1 stops the demo before it starts anything.
-func TestDemoRefusesABadSignUpSetting(t *testing.T) {
-	dir := t.TempDir() + "/demo"
-	cmd := exec.Command("./demo.sh")
-	cmd.Env = append(os.Environ(), "KILN_DEMO_SIGNUP=yes", "KILN_DEMO_DIR="+dir)
-	out, err := cmd.CombinedOutput()
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
-		t.Fatalf("demo.sh with KILN_DEMO_SIGNUP=yes: %v, want exit status 2:\n%s", err, out)
-	}
-	if !strings.Contains(string(out), `KILN_DEMO_SIGNUP is 1 (sign-up in the console) or 0 (the curl steps), not "yes"`) {
-		t.Errorf("output:\n%s", out)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("it made %s (%v)", dir, err)
+// A KILN_DEMO_SIGNUP other than 0 or 1, or a port that is not a number, stops the demo before it
+// starts or makes anything.
+func TestDemoRefusesBadSettings(t *testing.T) {
+	for _, tc := range []struct{ setting, want string }{
+		{"KILN_DEMO_SIGNUP=yes", `KILN_DEMO_SIGNUP is 1 (sign-up in the console) or 0 (the curl steps), not "yes"`},
+		{"KILN_DEMO_PORT=80a", `KILN_DEMO_PORT is a port number, not "80a"`},
+		{"KILN_DEMO_GITHUB_PORT=../x", `KILN_DEMO_GITHUB_PORT is a port number, not "../x"`},
+	} {
+		t.Run(tc.setting, func(t *testing.T) {
+			dir := t.TempDir() + "/demo"
+			cmd := exec.Command("./demo.sh")
+			cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+dir, tc.setting)
+			out, err := cmd.CombinedOutput()
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
+				t.Fatalf("demo.sh with %s: %v, want exit status 2:\n%s", tc.setting, err, out)
+			}
+			if !strings.Contains(string(out), tc.want) {
+				t.Errorf("output:\n%s", out)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("it made %s (%v)", dir, err)
+			}
+		})
 	}
 }

@@ -41,6 +41,9 @@ func TestDemo(t *testing.T) {
 	}
 	d := startDemo(t, "KILN_RATE_LIMIT=0") // any other setting reaches kiln serve
 	out, demoDir, pgid := d.out, d.dir, d.pgid
+	if !strings.Contains(out, "data in "+filepath.Join(d.base, d.port, "data")) {
+		t.Errorf("the demo does not keep its data in KILN_DEMO_DIR/KILN_DEMO_PORT:\n%s", out)
+	}
 	if !strings.Contains(out, "The owner's API token: kiln_") {
 		t.Fatalf("no owner token in:\n%s", out)
 	}
@@ -88,11 +91,12 @@ func TestDemo(t *testing.T) {
 	d.interrupt(t)
 }
 
-// runningDemo is demo.sh started by a test, in a process group of its own, with what it printed
-// up to the end of its steps.
+// runningDemo is demo.sh (or `make demo`) started by a test, in a process group of its own,
+// with what it printed up to the end of its steps.
 type runningDemo struct {
 	out          string
-	dir          string // KILN_DEMO_DIR
+	base         string // KILN_DEMO_DIR
+	dir          string // the demo's own directory: KILN_DEMO_DIR/KILN_DEMO_PORT
 	port, ghPort string
 	pgid         int
 	exited       chan error
@@ -106,9 +110,16 @@ type runningDemo struct {
 // whatever is left of it.
 func startDemo(t *testing.T, env ...string) *runningDemo {
 	t.Helper()
-	d := &runningDemo{port: freePort(t), ghPort: freePort(t), dir: t.TempDir(), exited: make(chan error, 1), stderr: &syncbuf.Buffer{}}
-	cmd := exec.Command("./demo.sh")
-	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+d.dir, "KILN_DEMO_PORT="+d.port, "KILN_DEMO_GITHUB_PORT="+d.ghPort)
+	return launchDemo(t, exec.Command("./demo.sh"), t.TempDir(), env...)
+}
+
+// launchDemo starts cmd (demo.sh, or make demo) as startDemo does, with base as KILN_DEMO_DIR.
+// Its standard output and error are the demo's.
+func launchDemo(t *testing.T, cmd *exec.Cmd, base string, env ...string) *runningDemo {
+	t.Helper()
+	d := &runningDemo{port: freePort(t), ghPort: freePort(t), base: base, exited: make(chan error, 1), stderr: &syncbuf.Buffer{}}
+	d.dir = filepath.Join(base, d.port)
+	cmd.Env = append(os.Environ(), "KILN_DEMO_DIR="+d.base, "KILN_DEMO_PORT="+d.port, "KILN_DEMO_GITHUB_PORT="+d.ghPort)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, like a terminal's job
 	cmd.Stderr = d.stderr
@@ -154,24 +165,36 @@ func startDemo(t *testing.T, env ...string) *runningDemo {
 }
 
 // interrupt stops the demo as Ctrl-C does, and checks that it ends with status 0 and leaves
-// nothing running: no process, no listening port.
+// nothing running: no process, no listening port. A terminal sends SIGINT to the whole group;
+// sending it to the script alone is the stricter check of the script: it must stop what it
+// started itself. ctrlC sends it to the group.
 func (d *runningDemo) interrupt(t *testing.T) {
+	t.Helper()
+	d.stop(t, d.pgid, func(err error) bool { return err == nil })
+}
+
+// ctrlC is Ctrl-C at a terminal: SIGINT to the demo's whole process group. ok judges how the
+// command ended.
+func (d *runningDemo) ctrlC(t *testing.T, ok func(error) bool) {
+	t.Helper()
+	d.stop(t, -d.pgid, ok)
+}
+
+func (d *runningDemo) stop(t *testing.T, to int, ok func(error) bool) {
 	t.Helper()
 	pgid, exited, stderr := d.pgid, d.exited, d.stderr
 	procs := group(t, pgid)
 	port, ghPort := d.port, d.ghPort
 
-	// Ctrl-C. A terminal sends SIGINT to the whole group; sending it to the script alone is the
-	// stricter check: the script itself must stop what it started.
 	d.stopped = true
-	if err := syscall.Kill(pgid, syscall.SIGINT); err != nil {
+	if err := syscall.Kill(to, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case err := <-exited:
 		// A stop asked for ends the script with 0, so that `make demo` prints no error.
-		if err != nil {
-			t.Errorf("the demo ended with %v on Ctrl-C, want status 0", err)
+		if !ok(err) {
+			t.Errorf("the demo ended with %v on Ctrl-C:\n%s", err, stderr.String())
 		}
 	case <-time.After(time.Minute):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -191,6 +214,9 @@ func (d *runningDemo) interrupt(t *testing.T) {
 			c.Close()
 			t.Errorf("port %s still answers", p)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(d.dir, "demo.lock")); !os.IsNotExist(err) {
+		t.Errorf("the demo's lock is left (%v)", err)
 	}
 }
 

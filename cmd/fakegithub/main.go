@@ -1,6 +1,7 @@
 // Command fakegithub runs the fake GitHub of kiln's tests as a program, so kiln can be tried
 // without a real GitHub App: one App, one installation ("demo") with a repository holding an
-// Unreal project, and one account ("octo-dev") to sign in with and to install the App as. It
+// Unreal project, and two accounts to sign in with: "octo-dev", who installs the App, and
+// "ada", a teammate to invite (so an invitation can be accepted in the demo). It
 // prints the settings that point `kiln serve` at it (and, with --env FILE, writes them there for
 // scripts such as `make demo`), and serves until Ctrl-C. With --setup-url, the App's install page sends the installer there, as
 // GitHub sends them to a GitHub App's Setup URL.
@@ -23,9 +24,14 @@ import (
 // demoInstallation is the installation id to link.
 const demoInstallation = 1
 
-// demoUser is the GitHub account the fake's authorize page offers for "Sign in with GitHub".
-var demoUser = githubtest.User{Login: "octo-dev", Name: "Octo Dev",
-	Emails: []githubtest.Email{{Address: "octo-dev@example.com", Primary: true, Verified: true}}}
+// demoUser is the GitHub account the fake's authorize page offers first for "Sign in with
+// GitHub"; teammate is the second, whom demoUser invites.
+var (
+	demoUser = githubtest.User{Login: "octo-dev", Name: "Octo Dev",
+		Emails: []githubtest.Email{{Address: "octo-dev@example.com", Primary: true, Verified: true}}}
+	teammate = githubtest.User{Login: "ada", Name: "Ada Lovelace",
+		Emails: []githubtest.Email{{Address: "ada@example.com", Primary: true, Verified: true}}}
+)
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on (host:port; port 0 picks a free one)")
@@ -53,6 +59,7 @@ func main() {
 	gh.SetupURL = *setupURL
 	gh.AddInstallation(demoInstallation, "demo")
 	gh.AddUser(demoUser)
+	gh.AddUser(teammate)
 	repo := gh.AddRepo(demoInstallation, "demo/shooter", true, "main")
 	repo.Commit("main", "Add the Shooter game", "Ada Lovelace", map[string]string{
 		"Shooter/Shooter.uproject": `{"FileVersion": 3, "EngineAssociation": "5.3",
@@ -88,7 +95,8 @@ func main() {
 		}
 	}
 	fmt.Printf("fakegithub: a fake GitHub App with installation %d (account demo, repository demo/shooter),\n", demoInstallation)
-	fmt.Printf("and the GitHub account %s to sign in with (with the App's OAuth client set: --oauth-client).\n", demoUser.Login)
+	fmt.Printf("and the GitHub accounts %s and %s (%s, to invite) to sign in with (with the App's OAuth client set: --oauth-client).\n",
+		demoUser.Login, teammate.Login, teammate.Emails[0].Address)
 	if gh.SetupURL != "" {
 		fmt.Printf("The App's install page, %sapps/%s/installations/new, sends the installer to %s.\n", gh.WebURL(), gh.AppSlug, gh.SetupURL)
 	}

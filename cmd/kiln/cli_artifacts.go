@@ -24,17 +24,21 @@ func artifacts(ctx context.Context, args []string, getenv func(string) string, s
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "the file to write (default: <Project>-<Platform>-<BuildType>-<number>.tar.gz in the current directory; <build>.tar.gz for a build without a number)")
 	asJSON := fs.Bool("json", false, "print the downloaded file's path, size and MD5 as JSON")
+	project := projectOfNumber(fs)
 	pos, err := parseArgs(fs, args[1:], 1)
 	if err != nil {
 		return err
 	}
-	id := pos[0]
-	if *out == "" && !plainFileName(id) {
-		return usageErr("%q is not a build id", id)
-	}
 	c, err := apiClient(getenv)
 	if err != nil {
 		return err
+	}
+	id, err := resolveBuild(ctx, c, "kiln artifacts download", pos[0], *project)
+	if err != nil {
+		return err
+	}
+	if *out == "" && !plainFileName(id) {
+		return usageErr("%q is not a build id", id)
 	}
 	link, err := c.DownloadLink(ctx, id)
 	if err != nil {
@@ -65,7 +69,7 @@ func artifacts(ctx context.Context, args []string, getenv func(string) string, s
 	if *asJSON {
 		return printJSON(stdout, map[string]any{"path": dst, "sizeBytes": link.SizeBytes, "checksumMd5": link.ChecksumMD5})
 	}
-	fmt.Fprintf(stdout, "%s (%s, MD5 %s)\n", dst, bytesText(link.SizeBytes), link.ChecksumMD5)
+	fmt.Fprintf(stdout, "%s (%s), verified MD5 %s\n", dst, bytesText(link.SizeBytes), link.ChecksumMD5)
 	return nil
 }
 

@@ -100,20 +100,26 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		return rerunBuild(ctx, fs, args[1:], asJSON, getenv, stdout, stderr)
 	case "logs":
 		follow := fs.Bool("follow", false, "keep streaming until the build ends, then exit 0 complete, 1 failed")
+		project := projectOfNumber(fs)
 		pos, err := parseArgs(fs, args[1:], 1)
 		if err != nil {
 			return err
 		}
 		c, err := apiClient(getenv)
+		if err != nil {
+			return err
+		}
+		id, err := resolveBuild(ctx, c, "kiln builds logs", pos[0], *project)
 		if err != nil {
 			return err
 		}
 		if *follow {
-			return followBuild(ctx, c, pos[0], *asJSON, stdout, stderr)
+			return followBuild(ctx, c, id, *asJSON, stdout, stderr)
 		}
-		_, err = c.Logs(ctx, pos[0], false, logPrinter(stdout, *asJSON))
+		_, err = c.Logs(ctx, id, false, logPrinter(stdout, *asJSON))
 		return err
 	case "cancel":
+		project := projectOfNumber(fs)
 		pos, err := parseArgs(fs, args[1:], 1)
 		if err != nil {
 			return err
@@ -122,7 +128,11 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		if err != nil {
 			return err
 		}
-		b, err := c.Cancel(ctx, pos[0])
+		id, err := resolveBuild(ctx, c, "kiln builds cancel", pos[0], *project)
+		if err != nil {
+			return err
+		}
+		b, err := c.Cancel(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -134,6 +144,12 @@ func builds(ctx context.Context, args []string, getenv func(string) string, stdo
 		return groupHelp(stdout, "builds")
 	}
 	return errNoSuchCommand("builds", args, commands)
+}
+
+// projectOfNumber is the --project flag of the commands that take a BUILD: the project of a
+// build given by its number.
+func projectOfNumber(fs *flag.FlagSet) *string {
+	return fs.String("project", "", "the project of a BUILD given by its number (the # column of kiln builds list)")
 }
 
 // followBuild streams a build's log until it ends, then reports how it ended: nil when it

@@ -105,10 +105,10 @@ func TestCLIArgumentMessages(t *testing.T) {
 		{[]string{"builds", "trigger", "Shooter", "Linux/Shipping", "x"}, `kiln builds trigger: unexpected argument "x" (usage: ` + trigger + ")"},
 		{[]string{"builds", "trigger", "--follow"}, "kiln builds trigger: missing SETTING (usage: " + trigger + ")"},
 		{[]string{"settings", "list", "x"}, `kiln settings list: unexpected argument "x" (usage: kiln settings list [--project PROJECT])`},
-		{[]string{"builds", "logs", "--follow"}, "kiln builds logs: missing BUILD_ID (usage: kiln builds logs BUILD_ID [--follow])"},
-		{[]string{"builds", "cancel", "b1", "b2"}, `kiln builds cancel: unexpected argument "b2" (usage: kiln builds cancel BUILD_ID)`},
+		{[]string{"builds", "logs", "--follow"}, "kiln builds logs: missing BUILD (usage: kiln builds logs BUILD [--project P] [--follow])"},
+		{[]string{"builds", "cancel", "b1", "b2"}, `kiln builds cancel: unexpected argument "b2" (usage: kiln builds cancel BUILD [--project P])`},
 		{[]string{"builds", "list", "x", "y"}, `kiln builds list: unexpected arguments "x", "y" (usage: kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N])`},
-		{[]string{"artifacts", "download", "-o", "x.tar.gz"}, "kiln artifacts download: missing BUILD_ID (usage: kiln artifacts download BUILD_ID [-o FILE])"},
+		{[]string{"artifacts", "download", "-o", "x.tar.gz"}, "kiln artifacts download: missing BUILD (usage: kiln artifacts download BUILD [--project P] [-o FILE])"},
 		{[]string{"usage", "2026-01"}, `kiln usage: unexpected argument "2026-01" (usage: kiln usage [--month YYYY-MM])`},
 	}
 	for _, tt := range tests {

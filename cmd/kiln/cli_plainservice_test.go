@@ -18,6 +18,7 @@ type plainService struct {
 	svc   *serve.Service
 	data  string
 	owner string
+	out   *syncbuf.Buffer // what kiln serve printed
 }
 
 func startPlainService(t *testing.T) *plainService {
@@ -35,7 +36,7 @@ func startPlainService(t *testing.T) *plainService {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
-	return &plainService{svc: svc, data: data, owner: regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`).FindString(out.String())}
+	return &plainService{svc: svc, data: data, owner: regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`).FindString(out.String()), out: &out}
 }
 
 // envOf is the CLI's environment with the service's URL and token.

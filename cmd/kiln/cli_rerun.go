@@ -13,6 +13,7 @@ import (
 // it ended, as trigger --follow does.
 func rerunBuild(ctx context.Context, fs *flag.FlagSet, args []string, asJSON *bool, getenv func(string) string, stdout, stderr io.Writer) error {
 	follow := fs.Bool("follow", false, "stream the new build's log and exit when it ends: 0 complete, 1 failed")
+	project := projectOfNumber(fs)
 	pos, err := parseArgs(fs, args, 1)
 	if err != nil {
 		return err
@@ -21,7 +22,11 @@ func rerunBuild(ctx context.Context, fs *flag.FlagSet, args []string, asJSON *bo
 	if err != nil {
 		return err
 	}
-	b, err := c.Rerun(ctx, pos[0])
+	id, err := resolveBuild(ctx, c, "kiln builds rerun", pos[0], *project)
+	if err != nil {
+		return err
+	}
+	b, err := c.Rerun(ctx, id)
 	if err != nil {
 		return err
 	}

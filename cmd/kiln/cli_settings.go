@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/kilnbuild/kiln/shared/client"
 	"github.com/kilnbuild/kiln/shared/kiln"
@@ -36,7 +38,7 @@ func settingsCmd(ctx context.Context, args []string, getenv func(string) string,
 		if *asJSON {
 			return printJSON(stdout, map[string]any{"items": list})
 		}
-		return printSettings(stdout, list)
+		return printSettings(stdout, list, time.Now())
 	case "help", "-h", "--help":
 		return groupHelp(stdout, "settings")
 	}
@@ -114,8 +116,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// printSettings writes settings as a table.
-func printSettings(w io.Writer, list []namedSetting) error {
+// printSettings writes settings as a table; the latest build's time is relative to now, as in
+// the builds list.
+func printSettings(w io.Writer, list []namedSetting, now time.Time) error {
 	rows := make([][]string, 0, len(list))
 	for _, s := range list {
 		trigger := s.Trigger
@@ -124,7 +127,7 @@ func printSettings(w io.Writer, list []namedSetting) error {
 		}
 		last := "-"
 		if b := s.LastBuild; b != nil {
-			last = fmt.Sprintf("%s %s %s", buildName(b.ID, b.Number), b.Status, b.CreatedAt)
+			last = fmt.Sprintf("%s %s %s", buildName(b.ID, b.Number), b.Status, ago(b.CreatedAt, now))
 		}
 		engine := "UE (from the .uproject)"
 		if s.UEVersion != nil {
@@ -133,6 +136,36 @@ func printSettings(w io.Writer, list []namedSetting) error {
 		rows = append(rows, []string{s.ID, s.Project, s.Name, s.Ref(), engine, trigger, last})
 	}
 	return printTable(w, []string{"ID", "PROJECT", "NAME", "BRANCH/STREAM", "ENGINE", "TRIGGER", "LAST BUILD"}, rows)
+}
+
+// settingOf is the project named project and setting, when the project has a build setting of
+// that id or name; one it has not is an error listing the names it has. (The API resolves the
+// name again, and says which settings a name shared by several means.)
+func settingOf(ctx context.Context, c *client.Client, project, setting string) (projectID, ref string, err error) {
+	projects, err := projectsOf(ctx, c, project)
+	if err != nil {
+		return "", "", err
+	}
+	p := projects[0]
+	settings, err := c.ListBuildSettings(ctx, p.ID)
+	if err != nil {
+		return "", "", err
+	}
+	ks := asKilnSettings(settings)
+	if _, err := kiln.ResolveSetting(ks, setting); !kiln.IsCode(err, kiln.ENotFound) {
+		return p.ID, setting, nil
+	}
+	if len(ks) == 0 {
+		return "", "", usageErr("project %s has no build settings yet; add one in the console (Projects) or with POST /projects/%s/build-settings", p.Name, p.ID)
+	}
+	names := kiln.SettingNames(ks)
+	list := make([]string, 0, len(ks))
+	for _, s := range ks {
+		list = append(list, names[s.ID])
+	}
+	sort.Strings(list)
+	return "", "", usageErr("project %s has no build setting %q; its settings: %s (kiln settings list --project %s shows them)",
+		p.Name, setting, strings.Join(list, ", "), p.Name)
 }
 
 // triggerTarget is the project and the setting kiln builds trigger builds: PROJECT SETTING, or
@@ -148,8 +181,7 @@ func triggerTarget(ctx context.Context, c *client.Client, pos []string, project 
 		project = pos[0]
 	}
 	if project != "" {
-		projectID, err = resolveProject(ctx, c, project)
-		return projectID, setting, err
+		return settingOf(ctx, c, project, setting)
 	}
 	projects, err := projectsOf(ctx, c, "")
 	if err != nil {

@@ -33,6 +33,7 @@ type cliWorld struct {
 	proxy    *cutProxy
 	project  string
 	settings map[string]string // branch → setting id
+	out      *syncbuf.Buffer   // what kiln serve printed
 }
 
 const cliInstallation = 4242
@@ -83,7 +84,7 @@ func newCLIWorld(t *testing.T) *cliWorld {
 	}
 	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
 	proxy.setTarget(t, svc.URL())
-	w := &cliWorld{svc: svc, proxy: proxy, token: regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`).FindString(out.String()), settings: map[string]string{}}
+	w := &cliWorld{svc: svc, proxy: proxy, out: &out, token: regexp.MustCompile(`kiln_[0-9A-Za-z]{40}`).FindString(out.String()), settings: map[string]string{}}
 	if w.token == "" {
 		t.Fatal("kiln serve printed no token")
 	}

@@ -22,7 +22,8 @@ const usage = `kiln: a build service for Unreal Engine games.
 
 For customers and CI jobs (KILN_URL and KILN_TOKEN from the environment, or saved by kiln login;
 exit status 0 success, 1 a build that failed or a download that did not match, 2 usage or API
-errors; --json prints JSON; docs/cli.md):
+errors; --json prints JSON; BUILD is a build's id, or its number in its project: Shooter#2 or
+2 --project Shooter; docs/cli.md):
   kiln login --url URL    check a token (KILN_TOKEN, or read from standard input) and save both
   kiln builds list [--project PROJECT] [--setting ID] [--status S] [--limit N]
   kiln builds trigger [PROJECT] SETTING [--project P] [--branch B] [--commit C] [--changelist N] [--clean] [--follow]
@@ -31,11 +32,14 @@ errors; --json prints JSON; docs/cli.md):
                           settings of the project share it); without PROJECT or --project the
                           setting is looked for in every project. --follow shows the stage and
                           time left on standard error when it is a terminal
-  kiln builds rerun BUILD_ID [--follow]
+  kiln builds rerun BUILD [--project P] [--follow]
                           a new build of the same setting, branch and commit (or changelist)
-  kiln builds logs BUILD_ID [--follow]
-  kiln builds cancel BUILD_ID
-  kiln artifacts download BUILD_ID [-o FILE]
+  kiln builds logs BUILD [--project P] [--follow]
+  kiln builds cancel BUILD [--project P]
+  kiln artifacts download BUILD [--project P] [-o FILE]
+                          download the artifact, resumable; says "verified MD5 ..." at the end.
+                          BUILD, here and above: a build's id, or its number (the # of builds
+                          list) in its project: Shooter#2, or 2 --project Shooter
   kiln settings list [--project PROJECT]
                           the build settings: id, project, name, branch or stream, engine,
                           trigger and latest build

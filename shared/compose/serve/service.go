@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/compose/onemachine"
@@ -108,7 +109,7 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		return fail(err, ln.Close)
 	}
 	cfg.PublicURL = publicURL(cfg, ln)
-	reportStartup(ctx, cfg, logger)
+	engineCount := reportStartup(ctx, cfg, logger)
 	machine, err := newBuildMachine(ctx, cfg, local.Store, local.Keys, gh, logger)
 	if err != nil {
 		return fail(err, ln.Close)
@@ -155,6 +156,8 @@ func Start(ctx context.Context, cfg Config, out io.Writer, logger *slog.Logger) 
 		s.done <- err
 	}()
 	logger.Info("kiln serving", slog.String("addr", ln.Addr().String()), slog.String("data", cfg.Data))
+	readiness{consoleURL: strings.TrimSuffix(cfg.PublicURL, "/") + "/console/", engines: engineCount, gitHub: gh != nil,
+		signUp: apiCfg.SignIn != nil, enginesDir: cfg.Engines}.print(out)
 	return s, nil
 }
 
