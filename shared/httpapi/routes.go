@@ -72,6 +72,9 @@ func (s *Server) routes() {
 	s.handle("/invitations/accept", methods{
 		http.MethodPost: http.HandlerFunc(s.acceptInvitation),
 	})
+	s.handle("/invitations/preview", methods{
+		http.MethodPost: http.HandlerFunc(s.previewInvitation),
+	})
 	s.handle("/organizations/{id}/membership", methods{
 		http.MethodDelete: s.audited("member.left", kiln.ActRead, s.leaveOrganization),
 	})
