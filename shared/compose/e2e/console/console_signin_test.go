@@ -74,6 +74,10 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#create-organization button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)),
 		e2e.WaitJS(`document.getElementById('who').textContent.includes('Analytical Games')`))
 
+	// A new organization is on the free plan: no Perforce form, the plan says why.
+	e2e.Run(t, ada, "see the plan's Perforce", e2e.WaitJS(`document.getElementById('perforce-plan')?.textContent.includes('free plan')
+		&& !document.querySelector('form[aria-label="Perforce credentials"]')`))
+
 	// She links the GitHub App, then invites Grace.
 	linkGitHubInConsole(t, ada, w, w.GitHub.InstallCode("ada", e2e.InstallationID))
 	e2e.Run(t, ada, "invite Grace", chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "grace@studio.example"),
@@ -92,6 +96,11 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	if at := e2e.Value(t, grace, "read the location", chromedp.Location()); strings.Contains(at, "kinv_") || strings.Contains(at, "code=") {
 		t.Fatalf("a secret in the address: %s", at)
 	}
+	// The page says what the invitation is and who she is signed in as, before she joins.
+	e2e.Run(t, grace, "see what she joins", e2e.WaitJS(`(() => { const about = document.getElementById('invitation')?.textContent || '';
+		return about.includes('Analytical Games') && about.includes('Ada Lovelace') && about.includes('grace@studio.example')
+			&& document.getElementById('signed-in-as')?.textContent.includes('Grace Hopper <grace@studio.example>')
+			&& document.getElementById('signin-other') !== null && !document.getElementById('invitation-mismatch'); })()`))
 	e2e.Screenshot(t, grace, shots, "invitation-join")
 	e2e.Run(t, grace, "join", chromedp.Click(chromedp.ID(`accept-submit`)), chromedp.WaitVisible(chromedp.ID(`#builds`)),
 		e2e.WaitJS(`document.getElementById('who').textContent.includes('Grace Hopper · Analytical Games · admin')`))
@@ -100,6 +109,9 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	e2e.Run(t, grace, "add the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.ID(`#add-repo`)),
 		chromedp.SendKeys(chromedp.CSS(`#add-repo input[name=name]`), "Shooter"), chromedp.SetValue(chromedp.CSS(`#add-repo select[name=repoFullName]`), "studio/shooter"),
 		chromedp.Click(chromedp.CSS(`#add-repo button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#settings`)))
+	// Nor auto deploy, on the free plan.
+	e2e.Run(t, grace, "see the plan's auto deploy", e2e.WaitJS(`document.querySelector('form[aria-label="New build setting"] .plan-note')?.textContent.includes('free plan')
+		&& !document.querySelector('form[aria-label="New build setting"] input[name=uploadBuildUrl]')`))
 	e2e.Run(t, grace, "add a setting", chromedp.Click(chromedp.CSS(`form[aria-label="New build setting"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
 	e2e.Run(t, grace, "build", chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
 		e2e.WaitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`))
