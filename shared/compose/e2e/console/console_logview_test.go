@@ -183,7 +183,7 @@ func TestConsoleLogViewerFollows(t *testing.T) {
 		&& `+fmt.Sprintf(expanded, "compile")+` === 'false' && document.querySelector('h1 .status')?.textContent === 'running'`), e2e.WaitJS(atBottom))
 	// The header's elapsed time, the Duration and the running stage's time so far tick together,
 	// and agree: the build has run at least as long as its stage.
-	const clocks = `(() => { const secs = (t) => { const m = /(?:(\d+) min )?(\d+(?:\.\d)?) s/.exec(t || ''); return m ? Number(m[1] || 0) * 60 + Number(m[2]) : -1; };
+	const clocks = `(() => { const secs = (t) => { const m = /(?:(\d+) min )?(\d+(?:\.\d)?) (ms|s)\b/.exec(t || ''); return !m ? -1 : m[3] === 'ms' ? Number(m[2]) / 1000 : Number(m[1] || 0) * 60 + Number(m[2]); };
 		const header = document.getElementById('progress-text')?.textContent || '', dur = document.getElementById('duration')?.textContent || '';
 		const stage = document.querySelector('#log .log-stage[data-stage-name="cook"] .dur')?.textContent || '';
 		return {header: secs(header.slice(header.indexOf('·'))), duration: dur.endsWith(' so far') ? secs(dur) : -1, stage: stage.includes('so far') ? secs(stage) : -1}; })()`
