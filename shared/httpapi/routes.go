@@ -121,6 +121,9 @@ func (s *Server) routes() {
 		http.MethodGet: http.HandlerFunc(s.githubInstallCallback),
 	})
 
+	s.handle("/github/installations/{installationId}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getGitHubInstallation),
+	})
 	s.handle("/github/repos/{installationId}", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.listGitHubRepos),
 	})

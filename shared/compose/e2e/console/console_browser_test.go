@@ -217,7 +217,7 @@ func linkGitHubInConsole(t *testing.T, ctx context.Context, w *e2e.World, code s
 	e2e.Run(t, ctx, "come back from GitHub", chromedp.Navigate(callback),
 		e2e.WaitJS(`document.querySelector('h1')?.textContent === 'GitHub is linked' && document.querySelector('main a')?.getAttribute('href') === '/console/organization'`))
 	e2e.Run(t, ctx, "back to the console", chromedp.Click(chromedp.CSS(`main a`)))
-	waitThroughNavigations(t, ctx, "see GitHub linked", `document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.Installation+`')`)
+	waitThroughNavigations(t, ctx, "see GitHub linked", `document.getElementById('github-state')?.textContent === 'Linked to the GitHub account studio (installation `+w.Installation+`).'`)
 }
 
 // download clicks a download link and returns the MD5 of the file the browser saved.
@@ -267,7 +267,8 @@ func TestConsoleLinksGitHubByID(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)))
 	e2e.Run(t, ctx, "link by id",
 		chromedp.SendKeys(chromedp.CSS(`#link-by-id input`), w.Installation), chromedp.Click(chromedp.CSS(`#link-by-id button`)),
-		e2e.WaitJS(`document.getElementById('github-state')?.textContent === 'Linked to installation `+w.Installation+`.'`))
+		// It names the installation's account, as GitHub says it.
+		e2e.WaitJS(`document.getElementById('github-state')?.textContent === 'Linked to the GitHub account studio (installation `+w.Installation+`).'`))
 	if r := w.Do(t, "GET", "/organizations/"+w.OrgID, w.Token, nil); e2e.Field(t, r.Body, "integrationSettings", "github", "installationId") != w.Installation {
 		t.Fatalf("not linked: %s", r.Raw)
 	}

@@ -27,6 +27,11 @@ export async function render(main, params, ctx) {
   const ghBox = h('section', {id: 'github', 'aria-labelledby': 'github-h'}, h('h2', {id: 'github-h'}, 'GitHub'),
     h('p', {id: 'github-state'}, gh ? linkedText(gh) : 'Not linked.'));
   main.append(ghBox);
+  if (gh) { // the installation's account, asked of GitHub: said once known
+    api('GET', '/github/installations/' + gh.installationId).then((i) => {
+      ghBox.querySelector('#github-state').textContent = linkedText({...gh, account: i.account});
+    }, () => {});
+  }
   const how = (await methods()).githubLink;
   if (admin && gh) {
     ghBox.append(h('button', {type: 'button', class: 'danger', onclick: (ev) => busy(ev.target, async () => {
