@@ -116,6 +116,9 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	e2e.Run(t, grace, "build", chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
 		e2e.WaitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`))
 	e2e.Screenshot(t, grace, shots, "build-by-invited")
+	// The free plan's one project is used: the projects page offers no form it would refuse.
+	e2e.Run(t, grace, "see the plan's projects", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)),
+		e2e.WaitJS(`document.getElementById('projects-plan')?.textContent.includes('free plan allows 1 project') && !document.getElementById('add-repo')`))
 	// The build page followed the build over the live events, connected with her session.
 	if !graceNet.sent(`40{"token":"ksess_`) || !graceNet.received(`42["build:status"`) {
 		t.Errorf("the build page did not follow the build live with Grace's session; sent %q", graceNet.frames(false))
