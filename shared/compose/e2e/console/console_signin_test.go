@@ -85,6 +85,12 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#invite button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`invite-link`)))
 	link := e2e.Value(t, ada, "read the link", chromedp.Text(chromedp.ID(`invite-link`)))
 
+	// Opened by Ada, signed in as herself: the page says the invitation is for another email, before
+	// any click, offers no Join, and offers to sign in as someone else.
+	e2e.Run(t, ada, "open Grace's invitation as Ada", chromedp.Navigate(link),
+		e2e.WaitJS(`document.getElementById('invitation-mismatch')?.textContent.includes('grace@studio.example') && !document.getElementById('accept-submit')
+			&& document.getElementById('signin-other') !== null && document.getElementById('signed-in-as')?.textContent.includes('Ada Lovelace')`))
+
 	// Grace, in her own browser, opens the link, signs in with GitHub and joins.
 	grace := e2e.StartBrowser(t)
 	graceNet := watchNetwork(t, grace)
