@@ -72,6 +72,21 @@ type Invitation struct {
 	Mailed    *bool     `json:"mailed,omitempty"`
 }
 
+// InvitationPreview is what a pending invitation is, for the person holding its secret (POST
+// /invitations/preview): the organization, the invited email and role, who invited, until when.
+type InvitationPreview struct {
+	Organization InvitationOrganization `json:"organization"`
+	Email        string                 `json:"email"`
+	Role         string                 `json:"role"`
+	InvitedBy    InvitedBy              `json:"invitedBy"`
+	ExpiresAt    string                 `json:"expiresAt"`
+}
+
+// InvitationOrganization names the organization an invitation is to.
+type InvitationOrganization struct {
+	Name string `json:"name"`
+}
+
 // InvitedBy is who invited, as they were named then.
 type InvitedBy struct {
 	ID   string `json:"id"`

@@ -61,6 +61,7 @@ var documented = []struct {
 	{"Invitation", api.Invitation{}, []string{"link", "mailed"}},
 	{"InvitationList", api.List[api.Invitation]{}, []string{"items.link", "items.mailed"}},
 	{"InvitedBy", api.InvitedBy{}, nil},
+	{"InvitationPreview", api.InvitationPreview{}, nil},
 	{"Usage", api.Usage{}, nil},
 	{"UsageCount", api.UsageCount{}, nil},
 }

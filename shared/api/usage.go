@@ -14,6 +14,14 @@ type Usage struct {
 	// BuildCaches is what the organization's build caches hold now (null: the server keeps
 	// none, or could not list them).
 	BuildCaches *UsageCaches `json:"buildCaches"`
+	// Allows says what the plan allows besides its numbers.
+	Allows UsageAllows `json:"allows"`
+}
+
+// UsageAllows is whether the plan allows Perforce credentials and auto deploy.
+type UsageAllows struct {
+	Perforce   bool `json:"perforce"`
+	AutoDeploy bool `json:"autoDeploy"`
 }
 
 // UsageMinutes is the build minutes used in the month, by platform, and what the plan allows.

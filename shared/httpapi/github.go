@@ -129,3 +129,29 @@ func (s *Server) detectGitHubUproject(w http.ResponseWriter, r *http.Request, p 
 	writeJSON(w, http.StatusOK, renderUproject(info))
 	return nil
 }
+
+// installationBody is the linked installation as GitHub describes it.
+type installationBody struct {
+	ID                  int64  `json:"id"`
+	Account             string `json:"account"`
+	AccountType         string `json:"accountType"`
+	RepositorySelection string `json:"repositorySelection"`
+	Suspended           bool   `json:"suspended"`
+}
+
+// getGitHubInstallation answers GET /github/installations/:installationId: the linked
+// installation's account (the login of the GitHub user or organization it is installed on), so
+// that "Linked to installation 123" can name it.
+func (s *Server) getGitHubInstallation(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	inst, err := s.linkedInstallation(p, r.PathValue("installationId"))
+	if err != nil {
+		return err
+	}
+	in, err := s.github.Installation(r.Context(), inst)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, installationBody{ID: in.ID, Account: in.Account, AccountType: in.AccountType,
+		RepositorySelection: in.RepositorySelection, Suspended: in.Suspended})
+	return nil
+}

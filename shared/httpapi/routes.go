@@ -72,6 +72,9 @@ func (s *Server) routes() {
 	s.handle("/invitations/accept", methods{
 		http.MethodPost: http.HandlerFunc(s.acceptInvitation),
 	})
+	s.handle("/invitations/preview", methods{
+		http.MethodPost: http.HandlerFunc(s.previewInvitation),
+	})
 	s.handle("/organizations/{id}/membership", methods{
 		http.MethodDelete: s.audited("member.left", kiln.ActRead, s.leaveOrganization),
 	})
@@ -118,6 +121,9 @@ func (s *Server) routes() {
 		http.MethodGet: http.HandlerFunc(s.githubInstallCallback),
 	})
 
+	s.handle("/github/installations/{installationId}", methods{
+		http.MethodGet: s.authed(kiln.ActRead, s.getGitHubInstallation),
+	})
 	s.handle("/github/repos/{installationId}", methods{
 		http.MethodGet: s.authed(kiln.ActRead, s.listGitHubRepos),
 	})

@@ -19,11 +19,22 @@ const signInCallbackPath = console.Prefix + "signin/github"
 type signInMethodsBody struct {
 	GitHub bool `json:"github"`
 	Token  bool `json:"token"`
+	// GitHubLink says how an organization links GitHub here: "install" (GitHub's install flow),
+	// "id" (by installation id: a GitHub App without an OAuth client) or "none" (no GitHub App).
+	GitHubLink string `json:"githubLink"`
 }
 
-// getSignInMethods answers GET /auth/methods, without a token: how the console may sign in.
+// getSignInMethods answers GET /auth/methods, without a token: how the console may sign in, and
+// how it may link GitHub (so that it offers no link the server refuses).
 func (s *Server) getSignInMethods(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, signInMethodsBody{GitHub: s.signIn != nil, Token: true})
+	link := "none"
+	switch {
+	case s.github != nil && s.githubOAuth:
+		link = "install"
+	case s.github != nil:
+		link = "id"
+	}
+	writeJSON(w, http.StatusOK, signInMethodsBody{GitHub: s.signIn != nil, Token: true, GitHubLink: link})
 }
 
 // errSignInOff answers the sign-in routes where GitHub sign-in is off.

@@ -71,6 +71,8 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, p *auth.Princi
 		SkippedTriggers:      map[string]int64{"total": 0, string(kiln.TriggerPush): 0, string(kiln.TriggerScheduled): 0},
 		BuildCaches:          s.cacheUsage(r.Context(), org.ID),
 	}
+	allows := s.plans.Limits(org)
+	out.Allows = api.UsageAllows{Perforce: allows.Perforce, AutoDeploy: allows.AutoDeploy}
 	for pl, n := range rep.Minutes {
 		out.BuildMinutes.ByPlatform[string(pl)] = n
 	}

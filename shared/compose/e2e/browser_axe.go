@@ -35,10 +35,12 @@ func (e *installError) Error() string {
 	return "scripts/install-axe-core.sh: " + e.err.Error() + ": " + strings.TrimSpace(e.stderr)
 }
 
-// axeRun runs axe-core on the page for WCAG 2.1 A and AA and axe's best practices and answers
-// its violations, each as "rule (impact): help — the first offending elements".
+// axeRun runs axe-core on the page for WCAG 2.2 A and AA (with 2.0 and 2.1's: the 2.2 tags add
+// target-size, every target at least 24×24 CSS px or spaced as far) and axe's best practices and
+// answers its violations, each as "rule (impact): help — the first offending elements".
 const axeRun = `(async () => {
-	const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}});
+	const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice']},
+		rules: {'target-size': {enabled: true}}}); // off by default in axe-core 4.10
 	return r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.help + ' — ' +
 		v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '').replace(/\s+/g, ' ')).join(' | '));
 })()`

@@ -98,7 +98,7 @@ const unlabelled = `[...document.querySelectorAll('input, select, textarea, butt
 ).map(e => e.outerHTML.slice(0, 120))`
 
 // screenshot saves the whole page as <dir>/<name>.png, after checking that every visible field,
-// button and link on it has a name a screen reader can say, that axe-core finds no WCAG 2.1 AA
+// button and link on it has a name a screen reader can say, that axe-core finds no WCAG 2.2 AA
 // violation, that the page has its own title and that it fits the window's width.
 func Screenshot(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()

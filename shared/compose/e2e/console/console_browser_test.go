@@ -114,6 +114,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	if md5Shown != e2e.Field(t, dl.Body, "checksumMd5") {
 		t.Fatalf("page shows MD5 %q, API %q", md5Shown, e2e.Field(t, dl.Body, "checksumMd5"))
 	}
+	// The button names the file as it is saved.
+	if label, want := e2e.Value(t, ctx, "read the download button", chromedp.Text(chromedp.ID(`#download`))), "Download "+e2e.Field(t, dl.Body, "fileName"); label != want {
+		t.Errorf("the download button says %q, want %q", label, want)
+	}
 	if got := download(t, ctx, `#download`); got != md5Shown {
 		t.Fatalf("downloaded file's MD5 %s, want %s", got, md5Shown)
 	}
@@ -169,18 +173,21 @@ func TestConsoleInBrowser(t *testing.T) {
 	// The build caches held now: main's newest (it replaced the first), under the default cap.
 	e2e.Run(t, ctx, "see the build caches", e2e.WaitJS(`(() => { const r = [...document.querySelectorAll('#usage tbody tr')].map(r => [...r.children].map(c => c.textContent))
 		.find(r => r[0] === 'Build caches (held now)');
-		return r && / in 1$/.test(r[1]) && r[2] === 'cap 100.0 GB, oldest removed'; })()`))
+		return r && / in 1 cache$/.test(r[1]) && r[2] === 'cap 100.0 GiB, oldest removed'; })()`))
 
 	// A token for CI and an organization webhook, each secret shown once.
 	e2e.Run(t, ctx, "create a token", chromedp.Click(chromedp.CSS(`nav a[href="/console/organization"]`)), chromedp.WaitVisible(chromedp.ID(`#members`)),
 		chromedp.SendKeys(chromedp.CSS(`form[aria-label="New API token"] input[name=name]`), "ci"),
 		chromedp.Click(chromedp.CSS(`form[aria-label="New API token"] button[type=submit]`)),
-		e2e.WaitJS(`/^kiln_[0-9A-Za-z]{40}$/.test(document.getElementById('new-token')?.textContent)`))
+		e2e.WaitJS(`/^kiln_[0-9A-Za-z]{40}$/.test(document.getElementById('new-token')?.textContent)`),
+		// The list shows it at once; the secret has its Copy button, which says what it did.
+		e2e.WaitJS(`[...document.querySelectorAll('#tokens tbody td:first-child')].some(td => td.textContent === 'ci')`),
+		chromedp.Click(chromedp.ID(`new-token-copy`)), e2e.WaitJS(`document.querySelector('#new-token-copy + [role=status]')?.textContent !== ''`))
 	e2e.Run(t, ctx, "add a webhook", chromedp.SendKeys(chromedp.CSS(`form[aria-label="New webhook"] input[name=url]`), "https://hooks.example.com/kiln"),
 		chromedp.Click(chromedp.CSS(`form[aria-label="New webhook"] button[type=submit]`)),
-		e2e.WaitJS(`document.querySelector('#hooks-h ~ div .secret')?.textContent.startsWith('whsec_')`))
+		e2e.WaitJS(`document.querySelector('#hooks-h ~ div .secret')?.textContent.startsWith('whsec_') && document.getElementById('new-webhook-secret-copy') !== null`))
 	e2e.Screenshot(t, ctx, shots, "organization-secrets")
-	e2e.Run(t, ctx, "see the webhook", chromedp.Click(chromedp.CSS(`#hooks-h ~ div .notice button`)),
+	e2e.Run(t, ctx, "see the webhook", chromedp.Click(chromedp.ID(`webhook-done`)),
 		e2e.WaitJS(`[...document.querySelectorAll('.card h3')].some(h => h.textContent === 'https://hooks.example.com/kiln')`),
 		chromedp.Click(chromedp.CSS(`.card details summary`)), e2e.WaitJS(`document.querySelector('.card details tbody tr') !== null`))
 	// A Slack notification: its incoming-webhook URL is never shown again, only masked.
@@ -193,24 +200,24 @@ func TestConsoleInBrowser(t *testing.T) {
 }
 
 // linkGitHubInConsole links the test installation from the organization page shown in ctx:
-// the console asks for the install link; GitHub sends the installer back to the callback (here:
-// in a second tab of the same browser, with code authorized for the installation), which answers
-// a page leading back to the console, and the organization page notices.
+// one click on "Link GitHub" asks for the install link and takes the tab to GitHub; GitHub sends
+// the installer back to the callback (code authorized for the installation), which answers a page
+// leading back to the console, still signed in, where GitHub shows linked.
 func linkGitHubInConsole(t *testing.T, ctx context.Context, w *e2e.World, code string) {
 	t.Helper()
-	e2e.Run(t, ctx, "start the install flow", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#github-install`)))
-	install := e2e.Value(t, ctx, "read the install link", chromedp.AttributeValue(chromedp.ID(`#github-install`), "href")).Value
+	e2e.Run(t, ctx, "go to GitHub", chromedp.Click(chromedp.ID(`#link-github`)))
+	waitThroughNavigations(t, ctx, "be at GitHub", `location.href.startsWith('`+w.GitHub.WebURL()+`')`)
+	install := e2e.Value(t, ctx, "read GitHub's address", chromedp.Location())
 	u, err := url.Parse(install)
-	if err != nil || !strings.HasPrefix(install, w.GitHub.WebURL()) || u.Query().Get("state") == "" {
+	if err != nil || u.Query().Get("state") == "" {
 		t.Fatalf("install link %q", install)
 	}
 	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {code},
 		"installation_id": {w.Installation}, "setup_action": {"install"}}.Encode()
-	gitHubTab, closeTab := chromedp.NewContext(ctx)
-	e2e.Run(t, gitHubTab, "come back from GitHub", chromedp.Navigate(callback),
+	e2e.Run(t, ctx, "come back from GitHub", chromedp.Navigate(callback),
 		e2e.WaitJS(`document.querySelector('h1')?.textContent === 'GitHub is linked' && document.querySelector('main a')?.getAttribute('href') === '/console/organization'`))
-	closeTab()
-	e2e.Run(t, ctx, "see GitHub linked", e2e.WaitJS(`document.getElementById('github-state')?.textContent.includes('Linked to installation `+w.Installation+`')`))
+	e2e.Run(t, ctx, "back to the console", chromedp.Click(chromedp.CSS(`main a`)))
+	waitThroughNavigations(t, ctx, "see GitHub linked", `document.getElementById('github-state')?.textContent === 'Linked to the GitHub account studio (installation `+w.Installation+`).'`)
 }
 
 // download clicks a download link and returns the MD5 of the file the browser saved.
@@ -257,10 +264,11 @@ func TestConsoleLinksGitHubByID(t *testing.T) {
 	ctx := e2e.StartBrowser(t)
 	w := e2e.NewWorld(t, e2e.Serve)
 	e2e.Run(t, ctx, "sign in", chromedp.Navigate(w.URL()+"/console/organization"), chromedp.WaitVisible(chromedp.ID(`#token`)),
-		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)))
-	e2e.Run(t, ctx, "link by id", chromedp.Click(chromedp.ID(`#link-github`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)),
+		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)), chromedp.WaitVisible(chromedp.ID(`#link-by-id`)))
+	e2e.Run(t, ctx, "link by id",
 		chromedp.SendKeys(chromedp.CSS(`#link-by-id input`), w.Installation), chromedp.Click(chromedp.CSS(`#link-by-id button`)),
-		e2e.WaitJS(`document.getElementById('github-state')?.textContent === 'Linked to installation `+w.Installation+`.'`))
+		// It names the installation's account, as GitHub says it.
+		e2e.WaitJS(`document.getElementById('github-state')?.textContent === 'Linked to the GitHub account studio (installation `+w.Installation+`).'`))
 	if r := w.Do(t, "GET", "/organizations/"+w.OrgID, w.Token, nil); e2e.Field(t, r.Body, "integrationSettings", "github", "installationId") != w.Installation {
 		t.Fatalf("not linked: %s", r.Raw)
 	}

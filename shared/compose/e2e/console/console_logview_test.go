@@ -130,8 +130,22 @@ func TestConsoleLogViewer(t *testing.T) {
 	if got := e2e.Value(t, ctx, "read the line", chromedp.Evaluate[string](`document.querySelector('#log .log-row.target .log-line').textContent`)); got != msgs[inCompile-1] {
 		t.Errorf("the highlighted line is %q, want %q", got, msgs[inCompile-1])
 	}
+	// A line's link puts the line in the middle of the window: the page scrolled to the log, the
+	// log to the line.
+	deep := lineOf("LogCook: Display: fake line 1500")
+	const middle = `(() => { const r = document.querySelector('#log .log-row.target')?.getBoundingClientRect();
+		return !!r && Math.abs(r.top + r.height / 2 - innerHeight / 2) <= r.height; })()`
+	e2e.Run(t, ctx, "open a deep line's address", chromedp.Navigate(w.URL()+"/console/builds/"+id+"#L"+strconv.Itoa(deep)),
+		e2e.WaitJS(target(deep)), e2e.WaitJS(middle))
+	// The same link opened in a new tab of this browser: signed in (the console's tab hands its
+	// token over), the line in the middle.
+	newTab, closeTab := chromedp.NewContext(ctx)
+	e2e.Run(t, newTab, "open the line's link in a new tab", chromedp.Navigate(w.URL()+"/console/builds/"+id+"#L"+strconv.Itoa(deep)),
+		e2e.WaitJS(target(deep)), e2e.WaitJS(middle), e2e.WaitJS(`document.getElementById('token') === null && document.getElementById('signout') !== null`))
+	closeTab()
+
 	// Clicking a line's number links it.
-	next := inCompile + 1
+	next := deep + 1
 	e2e.Run(t, ctx, "click a line number", chromedp.Evaluate[chromedp.Void](`document.querySelector('#log .log-row[data-seq="`+strconv.Itoa(next)+`"] a.ln').click()`), e2e.WaitJS(target(next)))
 
 	// Timestamps on demand.
@@ -167,6 +181,18 @@ func TestConsoleLogViewerFollows(t *testing.T) {
 		return last.dataset.seq === l.dataset.lines && a.bottom <= b.bottom + 1 && a.top >= b.top; })()`
 	e2e.Run(t, ctx, "follow into the cook", e2e.WaitJS(fmt.Sprintf(expanded, "COOK command")+` === 'true' && `+fmt.Sprintf(expanded, "cook")+` === 'true'
 		&& `+fmt.Sprintf(expanded, "compile")+` === 'false' && document.querySelector('h1 .status')?.textContent === 'running'`), e2e.WaitJS(atBottom))
+	// The header's elapsed time, the Duration and the running stage's time so far tick together,
+	// and agree: the build has run at least as long as its stage.
+	const clocks = `(() => { const secs = (t) => { const m = /(?:(\d+) min )?(\d+(?:\.\d)?) (ms|s)\b/.exec(t || ''); return !m ? -1 : m[3] === 'ms' ? Number(m[2]) / 1000 : Number(m[1] || 0) * 60 + Number(m[2]); };
+		const header = document.getElementById('progress-text')?.textContent || '', dur = document.getElementById('duration')?.textContent || '';
+		const stage = document.querySelector('#log .log-stage[data-stage-name="cook"] .dur')?.textContent || '';
+		return {header: secs(header.slice(header.indexOf('·'))), duration: dur.endsWith(' so far') ? secs(dur) : -1, stage: stage.includes('so far') ? secs(stage) : -1}; })()`
+	type clock struct{ Header, Duration, Stage float64 }
+	before := e2e.Value(t, ctx, "read the clocks", chromedp.Evaluate[clock](clocks))
+	if before.Header < 0 || before.Duration < 0 || before.Stage < 0 || before.Stage > before.Header+1 {
+		t.Errorf("a running build's times: %+v, want the header's elapsed, the Duration so far and the stage's so far, the stage within the build", before)
+	}
+	e2e.Run(t, ctx, "see the clocks tick", e2e.WaitJS(`(() => { const c = `+clocks+`; return c.header > `+fmt.Sprint(before.Header)+` && c.duration > `+fmt.Sprint(before.Duration)+` && c.stage > `+fmt.Sprint(before.Stage)+`; })()`))
 	lines := e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
 	e2e.Run(t, ctx, "see new lines", e2e.WaitJS(`Number(document.getElementById('log').dataset.lines) > `+strconv.Itoa(lines)), e2e.WaitJS(atBottom))
 	e2e.Run(t, ctx, "see it end", e2e.WaitJS(`document.getElementById('log-state').textContent.includes('ended')`), e2e.WaitJS(atBottom))

@@ -74,12 +74,22 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#create-organization button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#link-github`)),
 		e2e.WaitJS(`document.getElementById('who').textContent.includes('Analytical Games')`))
 
+	// A new organization is on the free plan: no Perforce form, the plan says why.
+	e2e.Run(t, ada, "see the plan's Perforce", e2e.WaitJS(`document.getElementById('perforce-plan')?.textContent.includes('free plan')
+		&& !document.querySelector('form[aria-label="Perforce credentials"]')`))
+
 	// She links the GitHub App, then invites Grace.
 	linkGitHubInConsole(t, ada, w, w.GitHub.InstallCode("ada", e2e.InstallationID))
 	e2e.Run(t, ada, "invite Grace", chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "grace@studio.example"),
 		chromedp.SetValue(chromedp.CSS(`#invite select[name=role]`), "admin"),
 		chromedp.Click(chromedp.CSS(`#invite button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`invite-link`)))
 	link := e2e.Value(t, ada, "read the link", chromedp.Text(chromedp.ID(`invite-link`)))
+
+	// Opened by Ada, signed in as herself: the page says the invitation is for another email, before
+	// any click, offers no Join, and offers to sign in as someone else.
+	e2e.Run(t, ada, "open Grace's invitation as Ada", chromedp.Navigate(link),
+		e2e.WaitJS(`document.getElementById('invitation-mismatch')?.textContent.includes('grace@studio.example') && !document.getElementById('accept-submit')
+			&& document.getElementById('signin-other') !== null && document.getElementById('signed-in-as')?.textContent.includes('Ada Lovelace')`))
 
 	// Grace, in her own browser, opens the link, signs in with GitHub and joins.
 	grace := e2e.StartBrowser(t)
@@ -92,6 +102,11 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	if at := e2e.Value(t, grace, "read the location", chromedp.Location()); strings.Contains(at, "kinv_") || strings.Contains(at, "code=") {
 		t.Fatalf("a secret in the address: %s", at)
 	}
+	// The page says what the invitation is and who she is signed in as, before she joins.
+	e2e.Run(t, grace, "see what she joins", e2e.WaitJS(`(() => { const about = document.getElementById('invitation')?.textContent || '';
+		return about.includes('Analytical Games') && about.includes('Ada Lovelace') && about.includes('grace@studio.example')
+			&& document.getElementById('signed-in-as')?.textContent.includes('Grace Hopper <grace@studio.example>')
+			&& document.getElementById('signin-other') !== null && !document.getElementById('invitation-mismatch'); })()`))
 	e2e.Screenshot(t, grace, shots, "invitation-join")
 	e2e.Run(t, grace, "join", chromedp.Click(chromedp.ID(`accept-submit`)), chromedp.WaitVisible(chromedp.ID(`#builds`)),
 		e2e.WaitJS(`document.getElementById('who').textContent.includes('Grace Hopper · Analytical Games · admin')`))
@@ -100,10 +115,16 @@ func TestConsoleGitHubSignInTeamFlow(t *testing.T) {
 	e2e.Run(t, grace, "add the project", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)), chromedp.WaitVisible(chromedp.ID(`#add-repo`)),
 		chromedp.SendKeys(chromedp.CSS(`#add-repo input[name=name]`), "Shooter"), chromedp.SetValue(chromedp.CSS(`#add-repo select[name=repoFullName]`), "studio/shooter"),
 		chromedp.Click(chromedp.CSS(`#add-repo button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#settings`)))
+	// Nor auto deploy, on the free plan.
+	e2e.Run(t, grace, "see the plan's auto deploy", e2e.WaitJS(`document.querySelector('form[aria-label="New build setting"] .plan-note')?.textContent.includes('free plan')
+		&& !document.querySelector('form[aria-label="New build setting"] input[name=uploadBuildUrl]')`))
 	e2e.Run(t, grace, "add a setting", chromedp.Click(chromedp.CSS(`form[aria-label="New build setting"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`[data-setting]`)))
 	e2e.Run(t, grace, "build", chromedp.Click(chromedp.CSS(`[data-setting] form button[type=submit]`)), chromedp.WaitVisible(chromedp.ID(`#log`)),
 		e2e.WaitJS(`document.querySelector('h1 .status')?.textContent === 'complete'`))
 	e2e.Screenshot(t, grace, shots, "build-by-invited")
+	// The free plan's one project is used: the projects page offers no form it would refuse.
+	e2e.Run(t, grace, "see the plan's projects", chromedp.Click(chromedp.CSS(`nav a[href="/console/projects"]`)),
+		e2e.WaitJS(`document.getElementById('projects-plan')?.textContent.includes('free plan allows 1 project') && !document.getElementById('add-repo')`))
 	// The build page followed the build over the live events, connected with her session.
 	if !graceNet.sent(`40{"token":"ksess_`) || !graceNet.received(`42["build:status"`) {
 		t.Errorf("the build page did not follow the build live with Grace's session; sent %q", graceNet.frames(false))

@@ -1,5 +1,5 @@
 // The public API, with the API token the user pasted or the session GitHub sign-in made (kept in
-// this tab's sessionStorage only).
+// this tab's sessionStorage, and handed to a console tab opened from it: borrowToken).
 const KEY = 'kiln.token';
 
 export const token = {
@@ -7,6 +7,40 @@ export const token = {
   set: (t) => sessionStorage.setItem(KEY, t),
   clear: () => sessionStorage.removeItem(KEY),
 };
+
+// Tabs hand the token over: a console link opened in a new tab (a line link, a commit status's
+// link) starts with an empty sessionStorage, and asks the console's other tabs, over a
+// BroadcastChannel, for theirs. A BroadcastChannel reaches only this origin's pages of this
+// browser profile, in memory: the token goes into no cookie, URL, local storage or request but
+// the API's own Authorization header, and leaves no trace when the last tab closes.
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('kiln.session') : null;
+channel?.addEventListener('message', (ev) => {
+  const m = ev.data || {};
+  if (m.ask && token.get()) channel.postMessage({token: token.get()});
+  if (m.forget && m.forget === token.get()) token.clear(); // signed out in another tab
+});
+
+// borrowToken asks the other tabs for a token, when this one has none, and keeps the first one
+// offered; it answers whether the tab has a token now. A tab alone waits ms for nobody.
+export function borrowToken(ms = 400) {
+  if (!channel || token.get()) return Promise.resolve(!!token.get());
+  return new Promise((resolve) => {
+    const done = () => { channel.removeEventListener('message', take); clearTimeout(timer); resolve(!!token.get()); };
+    const take = (ev) => {
+      if (!ev.data || typeof ev.data.token !== 'string') return;
+      if (!token.get()) token.set(ev.data.token);
+      done();
+    };
+    channel.addEventListener('message', take);
+    const timer = setTimeout(done, ms);
+    channel.postMessage({ask: true});
+  });
+}
+
+// forgetEverywhere signs every tab out of the token t (ended on the server).
+export function forgetEverywhere(t) {
+  if (t) channel?.postMessage({forget: t});
+}
 
 // ApiError carries the API's error envelope: code, message and request id.
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 // The console's shell: sign-in, navigation, the error area, and one page module per route.
-import {api, token, me, forgetMe, whenUnauthorized} from './api.js';
+import {api, token, me, forgetMe, whenUnauthorized, borrowToken, forgetEverywhere} from './api.js';
 import {h, put} from './dom.js';
 import * as builds from './builds.js';
 import * as github from './signin.js';
@@ -24,7 +24,16 @@ const routes = [
 // title names the page in the browser's tab and for screen readers: "<what> · kiln".
 export function title(what) { document.title = what + ' · kiln'; }
 
-// showError puts an API error (message and request id) or any other error in the alert area.
+// The last thing the person did (a click, a submit, a change) and when: an error that follows it
+// within ACTED_MS is its answer.
+const ACTED_MS = 15000;
+let acted = 0;
+for (const type of ['click', 'submit', 'change', 'keydown']) addEventListener(type, (ev) => { if (ev.isTrusted) acted = Date.now(); }, true);
+
+// showError puts an API error (message and request id) or any other error in the alert area (a
+// live region: screen readers say it). An error that answers what the person just did is also
+// brought where the eye is: the page scrolls to it and the focus moves to it. One from a refresh
+// in the background leaves the page and the focus where they are.
 export function showError(err) {
   const rid = err && err.requestId;
   const box = h('div', {class: 'error'},
@@ -33,6 +42,11 @@ export function showError(err) {
       rid ? h('div', {class: 'rid'}, 'request id: ' + rid) : null),
     h('button', {type: 'button', onclick: () => box.remove(), 'aria-label': 'Dismiss error'}, 'Dismiss'));
   errors.append(box);
+  if (Date.now() - acted < ACTED_MS) {
+    box.tabIndex = -1;
+    box.scrollIntoView({block: 'center'});
+    box.focus({preventScroll: true});
+  }
 }
 
 export function clearErrors() { errors.replaceChildren(); }
@@ -50,13 +64,6 @@ async function render() {
   if (stop) { stop(); stop = null; }
   const mine = ++shown;
   clearErrors();
-  // An invitation's link works signed in or out: it makes a new member.
-  if (location.pathname === '/console/invitations/accept') {
-    nav.hidden = true;
-    put(who);
-    const page = await import('./invitations.js');
-    return page.renderAccept(main, {showError, clearErrors, navigate, title});
-  }
   if (location.pathname === github.CALLBACK) {
     nav.hidden = true;
     put(who);
@@ -66,6 +73,19 @@ async function render() {
       await signIn();
       return showError(e);
     }
+  }
+  // A tab opened on a console link signs in with the token of the console's other tabs.
+  if (!token.get()) {
+    await borrowToken();
+    if (mine !== shown) return;
+    if (token.get()) forgetMe();
+  }
+  // An invitation's link works signed in or out: it makes a new member.
+  if (location.pathname === '/console/invitations/accept') {
+    nav.hidden = true;
+    put(who);
+    const page = await import('./invitations.js');
+    return page.renderAccept(main, {showError, clearErrors, navigate, title});
   }
   if (!token.get()) return signIn();
   let ctx;
@@ -135,7 +155,7 @@ async function signIn() {
     }
   }}, h('label', {for: 'token'}, 'API token'), field,
   h('p', {id: 'token-help', class: 'muted'}, 'Paste an API token once: the owner token ', h('code', {}, 'kiln serve'),
-    ' printed on its first start, or one made on the organization page. It stays in this browser tab only (sessionStorage) and is sent to this server alone.'),
+    ' printed on its first start, or one made on the organization page. It stays in this browser\u2019s console tabs only (sessionStorage: a console link you open in a new tab is handed it) and is sent to this server alone.'),
   h('div', {}, h('button', {type: 'submit', id: 'signin', class: withGitHub ? 'secondary' : null}, withGitHub ? 'Sign in with the token' : 'Sign in')));
   const next = location.pathname + location.search + location.hash;
   put(main, h('section', {class: 'signin'}, h('h1', {}, 'Sign in to kiln'),
@@ -146,6 +166,7 @@ async function signIn() {
 
 async function signOut(ctx) {
   if (ctx && ctx.session) await api('DELETE', '/auth/sessions/' + ctx.session.id).catch(() => {});
+  if (ctx && ctx.session) forgetEverywhere(token.get()); // the session ended: every tab holding it
   token.clear();
   forgetMe();
   navigate('/console/');

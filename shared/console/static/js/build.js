@@ -29,9 +29,28 @@ export async function render(main, params, ctx) {
   put(main, heading, progress, facts, actions, artifact, h('h2', {}, 'Log'), logState, log.el, sizes);
 
   let stopped = false, timer = null, shownArtifact = false;
+  // The server's clock as the page judges it: the API's elapsed time of a running build against
+  // this browser's, so that the header, the Duration and the log's running stage tick together.
+  let skew = 0;
+  const serverNow = () => Date.now() - skew;
+  log.setClock(serverNow);
+  const elapsed = () => b.startedAt ? Math.max(0, serverNow() - Date.parse(b.startedAt)) : null;
+  function judgeClock() {
+    if (b.status === 'running' && b.startedAt && b.progress && b.progress.elapsedMs >= 0) skew = Date.now() - Date.parse(b.startedAt) - b.progress.elapsedMs;
+  }
+  judgeClock();
+  // Every second while it runs: the elapsed time in the header and the facts, and the running stage's.
+  const ticker = setInterval(() => {
+    if (b.status !== 'running') return;
+    progressView(progress, b, elapsed());
+    const d = facts.querySelector('#duration');
+    if (d) d.textContent = duration(elapsed()) + ' so far';
+    log.tick();
+  }, 1000);
   function show() {
     ctx.title((b.number ? 'Build ' + buildLabel(b) : 'Build ' + b.id) + (project ? ' · ' + project.name : '') + ' · ' + b.status);
-    progressView(progress, b);
+    judgeClock();
+    progressView(progress, b, b.status === 'running' ? elapsed() : null);
     put(heading, 'Build ', b.number ? [buildLabel(b), ' ', h('code', {class: 'muted'}, b.id)] : h('code', {}, b.id), ' ', status(b.status));
     const source = b.changelist ? ['Changelist', b.changelist] : ['Commit', b.commit ? h('code', {}, b.commit) : '—'];
     put(facts,
@@ -40,7 +59,7 @@ export async function render(main, params, ctx) {
       ...pair('Branch', b.branch || '—'), ...pair(...source),
       ...pair('Message', b.commitMessage || '—'), ...pair('Triggered by', triggerView(b)),
       ...pair('Created', time(b.createdAt)), ...pair('Started', time(b.startedAt)), ...pair('Finished', time(b.finishedAt)),
-      ...pair('Duration', duration(b.durationMs)),
+      ...pair('Duration', h('span', {id: 'duration'}, b.status === 'running' && b.startedAt ? duration(elapsed()) + ' so far' : duration(b.durationMs))),
       cacheFact(b),
       b.waitingFor ? pair('Waiting for', b.waitingFor) : [],
       b.failureReason ? pair('Failure', h('strong', {id: 'failure'}, b.failureReason)) : [],
@@ -70,7 +89,8 @@ export async function render(main, params, ctx) {
       const d = await api('GET', '/builds/' + id + '/download');
       artifact.append(h('dl', {class: 'facts'}, ...pair('Size', bytes(d.sizeBytes) + ' (' + d.sizeBytes + ' bytes)'),
         ...pair('MD5', h('code', {id: 'md5'}, d.checksumMd5)), ...pair('Link valid until', time(d.expiresAt))),
-      h('a', {class: 'button', id: 'download', href: d.url, download: id + '.tar.gz'}, 'Download ' + id + '.tar.gz'));
+      // The file's name as the server saves it (its Content-Disposition), said on the button.
+      h('a', {class: 'button', id: 'download', href: d.url, download: d.fileName}, 'Download ' + d.fileName));
     } catch (e) {
       artifact.append(h('p', {class: 'muted'}, e.message));
     }
@@ -181,7 +201,7 @@ export async function render(main, params, ctx) {
   } else live();
   return () => {
     stopped = true;
-    clearTimeout(timer); clearTimeout(flushing); clearTimeout(settle); clearInterval(progressTimer);
+    clearTimeout(timer); clearTimeout(flushing); clearTimeout(settle); clearInterval(progressTimer); clearInterval(ticker);
     if (socket) socket.close();
     log.stop();
   };

@@ -31,6 +31,18 @@ export async function render(main, params, ctx) {
       h('thead', {}, h('tr', {}, ['Build', 'Status', 'Project', 'Platform', 'Type', 'Engine', 'Branch', 'Commit', 'Created', 'Duration', 'Triggered by', 'Failure'].map(t => h('th', {scope: 'col'}, t)))),
       body), more);
 
+  // An organization without builds: what it still lacks (start.js), read once while the list
+  // stays empty.
+  const start = h('div', {});
+  let startShown = false;
+  main.append(start);
+  async function showStart() {
+    try {
+      const section = await (await import('./start.js')).gettingStarted(ctx);
+      if (!stopped) start.replaceChildren(section);
+    } catch (e) { if (!stopped) ctx.showError(e); }
+  }
+
   let cursor = null, timer = null, stopped = false, older = [];
   const shown = new Map(); // build id → the build as its row shows it
   const row = (b) => h('tr', {'data-build': b.id, 'data-status': b.status},
@@ -71,7 +83,9 @@ export async function render(main, params, ctx) {
       if (stopped) return;
       shown.clear();
       put(body, rows(page.items), rows(older));
-      if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No builds yet' + (filters.projectId || filters.platform || filters.status ? ' match these filters.' : '.'))));
+      const filtered = !!(filters.projectId || filters.platform || filters.status);
+      if (!page.items.length) put(body, h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No builds yet' + (filtered ? ' match these filters.' : '.'))));
+      if (page.items.length || filtered) { startShown = false; start.replaceChildren(); } else if (!startShown) { startShown = true; await showStart(); }
       if (!older.length) { cursor = page.nextCursor; more.hidden = !cursor; }
       if (socket) for (const id of [...socket.joined()]) if (!shown.has(id)) socket.leave(id);
       watch();

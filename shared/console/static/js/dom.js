@@ -29,9 +29,10 @@ export function put(el, ...children) {
   return el;
 }
 
+// bytes is n in B, KiB, MiB, GiB or TiB (powers of 1024, named so, as the CLI says them).
 export function bytes(n) {
   if (n === null || n === undefined) return '—';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let i = 0, v = Math.abs(n);
   while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
   return (n < 0 ? '−' : '') + (i ? v.toFixed(1) : v) + ' ' + units[i];
@@ -79,6 +80,26 @@ export function formValues(form) {
     else out[el.name] = el.value.trim() === '' ? null : el.value.trim();
   }
   return out;
+}
+
+// copyButton copies text to the clipboard and says so in a live region beside it; label names
+// the button for screen readers ("Copy the token"), id names the button.
+export function copyButton(text, label, id) {
+  const said = h('span', {class: 'muted', role: 'status'});
+  const button = h('button', {type: 'button', class: 'secondary', id, 'aria-label': label, onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      said.textContent = 'Copied';
+    } catch (e) {
+      said.textContent = 'Copy it by hand: select it';
+    }
+  }}, 'Copy');
+  return [button, ' ', said];
+}
+
+// secretBox shows a secret once, with its Copy button.
+export function secretBox(text, id, what) {
+  return h('div', {class: 'row'}, h('div', {class: 'secret', id}, text), copyButton(text, 'Copy ' + what, id + '-copy'));
 }
 
 // busy disables a button while fn runs.

@@ -12,7 +12,7 @@ import {token} from './api.js';
 import {h} from './dom.js';
 import {Stages, Matches, stageSpan, formatDuration} from './logparse.js';
 
-const ROW = 20;      // px: a row's height, as app.css's .log-row says
+const ROW = 24;      // px: a row's height, as app.css's .log-row says
 const AROUND = 15;   // rows drawn above and below the visible ones
 
 // logView builds the viewer of build id's log. Its el goes in the page; append takes each page
@@ -27,6 +27,7 @@ export function logView(id) {
   let firstError = -1, target = -1, wanted = targetSeq();
   let running = false, following = false; // the build runs; it ran while this page showed it
   let matches = null, current = -1, showTimes = false;
+  let now = () => Date.now(); // the server's clock, as the page judges it (setClock)
 
   const rowsEl = h('div', {class: 'log-rows'});
   const el = h('div', {class: 'log', id: 'log', tabindex: 0, role: 'region', 'aria-label': 'Build log', 'data-lines': 0}, rowsEl);
@@ -155,15 +156,16 @@ export function logView(id) {
   }
 
   // point opens the stages holding line i, scrolls it to the middle and highlights it; the
-  // address names it (#L<seq>).
+  // address names it (#L<seq>). A line the address named (a link followed) is put in the middle
+  // of the window, the page scrolled to the log.
   function point(i, fromAddress) {
     target = i;
     wanted = seqs[i];
     if (!fromAddress && location.hash !== '#L' + seqs[i]) history.replaceState(history.state, '', '#L' + seqs[i]);
-    reveal(i);
+    reveal(i, fromAddress);
   }
 
-  function reveal(i) {
+  function reveal(i, onPage) {
     let changed = false;
     for (const s of stages.chain(stages.innermost(i))) {
       if (stages.list[s].start === i && s === stages.innermost(i)) continue; // a banner shows folded
@@ -171,7 +173,17 @@ export function logView(id) {
     }
     if (changed) layout();
     const r = rowOf(i);
-    draw(r >= 0 ? r * ROW - (el.clientHeight - ROW) / 2 : undefined);
+    if (r < 0) return draw();
+    let at = (el.clientHeight - ROW) / 2; // px from the log's top to the row's
+    if (!onPage) return draw(r * ROW - at);
+    // The log in the middle of the window, the row in the middle of the window within it; near
+    // the log's top or end, where the log cannot scroll so far, the window makes up what it can.
+    const box = el.getBoundingClientRect();
+    scrollBy(0, box.top + box.height / 2 - innerHeight / 2);
+    at = Math.min(Math.max(innerHeight / 2 - ROW / 2 - el.getBoundingClientRect().top, 0), el.clientHeight - ROW);
+    draw(r * ROW - at);
+    const row = rowsEl.querySelector('.log-row.target');
+    if (row) { const a = row.getBoundingClientRect(); scrollBy(0, a.top + a.height / 2 - innerHeight / 2); }
   }
 
   function onHash() {
@@ -229,8 +241,9 @@ export function logView(id) {
   function stageRow(s, cur) {
     const st = stages.list[s], i = st.start;
     const [a, b] = stageSpan(st, msgs.length);
-    const took = formatDuration(Date.parse(times[b]) - Date.parse(times[a]));
     const going = st.end < 0 && running;
+    // A stage still running has lasted until now, not until its last line.
+    const took = formatDuration((going ? Math.max(now(), Date.parse(times[b])) : Date.parse(times[b])) - Date.parse(times[a]));
     return h('div', {class: 'log-row log-stage depth-' + st.depth + (i === target ? ' target' : ''), 'data-seq': seqs[i], 'data-stage-name': st.name},
       number(i), stamp(i),
       h('button', {type: 'button', class: 'log-fold', 'data-stage': s, 'aria-expanded': String(!!open[s])},
@@ -265,7 +278,11 @@ export function logView(id) {
     return out;
   }
 
-  return {el: h('div', {class: 'logview'}, bar, el), append, stop: () => removeEventListener('hashchange', onHash)};
+  // tick redraws the rows in sight: the running stage's time so far goes on. setClock gives the
+  // server's time (the log's timestamps are the server's).
+  const tick = () => { if (running) draw(); };
+  const setClock = (fn) => { now = fn; };
+  return {el: h('div', {class: 'logview'}, bar, el), append, tick, setClock, stop: () => removeEventListener('hashchange', onHash)};
 }
 
 // pads stands for n rows: one block of 2^k rows for each bit k of n (app.css: .pad-0 to .pad-19).

@@ -1,5 +1,6 @@
 // The organization's members: owners and admins change roles and remove members (after a
-// confirmation); everyone may leave. The API keeps the last owner and says why when it refuses.
+// confirmation); everyone may leave but the only owner, who is told why instead. The API keeps the
+// last owner and says why when it refuses.
 import {api, can, token, forgetMe} from './api.js';
 import {h, time, confirmed} from './dom.js';
 
@@ -8,6 +9,7 @@ const ROLES = ['owner', 'admin', 'member', 'viewer'];
 export async function membersSection(orgPath, ctx, again) {
   const admin = can.admin(ctx.role);
   const members = await api('GET', orgPath + '/members', null, {limit: 100});
+  const owners = members.items.filter(m => m.role === 'owner').length;
   const rows = members.items.map(m => {
     const me = m.user.id === ctx.user.id;
     const actions = h('td', {class: 'actions'});
@@ -28,7 +30,10 @@ export async function membersSection(orgPath, ctx, again) {
       actions.append(confirmButton('Remove', 'Remove ' + m.user.name + '? Their tokens stop working at once.', 'remove-' + m.user.id,
         () => api('DELETE', orgPath + '/members/' + m.user.id).then(again), ctx));
     }
-    if (me) {
+    if (me && m.role === 'owner' && owners === 1) {
+      // The API keeps the last owner: say so instead of offering a Leave it refuses.
+      actions.append(h('span', {id: 'leave-refused', class: 'muted'}, 'You are the only owner: make another member an owner before you can leave.'));
+    } else if (me) {
       actions.append(confirmButton('Leave', 'Leave ' + ctx.organization.name + '? Your tokens for it stop working at once.', 'leave',
         // The token is revoked with the membership: the console signs out.
         () => api('DELETE', orgPath + '/membership').then(() => { token.clear(); forgetMe(); ctx.navigate('/console/', true); }), ctx));

@@ -2,9 +2,10 @@
 // credentials, members (members.js), invitations (invitations.js), the signed-in user's API tokens, and org webhooks (kiln's
 // signed events, or Slack and Discord notifications) with their delivery log.
 import {api, can} from './api.js';
-import {h, put, time, status, input, check, select, formValues, busy, bytes} from './dom.js';
+import {h, put, time, status, input, check, select, formValues, busy, bytes, secretBox} from './dom.js';
 import {membersSection} from './members.js';
 import * as invitations from './invitations.js';
+import {methods} from './signin.js';
 
 const EVENTS = ['build.created', 'build.running', 'build.complete', 'build.failed', 'build.superseded', 'build.skipped', 'build.fixed'];
 // Chat webhooks (Slack, Discord) are told of these; failed and fixed are checked at first.
@@ -16,48 +17,60 @@ export async function render(main, params, ctx) {
   const admin = can.admin(ctx.role);
   const org = await api('GET', orgPath);
   const again = () => ctx.navigate(location.pathname, true);
-  let stopPolling = null;
   put(main, h('h1', {}, org.name), h('p', {class: 'muted'}, 'Plan ' + org.plan + ' · you are ' + ctx.role));
-  main.append(usageSection(await api('GET', orgPath + '/usage')));
+  const usage = await api('GET', orgPath + '/usage');
+  main.append(usageSection(usage));
 
-  // GitHub
+  // GitHub: linked, or the way this server links it (GitHub's install flow, an installation id),
+  // or what is missing when it has no GitHub App.
   const gh = org.integrationSettings.github;
   const ghBox = h('section', {id: 'github', 'aria-labelledby': 'github-h'}, h('h2', {id: 'github-h'}, 'GitHub'),
-    h('p', {id: 'github-state'}, gh ? 'Linked to installation ' + gh.installationId + '.' : 'Not linked.'));
+    h('p', {id: 'github-state'}, gh ? linkedText(gh) : 'Not linked.'));
   main.append(ghBox);
+  if (gh) { // the installation's account, asked of GitHub: said once known
+    api('GET', '/github/installations/' + gh.installationId).then((i) => {
+      ghBox.querySelector('#github-state').textContent = linkedText({...gh, account: i.account});
+    }, () => {});
+  }
+  const how = (await methods()).githubLink;
   if (admin && gh) {
     ghBox.append(h('button', {type: 'button', class: 'danger', onclick: (ev) => busy(ev.target, async () => {
       try { await api('DELETE', orgPath + '/integrations/github'); again(); } catch (e) { ctx.showError(e); }
     })}, 'Unlink GitHub'));
+  } else if (!gh && how === 'none') {
+    ghBox.append(h('p', {id: 'github-missing'}, 'This server has no GitHub App configured, so GitHub cannot be linked here: its operator sets ',
+      h('code', {}, 'KILN_GITHUB_APP_ID'), ' and ', h('code', {}, 'KILN_GITHUB_APP_KEY'), ' (the README says how). To try kiln without one, ',
+      h('code', {}, 'make demo'), ' starts a kiln with a fake GitHub, a project and a stand-in engine.'));
+  } else if (admin && how === 'install') {
+    // One click to GitHub: the link is asked for (it sets this browser's install cookie) and the
+    // tab goes to GitHub, whose redirect back lands on a page leading here.
+    ghBox.append(h('p', {class: 'muted', id: 'link-github-help'}, 'Opens GitHub to install kiln\u2019s GitHub App on your account or organization; GitHub sends you back here.'),
+      h('button', {type: 'button', id: 'link-github', 'aria-describedby': 'link-github-help', onclick: (ev) => busy(ev.target, async () => {
+        try {
+          const link = await api('GET', '/integrations/github/install', null, null, {cookies: true});
+          location.assign(link.url);
+        } catch (e) { ctx.showError(e); }
+      })}, 'Link GitHub'));
   } else if (admin) {
-    ghBox.append(h('button', {type: 'button', id: 'link-github', onclick: (ev) => busy(ev.target, async () => {
-      try {
-        const link = await api('GET', '/integrations/github/install', null, null, {cookies: true});
-        ev.target.hidden = true;
-        ghBox.append(h('p', {}, h('a', {class: 'button', id: 'github-install', href: link.url, target: '_blank', rel: 'noopener noreferrer'}, 'Install the GitHub App on GitHub'),
-          ' (opens GitHub in a new tab; this link works in this browser only, until ' + time(link.expiresAt) + '). This page notices when GitHub sends you back.'));
-        stopPolling = waitForLink(orgPath, ctx, again);
-      } catch (e) {
-        if (e.code !== 'github_not_connected') return ctx.showError(e);
-        // No OAuth client: this server links an installation by its id.
-        ev.target.hidden = true;
-        const form = h('form', {class: 'row', id: 'link-by-id', onsubmit: (e2) => {
-          e2.preventDefault();
-          busy(form.querySelector('button'), async () => {
-            try { await api('PATCH', orgPath, {integrationSettings: {github: {installationId: formValues(form).installationId}}}); again(); } catch (err) { ctx.showError(err); }
-          });
-        }}, input('GitHub App installation id', 'installationId', '', {required: true, inputmode: 'numeric'}), h('button', {type: 'submit'}, 'Link'));
-        ghBox.append(form);
-      }
-    })}, 'Link GitHub'));
+    // No OAuth client: this server links an installation by its id.
+    const form = h('form', {class: 'row', id: 'link-by-id', 'aria-label': 'Link GitHub', onsubmit: (e2) => {
+      e2.preventDefault();
+      busy(form.querySelector('button'), async () => {
+        try { await api('PATCH', orgPath, {integrationSettings: {github: {installationId: formValues(form).installationId}}}); again(); } catch (err) { ctx.showError(err); }
+      });
+    }}, input('GitHub App installation id (the number at the end of the installation\u2019s settings page on GitHub)', 'installationId', '', {required: true, inputmode: 'numeric'}),
+    h('button', {type: 'submit', id: 'link-github'}, 'Link GitHub'));
+    ghBox.append(form);
   }
 
-  // Perforce
+  // Perforce: offered where the plan allows it; elsewhere the plan says why not.
   const p4 = org.perforce;
   const p4Box = h('section', {id: 'perforce', 'aria-labelledby': 'p4-h'}, h('h2', {id: 'p4-h'}, 'Perforce'),
     h('p', {}, p4 ? `Server ${p4.serverUrl} as ${p4.userName}; ticket ${p4.ticketSet ? 'saved' : 'not saved'}.` : 'No credentials saved.'));
   main.append(p4Box);
-  if (admin) {
+  if (!usage.allows.perforce) {
+    p4Box.append(h('p', {id: 'perforce-plan'}, 'The ' + org.plan + ' plan does not include Perforce: a pro or enterprise plan does. Projects on GitHub build on every plan.'));
+  } else if (admin) {
     const form = h('form', {class: 'grid', 'aria-label': 'Perforce credentials', onsubmit: (ev) => {
       ev.preventDefault();
       busy(form.querySelector('button'), async () => {
@@ -77,7 +90,11 @@ export async function render(main, params, ctx) {
   if (admin) main.append(await invitations.section(orgPath, ctx, again));
   main.append(await tokensSection(ctx, again));
   if (admin) main.append(await webhooksSection(orgPath, ctx, again));
-  return () => { if (stopPolling) stopPolling(); };
+}
+
+// linkedText names the linked installation's account where the API says it.
+function linkedText(gh) {
+  return 'Linked to ' + (gh.account ? 'the GitHub account ' + gh.account + ' (installation ' + gh.installationId + ').' : 'installation ' + gh.installationId + '.');
 }
 
 // usageSection shows the month's use against the plan (a null allowance is unlimited), and the
@@ -102,27 +119,23 @@ function usageSection(u) {
 // (null: no cap); nothing when the server keeps no build caches.
 function cacheRow(c, row) {
   if (!c) return [];
-  return row('Build caches (held now)', bytes(c.bytes) + ' in ' + c.count,
+  return row('Build caches (held now)', bytes(c.bytes) + ' in ' + c.count + (c.count === 1 ? ' cache' : ' caches'),
     c.maxBytes === null ? 'no cap' : 'cap ' + bytes(c.maxBytes) + ', oldest removed');
 }
 
-// waitForLink polls the organization until GitHub sent the installer back and kiln linked it.
-function waitForLink(orgPath, ctx, done) {
-  let timer = null, stopped = false;
-  const tick = async () => {
-    try {
-      const org = await api('GET', orgPath);
-      if (stopped) return;
-      if (org.integrationSettings.github) return done();
-    } catch (e) { ctx.showError(e); return; }
-    timer = setTimeout(tick, 2000);
-  };
-  timer = setTimeout(tick, 2000);
-  return () => { stopped = true; clearTimeout(timer); };
-}
-
+// tokensSection lists the signed-in user's tokens; a new one is shown once, with Copy, and the
+// list is read again at once.
 async function tokensSection(ctx, again) {
-  const list = await api('GET', '/auth/tokens', null, {limit: 100});
+  const body = h('tbody', {});
+  const fill = async () => {
+    const list = await api('GET', '/auth/tokens', null, {limit: 100});
+    put(body, list.items.map(t => h('tr', {}, h('td', {}, t.name), h('td', {}, h('code', {}, t.hint + '…')), h('td', {}, time(t.createdAt)),
+      h('td', {}, t.expiresAt ? time(t.expiresAt) : 'never'),
+      h('td', {}, h('button', {type: 'button', class: 'danger', 'aria-label': 'Revoke token ' + t.name, onclick: (ev) => busy(ev.target, async () => {
+        try { await api('DELETE', '/auth/tokens/' + t.id); again(); } catch (e) { ctx.showError(e); }
+      })}, 'Revoke')))));
+  };
+  await fill();
   const shown = h('div', {});
   const form = h('form', {class: 'row', 'aria-label': 'New API token', onsubmit: (ev) => {
     ev.preventDefault();
@@ -133,18 +146,15 @@ async function tokensSection(ctx, again) {
       try {
         const t = await api('POST', '/auth/tokens', body);
         put(shown, h('div', {class: 'notice'}, 'New token ', h('strong', {}, t.name), ' — copy it now, it is not shown again:',
-          h('div', {class: 'secret', id: 'new-token'}, t.token)));
+          secretBox(t.token, 'new-token', 'the new token')));
+        form.reset();
+        await fill();
       } catch (e) { ctx.showError(e); }
     });
   }}, input('Name', 'name', ''), input('Expires in days (optional)', 'expiresInDays', '', {type: 'number', min: 1, max: 3650}),
   h('button', {type: 'submit'}, 'Create token'));
   return h('section', {'aria-labelledby': 'tokens-h'}, h('h2', {id: 'tokens-h'}, 'Your API tokens'), form, shown,
-    h('table', {id: 'tokens'}, h('thead', {}, h('tr', {}, ['Name', 'Starts with', 'Created', 'Expires', 'Actions'].map(t => h('th', {scope: 'col'}, t)))),
-      h('tbody', {}, list.items.map(t => h('tr', {}, h('td', {}, t.name), h('td', {}, h('code', {}, t.hint + '…')), h('td', {}, time(t.createdAt)),
-        h('td', {}, t.expiresAt ? time(t.expiresAt) : 'never'),
-        h('td', {}, h('button', {type: 'button', class: 'danger', 'aria-label': 'Revoke token ' + t.name, onclick: (ev) => busy(ev.target, async () => {
-          try { await api('DELETE', '/auth/tokens/' + t.id); again(); } catch (e) { ctx.showError(e); }
-        })}, 'Revoke')))))));
+    h('table', {id: 'tokens'}, h('thead', {}, h('tr', {}, ['Name', 'Starts with', 'Created', 'Expires', 'Actions'].map(t => h('th', {scope: 'col'}, t)))), body));
 }
 
 async function webhooksSection(orgPath, ctx, again) {
@@ -156,8 +166,8 @@ async function webhooksSection(orgPath, ctx, again) {
       const v = formValues(form);
       try {
         const w = await api('POST', orgPath + '/webhooks', {url: v.url, events: EVENTS.filter(e => v[e]), active: true});
-        put(shown, h('div', {class: 'notice'}, 'Webhook added. Its signing secret, shown only now:', h('div', {class: 'secret'}, w.secret),
-          h('button', {type: 'button', class: 'secondary', onclick: again}, 'Done')));
+        put(shown, h('div', {class: 'notice'}, 'Webhook added. Its signing secret, shown only now:', secretBox(w.secret, 'new-webhook-secret', 'the signing secret'),
+          h('button', {type: 'button', class: 'secondary', id: 'webhook-done', onclick: again}, 'Done')));
       } catch (e) { ctx.showError(e); }
     });
   }}, input('URL', 'url', '', {type: 'url', required: true, placeholder: 'https://example.com/kiln'}),

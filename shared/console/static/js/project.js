@@ -1,13 +1,16 @@
 // A project: its details (name and description editable), its build settings (add, edit,
 // trigger) and its recent builds.
 import {api, can, PLATFORMS, BUILD_TYPES, TRIGGERS} from './api.js';
-import {h, put, time, status, select, input, check, formValues, busy, buildLabel} from './dom.js';
+import {h, put, time, status, select, input, check, formValues, busy, buildLabel, copyButton} from './dom.js';
 
 export async function render(main, params, ctx) {
   const p = await api('GET', '/projects/' + params.id);
   const write = can.write(ctx.role);
   const github = p.sourceControl === 'github';
   const recent = (await api('GET', '/builds', null, {projectId: p.id, limit: 10})).items;
+  // What the plan allows: a plan without auto deploy is not offered its fields.
+  const usage = write ? await api('GET', '/organizations/' + ctx.organization.id + '/usage').catch(() => null) : null;
+  const plan = usage ? {name: usage.plan, autoDeploy: usage.allows.autoDeploy} : {autoDeploy: true};
 
   const details = h('dl', {class: 'facts'},
     h('dt', {}, 'Source'), h('dd', {}, github ? 'GitHub ' + p.repoLink + ' (default branch ' + p.defaultBranch + ')' : 'Perforce ' + p.streamPath),
@@ -34,11 +37,11 @@ export async function render(main, params, ctx) {
   const names = settingNames(p.buildSettings);
   const lastBuilds = await Promise.all(p.buildSettings.map(s =>
     api('GET', '/builds', null, {buildSettingId: s.id, limit: 1}).then(r => r.items[0] || null, () => null)));
-  p.buildSettings.forEach((s, i) => settings.append(settingCard(p, s, write, ctx, names[s.id], lastBuilds[i])));
+  p.buildSettings.forEach((s, i) => settings.append(settingCard(p, s, write, ctx, names[s.id], lastBuilds[i], plan)));
   if (!p.buildSettings.length) settings.append(h('p', {class: 'muted'}, 'No build settings yet.'));
   if (write) {
     main.append(h('h3', {}, 'Add a build setting'),
-      settingForm(p, null, ctx, async (body) => {
+      settingForm(p, null, ctx, plan, async (body) => {
         await api('POST', '/projects/' + p.id + '/build-settings', body);
         ctx.navigate(location.pathname, true);
       }));
@@ -59,20 +62,6 @@ function settingNames(settings) {
   return names;
 }
 
-// copyButton copies text to the clipboard and says so in a live region beside it.
-function copyButton(text, label) {
-  const said = h('span', {class: 'muted', role: 'status'});
-  const button = h('button', {type: 'button', class: 'secondary', 'aria-label': label, onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      said.textContent = 'Copied';
-    } catch (e) {
-      said.textContent = 'Copy it by hand: select the id';
-    }
-  }}, 'Copy');
-  return [button, ' ', said];
-}
-
 // lastBuildView is the setting's latest build: its number, status and when, linked.
 function lastBuildView(b) {
   if (!b) return h('p', {class: 'last-build muted'}, 'No builds yet');
@@ -80,7 +69,7 @@ function lastBuildView(b) {
     h('a', {href: '/console/builds/' + b.id}, buildLabel(b)), ' ', status(b.status), ' ', time(b.finishedAt || b.startedAt || b.createdAt));
 }
 
-function settingCard(p, s, write, ctx, name, last) {
+function settingCard(p, s, write, ctx, name, last, plan) {
   const what = s.platform + ' · ' + s.buildType + ' · UE ' + s.ueVersion;
   const card = h('div', {class: 'card', 'data-setting': s.id},
     h('h3', {}, what),
@@ -105,7 +94,7 @@ function settingCard(p, s, write, ctx, name, last) {
     : input('Changelist (default: latest)', 'changelist', ''),
   check('Clean build (ignore the build cache)', 'clean', false),
   h('button', {type: 'submit'}, 'Trigger build'));
-  const form = settingForm(p, s, ctx, async (body) => {
+  const form = settingForm(p, s, ctx, plan, async (body) => {
     await api('PATCH', '/projects/' + p.id + '/build-settings/' + s.id, body);
     ctx.navigate(location.pathname, true);
   });
@@ -114,8 +103,9 @@ function settingCard(p, s, write, ctx, name, last) {
   return card;
 }
 
-// settingForm edits a setting (s) or makes a new one (s null); save gets the request body.
-function settingForm(p, s, ctx, save) {
+// settingForm edits a setting (s) or makes a new one (s null); save gets the request body. A
+// plan without auto deploy gets no auto deploy fields, but a sentence saying so.
+function settingForm(p, s, ctx, plan, save) {
   const github = p.sourceControl === 'github';
   const v = s || {platform: 'Linux', buildType: 'Development', trigger: 'manual', branch: p.defaultBranch, streamPath: p.streamPath, ueVersion: p.uproject && p.uproject.engineVersion};
   const form = h('form', {class: 'grid', 'aria-label': s ? 'Edit build setting' : 'New build setting', onsubmit: (ev) => {
@@ -123,8 +113,8 @@ function settingForm(p, s, ctx, save) {
     busy(form.querySelector('button[type=submit]'), async () => {
       const f = formValues(form);
       const body = {platform: f.platform, buildType: f.buildType, ueVersion: f.ueVersion, trigger: f.trigger,
-        schedule: f.trigger === 'scheduled' ? f.schedule : null, notifyOnComplete: f.notifyOnComplete, autoDeploy: f.autoDeploy,
-        uploadBuildUrl: f.uploadBuildUrl};
+        schedule: f.trigger === 'scheduled' ? f.schedule : null, notifyOnComplete: f.notifyOnComplete};
+      if (plan.autoDeploy) Object.assign(body, {autoDeploy: f.autoDeploy, uploadBuildUrl: f.uploadBuildUrl});
       if (github) body.branch = f.branch; else body.streamPath = f.streamPath;
       if (f.uploadBuildAuthHeader) body.uploadBuildAuthHeader = f.uploadBuildAuthHeader;
       if (!s) for (const k of Object.keys(body)) if (body[k] === null) delete body[k];
@@ -135,9 +125,11 @@ function settingForm(p, s, ctx, save) {
   input('Engine version', 'ueVersion', v.ueVersion, {required: true, placeholder: '5.3'}),
   github ? input('Branch', 'branch', v.branch, {required: true}) : input('Stream', 'streamPath', v.streamPath, {required: true}),
   select('Trigger', 'trigger', TRIGGERS, v.trigger), input('Schedule (cron, UTC; scheduled only)', 'schedule', v.schedule, {placeholder: '0 3 * * *'}),
-  input('Upload URL (auto deploy)', 'uploadBuildUrl', v.uploadBuildUrl, {type: 'url'}),
-  input(v.uploadBuildAuthHeaderSet ? 'Upload Authorization (set; type to replace)' : 'Upload Authorization header', 'uploadBuildAuthHeader', '', {type: 'password', autocomplete: 'off'}),
-  check('Auto deploy', 'autoDeploy', v.autoDeploy), check('Email me when it ends', 'notifyOnComplete', v.notifyOnComplete),
+  plan.autoDeploy ? [input('Upload URL (auto deploy)', 'uploadBuildUrl', v.uploadBuildUrl, {type: 'url'}),
+    input(v.uploadBuildAuthHeaderSet ? 'Upload Authorization (set; type to replace)' : 'Upload Authorization header', 'uploadBuildAuthHeader', '', {type: 'password', autocomplete: 'off'}),
+    check('Auto deploy', 'autoDeploy', v.autoDeploy)]
+    : h('p', {class: 'muted plan-note'}, 'Auto deploy is not in the ' + plan.name + ' plan: a pro or enterprise plan has it.'),
+  check('Email me when it ends', 'notifyOnComplete', v.notifyOnComplete),
   h('div', {class: 'actions'}, h('button', {type: 'submit'}, s ? 'Save setting' : 'Add setting')));
   return form;
 }

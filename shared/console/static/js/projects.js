@@ -15,6 +15,14 @@ export async function render(main, params, ctx) {
 
   const inst = org.integrationSettings.github && org.integrationSettings.github.installationId;
   main.append(h('h2', {}, 'Add a project'));
+  // A plan whose projects are used up: no forms it would refuse, but why.
+  const usage = await api('GET', '/organizations/' + ctx.organization.id + '/usage').catch(() => null);
+  const allowed = usage && usage.projects.allowed;
+  if (allowed !== null && allowed !== undefined && usage.projects.current >= allowed) {
+    main.append(h('p', {id: 'projects-plan'}, 'The ' + usage.plan + ' plan allows ' + allowed + (allowed === 1 ? ' project' : ' projects') +
+      ', and this organization has ' + usage.projects.current + ': delete one, or move to a plan with more, to add another.'));
+    return;
+  }
   if (inst) main.append(await githubForm(inst, ctx));
   else main.append(h('p', {class: 'muted'}, 'Link GitHub on the ', h('a', {href: '/console/organization'}, 'organization page'), ' to add a repository.'));
   if (org.perforce) main.append(perforceForm(ctx));
