@@ -63,9 +63,9 @@ func (s *KilnStack) createAPIFunction() {
 	// BatchGetBuilds first: a CodeBuild build is stopped only once it is known to host that build.
 	f.allow([]string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, s.hostProject.ProjectArn())
 	f.allow([]string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}, s.artifactObjectsArn())
-	// The build caches (objects under <artifacts>/caches/, covered above): the host API finds
-	// the newest of a key, replaces older ones and evicts an organization's oldest by listing.
-	s.allowListing(f, ArtifactsPrefix+"/"+CachesPrefix)
+	// Listing under the artifacts prefix (allowArtifactListings): the build caches (objects under
+	// <artifacts>/caches/, covered above), whose newest of a key the host API finds, older ones
+	// it replaces and an organization's oldest it evicts by listing; and a missing artifact's 404.
 	s.allowArtifactsKey(f, "kms:Decrypt", "kms:GenerateDataKey")
 	s.queue.GrantSendMessages(f.role)
 	s.allowHostGroupsClaims(f)
@@ -92,6 +92,24 @@ func (f *function) allow(actions []string, resources ...*string) {
 // CachesPrefix is where the build caches are kept below the artifacts prefix (package
 // buildcache's keys start with it).
 const CachesPrefix = "caches/"
+
+// artifactReaders are the functions that read artifacts (s3:GetObject under the artifacts
+// prefix): the API (downloads, the caches) and deliver (the artifact it sends).
+var artifactReaders = []string{"api", "deliver"}
+
+// allowArtifactListings lets each of artifactReaders list the bucket under the artifacts prefix.
+// S3 answers a read of a key that does not exist with 404 NoSuchKey only to a caller that may
+// s3:ListBucket the bucket (with the key as s3:prefix), and with 403 AccessDenied to any other
+// ("If you don't have the s3:ListBucket permission, Amazon S3 returns an HTTP status code 403",
+// the Permissions of GetObject and HeadObject in the Amazon S3 API Reference): without it an
+// artifact deleted behind its record (the lifecycle rule's backstop, an operator) is an internal
+// error instead of the API's 404 not_found, and a delivery's "the artifact is gone". Run once
+// every function exists.
+func (s *KilnStack) allowArtifactListings() {
+	for _, name := range artifactReaders {
+		s.allowListing(s.functions[name], ArtifactsPrefix+"/")
+	}
+}
 
 // allowListing grants listing the bucket's keys under prefix only (s3:prefix).
 func (s *KilnStack) allowListing(f *function, prefix string) {

@@ -29,6 +29,8 @@ const (
 type hostGroup struct {
 	group awsautoscaling.AutoScalingGroup
 	role  awsiam.Role
+	// suffix follows the stack's name in the group's name.
+	suffix string
 }
 
 // hostGroupSpec is one platform's hosted hosts.
@@ -168,7 +170,7 @@ func (s *KilnStack) createHostGroup(spec hostGroupSpec) *hostGroup {
 		NewInstancesProtectedFromScaleIn: jsii.Bool(true),
 	})
 	group.Node().DefaultChild().(awsautoscaling.CfnAutoScalingGroup).SetServiceLinkedRoleArn(s.hostsServiceRole())
-	group.AddLifecycleHook(jsii.String("HostReady"), &awsautoscaling.BasicLifecycleHookProps{
+	hook := group.AddLifecycleHook(jsii.String("HostReady"), &awsautoscaling.BasicLifecycleHookProps{
 		LifecycleHookName:   jsii.String(HostLaunchHook),
 		LifecycleTransition: awsautoscaling.LifecycleTransition_INSTANCE_LAUNCHING,
 		DefaultResult:       awsautoscaling.DefaultResult_ABANDON,
@@ -177,12 +179,17 @@ func (s *KilnStack) createHostGroup(spec hostGroupSpec) *hostGroup {
 	// Stopped, prepared instances (first boot done, the AMI's volume initialized): one starts
 	// in a minute or two instead of a fresh launch. MaxGroupPreparedCapacity = MinSize keeps the
 	// pool at its size whatever the group's capacity.
-	group.AddWarmPool(&awsautoscaling.WarmPoolOptions{
+	pool := group.AddWarmPool(&awsautoscaling.WarmPoolOptions{
 		MinSize:                  jsii.Number(float64(spec.warmPool)),
 		MaxGroupPreparedCapacity: jsii.Number(float64(spec.warmPool)),
 		PoolState:                awsautoscaling.PoolState_STOPPED,
 		ReuseOnScaleIn:           jsii.Bool(false),
 	})
+	// The pool launches its instances as soon as CloudFormation creates it, and the hook is a
+	// resource of its own that CloudFormation may create later: an instance launched before the
+	// hook exists is not held in Warmed:Pending:Wait for its user data, and may be stopped into
+	// the pool before the agent's settings are written. DependsOn: the hook first.
+	pool.Node().AddDependency(hook)
 	// Scale out on the builds waiting: one more host per waiting build, up to three at once
 	// below ten waiting, ten at once above. The policy counts the hosts still starting
 	// (EstimatedInstanceWarmup) so it does not add them twice.
@@ -202,7 +209,7 @@ func (s *KilnStack) createHostGroup(spec hostGroupSpec) *hostGroup {
 		},
 		EstimatedInstanceWarmup: awscdk.Duration_Minutes(jsii.Number(5)),
 	})
-	return &hostGroup{group: group, role: role}
+	return &hostGroup{group: group, role: role, suffix: spec.suffix}
 }
 
 // hostGroups are the hosted host groups the stack defines (none, Windows, Linux or both).

@@ -77,7 +77,8 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["api"], []string{"states:SendTaskHeartbeat", "states:SendTaskSuccess", "states:SendTaskFailure"}, "*")
 	on(want["api"], []string{"codebuild:BatchGetBuilds", "codebuild:StopBuild"}, project)
 	on(want["api"], artifactsRW, artifacts)
-	// The build caches: listing the bucket, under the caches' prefix only.
+	// Listing the bucket under the artifacts' prefix only: the build caches, and S3's 404 (not
+	// 403) for a missing artifact.
 	on(want["api"], []string{"s3:ListBucket"}, arnOf(bucket))
 	on(want["api"], []string{"kms:Decrypt", "kms:GenerateDataKey"}, key)
 	on(want["api"], queueSend, queue)
@@ -100,6 +101,8 @@ func TestFunctionPolicies(t *testing.T) {
 	}}})
 	on(want["deliver"], secretRead, master)
 	on(want["deliver"], []string{"s3:GetObject"}, artifacts)
+	// S3's 404 (not 403) for a missing artifact: listing under the artifacts' prefix only.
+	on(want["deliver"], []string{"s3:ListBucket"}, arnOf(bucket))
 	on(want["deliver"], []string{"kms:Decrypt"}, key)
 	on(want["deliver"], queueRecv, queue)
 	// A sweep message fans out into one message per due delivery (issue 36, finding 1).
@@ -110,6 +113,9 @@ func TestFunctionPolicies(t *testing.T) {
 	on(want["task"], []string{"ssm:PutParameter", "ssm:DeleteParameter"}, hostCredentialParams)
 	on(want["ended"], []string{"ssm:DeleteParameter"}, hostCredentialParams)
 
+	// The prefix each function may list under: the artifacts' where it reads them, the caches'
+	// for the schedule's janitor.
+	listingPrefix := map[string]string{"api": "artifacts/*", "deliver": "artifacts/*", "schedule": "artifacts/caches/*"}
 	for name, g := range want {
 		t.Run(name, func(t *testing.T) {
 			role := roleOf(t, name)
@@ -128,9 +134,9 @@ func TestFunctionPolicies(t *testing.T) {
 							t.Errorf("%s on %s: not one of its resources", a, jsonString(r))
 						}
 					}
-					// Listing only the build caches' keys.
-					if a == "s3:ListBucket" && !equalJSON(s.condition, obj{"StringLike": obj{"s3:prefix": "artifacts/caches/*"}}) {
-						t.Errorf("%s without the caches' s3:prefix condition: %s", a, jsonString(s.condition))
+					// Listing only the artifacts' keys (the schedule: the build caches').
+					if a == "s3:ListBucket" && !equalJSON(s.condition, obj{"StringLike": obj{"s3:prefix": listingPrefix[name]}}) {
+						t.Errorf("%s without the s3:prefix condition %s: %s", a, listingPrefix[name], jsonString(s.condition))
 					}
 					// Metrics only in kiln's namespace.
 					if a == "cloudwatch:PutMetricData" && !equalJSON(s.condition, obj{"StringEquals": obj{"cloudwatch:namespace": "kiln"}}) {

@@ -198,6 +198,7 @@ func New(scope constructs.Construct, id string, props Props) awscdk.Stack {
 	s.createAdminFunction()
 	s.createLiveFunction()
 	s.addP4Layer()
+	s.allowArtifactListings()
 	s.addNagSuppressions()
 	s.createAlarms()
 	s.createOutputs()

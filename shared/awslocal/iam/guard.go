@@ -50,9 +50,13 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.Next.ServeHTTP(w, r)
 }
 
+// RefusedMessage is the message of the log line of every call aws-local's IAM check refuses
+// (its end-to-end tests fail on any they did not expect).
+const RefusedMessage = "aws-local IAM: refused"
+
 func logDenied(logger *slog.Logger, r *http.Request, err error) {
 	if logger != nil {
-		logger.Warn("aws-local IAM: refused", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		logger.Warn(RefusedMessage, slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
 }
 

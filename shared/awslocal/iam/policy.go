@@ -46,9 +46,7 @@ const (
 )
 
 // evaluate applies IAM's rule to the statements: an explicit deny wins, then any allow; nothing
-// matching denies. Conditions are evaluated where the call sets their keys with a known operator
-// (StringEquals, StringLike, StringNotEquals, StringNotLike, Bool, ArnEquals, ArnLike); any other
-// condition is taken as holding (Unevaluated lists them).
+// matching denies. A statement's conditions are evaluated as conditionHolds says.
 func evaluate(statements []Statement, c Call) decision {
 	d := implicitDeny
 	for _, s := range statements {
@@ -93,15 +91,42 @@ func anyMatch(patterns []string, v string, foldCase bool) bool {
 	return false
 }
 
-// conditionHolds evaluates one condition key; known is false when the call does not set the key
-// or the operator is not one this package evaluates.
+// conditionHolds evaluates one condition key of a statement against the keys the call sets, as
+// AWS's "IAM JSON policy elements: Condition operators" says
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html):
+//
+//   - "If the key that you specify in a policy condition is not present in the request context,
+//     the values do not match and the condition is false. If the policy condition requires that
+//     the key is not matched, such as StringNotLike or ArnNotLike, and the right key is not
+//     present, the condition is true. This logic applies to all condition operators except
+//     ...IfExists and Null check."
+//   - ...IfExists: "If the policy key is present in the context of the request, process the key
+//     as specified in the policy. If the key is not present, evaluate the condition element as
+//     true."
+//   - Null: true ("the key is null") holds when the key is absent, false when it is present.
+//   - the set operators on a key the request does not set: ForAllValues holds, ForAnyValue does
+//     not ("Conditions with multiple context keys or values").
+//
+// A key the call sets is evaluated by the operators of evaluatedOperators; known is false for any
+// other operator (the condition is then taken as holding, and the role's Unevaluated says so).
 func conditionHolds(op, key string, values []string, ctx map[string]string) (held, known bool) {
-	v, ok := ctx[strings.ToLower(key)]
-	if !ok {
-		return false, false
+	v, present := lookup(ctx, key)
+	set, op, _ := cutSetOperator(op)
+	if op == "Null" {
+		wantAbsent := len(values) > 0 && strings.EqualFold(values[0], "true")
+		return wantAbsent != present, true
 	}
-	base, _ := strings.CutSuffix(op, "IfExists")
-	any := func(f func(p string) bool) bool {
+	base, ifExists := strings.CutSuffix(op, "IfExists")
+	if !present {
+		switch {
+		case ifExists || set == "ForAllValues":
+			return true, true
+		case set == "ForAnyValue":
+			return false, true
+		}
+		return negated(base), true
+	}
+	anyOf := func(f func(p string) bool) bool {
 		for _, p := range values {
 			if f(p) {
 				return true
@@ -111,19 +136,62 @@ func conditionHolds(op, key string, values []string, ctx map[string]string) (hel
 	}
 	switch base {
 	case "StringEquals", "ArnEquals":
-		return any(func(p string) bool { return p == v }), true
+		return anyOf(func(p string) bool { return p == v }), true
 	case "StringEqualsIgnoreCase":
-		return any(func(p string) bool { return strings.EqualFold(p, v) }), true
+		return anyOf(func(p string) bool { return strings.EqualFold(p, v) }), true
 	case "StringNotEquals", "ArnNotEquals":
-		return !any(func(p string) bool { return p == v }), true
+		return !anyOf(func(p string) bool { return p == v }), true
+	case "StringNotEqualsIgnoreCase":
+		return !anyOf(func(p string) bool { return strings.EqualFold(p, v) }), true
 	case "StringLike", "ArnLike":
-		return any(func(p string) bool { return Match(p, v) }), true
+		return anyOf(func(p string) bool { return Match(p, v) }), true
 	case "StringNotLike", "ArnNotLike":
-		return !any(func(p string) bool { return Match(p, v) }), true
+		return !anyOf(func(p string) bool { return Match(p, v) }), true
 	case "Bool":
-		return any(func(p string) bool { return strings.EqualFold(p, v) }), true
+		return anyOf(func(p string) bool { return strings.EqualFold(p, v) }), true
 	}
 	return false, false
+}
+
+// lookup finds a condition key in the keys a call sets; key names are not case-sensitive.
+func lookup(ctx map[string]string, key string) (string, bool) {
+	if v, ok := ctx[strings.ToLower(key)]; ok {
+		return v, true
+	}
+	for k, v := range ctx {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// evaluatedOperators are the operators conditionHolds evaluates on a key the call sets (with or
+// without IfExists).
+var evaluatedOperators = map[string]bool{"StringEquals": true, "StringNotEquals": true, "StringEqualsIgnoreCase": true,
+	"StringNotEqualsIgnoreCase": true, "StringLike": true, "StringNotLike": true, "ArnEquals": true, "ArnNotEquals": true,
+	"ArnLike": true, "ArnNotLike": true, "Bool": true, "Null": true}
+
+// evaluated reports whether conditionHolds evaluates the operator on a key the call sets.
+func evaluated(op string) bool {
+	_, op, _ = cutSetOperator(op)
+	base, _ := strings.CutSuffix(op, "IfExists")
+	return evaluatedOperators[base]
+}
+
+// cutSetOperator splits a set operator's qualifier (ForAllValues:, ForAnyValue:) off an operator.
+func cutSetOperator(op string) (set, rest string, ok bool) {
+	if set, rest, ok = strings.Cut(op, ":"); ok {
+		return set, rest, true
+	}
+	return "", op, false
+}
+
+// negated reports whether an operator holds where its values do not match (StringNotEquals,
+// StringNotLike, ArnNotLike, NumericNotEquals, DateNotEquals, NotIpAddress, ...): on a key the
+// request does not set, such a condition is true.
+func negated(op string) bool {
+	return strings.Contains(op, "Not")
 }
 
 // Match reports whether v matches the IAM pattern p: * is any run of characters (also : and /),

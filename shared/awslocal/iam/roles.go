@@ -11,7 +11,9 @@ type Role struct {
 	LogicalID  string
 	Statements []Statement
 	// Unevaluated notes what of the role is not checked here: AWS managed policies (not in the
-	// template, so they grant nothing here) and conditions on keys no call sets.
+	// template, so they grant nothing here) and conditions whose operator is not evaluated on a
+	// key a call sets (taken as holding). A condition on a key a call does not set is evaluated
+	// as AWS does (conditionHolds).
 	Unevaluated []string
 }
 
@@ -148,8 +150,11 @@ func (t *Template) role(id string) (*Role, error) {
 	}
 	for _, s := range role.Statements {
 		for op, keys := range s.Condition {
+			if evaluated(op) {
+				continue
+			}
 			for k := range keys {
-				role.Unevaluated = append(role.Unevaluated, fmt.Sprintf("%s: condition %s on %s holds only where a call sets the key", s.Source, op, k))
+				role.Unevaluated = append(role.Unevaluated, fmt.Sprintf("%s: condition %s on %s is taken as holding where a call sets the key (its operator is not evaluated here)", s.Source, op, k))
 			}
 		}
 	}

@@ -53,8 +53,13 @@ func S3Calls(r *http.Request, body []byte) ([]Call, error) {
 		case r.Method == http.MethodGet && has("location"):
 			return call("s3:GetBucketLocation", bucketARN)
 		case r.Method == http.MethodGet:
-			// A listing sets s3:prefix, which a grant may be limited to (StringLike).
-			return []Call{{Action: "s3:ListBucket", Resource: bucketARN, Context: map[string]string{"s3:prefix": q.Get("prefix")}}}, nil
+			// A listing with a prefix sets s3:prefix, which a grant may be limited to
+			// (StringLike); one without sets no key, and meets no such condition.
+			c := Call{Action: "s3:ListBucket", Resource: bucketARN}
+			if has("prefix") {
+				c.Context = map[string]string{"s3:prefix": q.Get("prefix")}
+			}
+			return []Call{c}, nil
 		case r.Method == http.MethodHead:
 			return call("s3:ListBucket", bucketARN)
 		case r.Method == http.MethodPut:
@@ -97,6 +102,8 @@ type S3Proxy struct {
 	Credentials aws.Credentials
 	Region      string
 	Logger      *slog.Logger
+	// KMS is the bucket's SSE-KMS key, whose actions S3 calls with the caller's rights.
+	KMS S3KMS
 	// Meter, if set, wraps what a request that passed the check goes to (aws-local's meter).
 	Meter  func(http.Handler) http.Handler
 	proxy  *httputil.ReverseProxy
@@ -132,6 +139,7 @@ func (p *S3Proxy) setUp() {
 			p.Logger.Error("aws-local IAM: sign a request for MinIO", slog.String("error", err.Error()))
 		}
 	}}
+	p.proxy.ModifyResponse = p.answerMissingKey
 	p.next = p.proxy
 	if p.Meter != nil {
 		p.next = p.Meter(p.proxy)
@@ -155,7 +163,7 @@ func (p *S3Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var calls []Call
 		if calls, err = S3Calls(r, body); err == nil {
-			err = p.Auth.Authorize(KeyID(r), calls...)
+			err = p.Auth.Authorize(KeyID(r), append(calls, p.KMS.Calls(r, calls)...)...)
 		}
 	}
 	if err != nil {
@@ -163,7 +171,59 @@ func (p *S3Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		denyS3(w, err)
 		return
 	}
+	if read, ok := objectReadOf(r); ok {
+		read.keyID = KeyID(r)
+		r = r.WithContext(context.WithValue(r.Context(), objectReadKey{}, read))
+	}
 	p.next.ServeHTTP(w, r)
+}
+
+// objectReadKey carries an object read's objectRead to answerMissingKey.
+type objectReadKey struct{}
+
+// objectRead is a GetObject or HeadObject: who asks, for which key of which bucket.
+type objectRead struct{ keyID, bucket, key string }
+
+func objectReadOf(r *http.Request) (objectRead, bool) {
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || bucket == "" || key == "" || r.URL.Query().Has("uploadId") {
+		return objectRead{}, false
+	}
+	return objectRead{bucket: bucket, key: key}, true
+}
+
+// answerMissingKey applies S3's rule for a key that does not exist, which MinIO does not: "If
+// the object you request doesn't exist, the error that Amazon S3 returns depends on whether you
+// also have the s3:ListBucket permission. If you have the s3:ListBucket permission on the bucket,
+// Amazon S3 returns an HTTP status code 404 Not Found error. If you don't have the s3:ListBucket
+// permission, Amazon S3 returns an HTTP status code 403 Forbidden error." (the Permissions of
+// GetObject and HeadObject in the Amazon S3 API Reference,
+// https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html). The s3:ListBucket check
+// sets s3:prefix to the requested key, so a listing grant limited to a prefix answers 404 for the
+// keys under it (as S3 does: Ceph's RGW matched it in ceph/ceph#68577, tested against S3 by
+// s3-tests' test_head_object_404_with_policy_prefix). The 403 is logged as a refusal.
+func (p *S3Proxy) answerMissingKey(resp *http.Response) error {
+	read, ok := resp.Request.Context().Value(objectReadKey{}).(objectRead)
+	if !ok || resp.StatusCode != http.StatusNotFound {
+		return nil
+	}
+	err := p.Auth.Authorize(read.keyID, Call{Action: "s3:ListBucket", Resource: "arn:aws:s3:::" + read.bucket,
+		Context: map[string]string{"s3:prefix": read.key}})
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("S3 answers a key that does not exist with 403, not 404, to a caller without s3:ListBucket on its bucket: %w", err)
+	logDenied(p.Logger, resp.Request, err)
+	var body bytes.Buffer
+	if resp.Request.Method != http.MethodHead {
+		writeS3Error(&body, err)
+	}
+	resp.Body.Close()
+	resp.StatusCode, resp.Status = http.StatusForbidden, "403 Forbidden"
+	resp.Header = http.Header{"Content-Type": {"application/xml"}, "Content-Length": {strconv.Itoa(body.Len())}}
+	resp.ContentLength = int64(body.Len())
+	resp.Body = io.NopCloser(&body)
+	return nil
 }
 
 // presignExpired refuses a presigned URL past its X-Amz-Expires.
@@ -186,12 +246,18 @@ func presignExpired(q url.Values, now time.Time) error {
 // denyS3 answers as S3 does: 403 with an XML error (AccessDenied; InvalidAccessKeyId for a key
 // of no principal).
 func denyS3(w http.ResponseWriter, err error) {
-	code := "AccessDenied"
-	if _, ok := err.(*UnknownKey); ok {
-		code = "InvalidAccessKeyId"
-	}
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(http.StatusForbidden)
+	writeS3Error(w, err)
+}
+
+// writeS3Error writes S3's XML error of a refusal.
+func writeS3Error(w io.Writer, err error) {
+	code := "AccessDenied"
+	var unknown *UnknownKey
+	if errors.As(err, &unknown) {
+		code = "InvalidAccessKeyId"
+	}
 	xml.NewEncoder(w).Encode(struct {
 		XMLName   xml.Name `xml:"Error"`
 		Code      string   `xml:"Code"`

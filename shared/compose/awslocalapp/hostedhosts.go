@@ -149,7 +149,7 @@ func (l *AWSLocal) startHostGroup(cfg Settings, o Options, signer *imds.Signer, 
 		return awsapp.HostGroupClients{
 			AutoScaling: sdkautoscaling.New(sdkautoscaling.Options{BaseEndpoint: aws.String(groupURL), Region: Region,
 				Credentials: credentialsOf(principal)}),
-			CloudWatch: checkedCloudWatch{next: pool, auth: l.iam.auth, principal: principal, meter: l.iam.meter},
+			CloudWatch: checkedCloudWatch{next: pool, auth: l.iam.auth, principal: principal, meter: l.iam.meter, logger: l.logger},
 		}
 	}, nil
 }

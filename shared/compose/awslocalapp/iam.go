@@ -116,11 +116,16 @@ func (l *AWSLocal) startIAM(o Options) (*awsIAM, error) {
 	if err != nil {
 		return nil, err
 	}
+	bucketKey, err := t.BucketKey(l.backend.bucket)
+	if err != nil {
+		return nil, fmt.Errorf("aws-local IAM: %s: the bucket's key: %w", path, err)
+	}
 	s3URL, serveS3, err := l.listen()
 	if err != nil {
 		return nil, err
 	}
 	serveS3(&iam.S3Proxy{Auth: auth, Target: target, Region: minio.Region, Logger: l.logger,
+		KMS:         iam.S3KMS{Bucket: l.backend.bucket, KeyARN: bucketKey, Region: Region, Account: awsLocalAccount},
 		Meter:       func(next http.Handler) http.Handler { return p.meter.S3(p.meter.who, next) },
 		Credentials: aws.Credentials{AccessKeyID: l.backend.minio.User, SecretAccessKey: l.backend.minio.Password}})
 	p.s3URL = s3URL
@@ -173,11 +178,15 @@ type checkedCloudWatch struct {
 	auth      *iam.Authorizer
 	principal string
 	meter     *awsMeter
+	logger    *slog.Logger
 }
 
 func (c checkedCloudWatch) PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataInput, opts ...func(*cloudwatch.Options)) (*cloudwatch.PutMetricDataOutput, error) {
 	if err := c.auth.Authorize(awsLocalKey(c.principal), iam.Call{Action: "cloudwatch:PutMetricData", Resource: "*",
 		Context: map[string]string{"cloudwatch:namespace": aws.ToString(in.Namespace)}}); err != nil {
+		if c.logger != nil {
+			c.logger.Warn(iam.RefusedMessage, slog.String("action", "cloudwatch:PutMetricData"), slog.String("error", err.Error()))
+		}
 		return nil, fmt.Errorf("operation error CloudWatch: PutMetricData, api error AccessDenied: %w", err)
 	}
 	if c.meter != nil {

@@ -1,6 +1,8 @@
 package awslocalapp
 
 import (
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/kilnbuild/kiln/shared/awslocal/ec2hosts"
 	"github.com/kilnbuild/kiln/shared/awslocal/meter"
 	"github.com/kilnbuild/kiln/shared/builds"
@@ -13,6 +15,10 @@ import (
 // Store is the DynamoDB table as the account's administrator reaches it: not checked against a
 // role's policies (as the admin Lambda's writes are not, to an operator).
 func (l *AWSLocal) Store() *dynamostore.Store { return l.backend.store }
+
+// S3 is the bucket as the account's administrator reaches it (MinIO with its root user): not
+// checked against a role's policies.
+func (l *AWSLocal) S3() *s3.Client { return l.backend.s3 }
 
 // Bucket is the bucket of the artifacts and caches.
 func (l *AWSLocal) Bucket() string { return l.backend.bucket }

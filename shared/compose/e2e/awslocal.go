@@ -27,7 +27,8 @@ func WithTemplate(path string) func(*serve.Config) {
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests, enforcing the IAM policies of
 // $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template as synthesized
-// (stackTemplateFile).
+// (stackTemplateFile). Once it stopped, at the test's end, every IAM refusal it logged that the
+// test did not expect (ExpectRefusals) fails the test.
 func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 	t.Helper()
 	template := settings.AWSLocalTemplate.Get(os.Getenv)
@@ -46,6 +47,7 @@ func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 	ts.Token = TokenRe.FindString(ts.Out.String())
 	t.Cleanup(func() {
 		_ = l.Shutdown(context.Background())
+		checkRefusals(t, ts)
 		if t.Failed() {
 			t.Logf("kiln aws-local's log:\n%s", ts.Logs.String())
 		}

@@ -29,6 +29,8 @@ type Server struct {
 	Token      string // the Local owner's token, when this start printed one
 	// Elsewhere is the base URL of a kiln serve this test runs in another process (SetElsewhere).
 	Elsewhere string
+	// refusals are the IAM refusals the test expects of its aws-local (ExpectRefusals).
+	refusals *refusals
 }
 
 // shutdown stops the service under test, kiln serve or kiln aws-local.
@@ -53,7 +55,7 @@ func NewConfig(t testing.TB, dataDir string) serve.Config {
 // StartService starts the deployment d on cfg, and stops it when the test ends.
 func StartService(t testing.TB, d Deployment, cfg serve.Config) *Server {
 	t.Helper()
-	ts := &Server{Deployment: d, Config: cfg, Out: &syncbuf.Buffer{}, Logs: &syncbuf.Buffer{}}
+	ts := &Server{Deployment: d, Config: cfg, Out: &syncbuf.Buffer{}, Logs: &syncbuf.Buffer{}, refusals: &refusals{}}
 	logger := slog.New(slog.NewJSONHandler(ts.Logs, nil))
 	if d == AWSLocal {
 		return startAWSLocal(t, ts, logger)

@@ -186,7 +186,7 @@ func (w *World) Restart(t *testing.T, configure ...func(*serve.Config)) {
 	for _, c := range configure {
 		c(&w.Config)
 	}
-	token := w.Token
+	token, expected := w.Token, w.refusals
 	w.Server = StartService(t, w.Deployment, w.Config)
-	w.Token = token
+	w.Token, w.refusals = token, expected
 }

@@ -17,6 +17,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		t.Parallel()
 		// The rule infra granted: Step Functions' startBuild.sync manages another one.
 		w := e2e.NewWorld(t, e2e.AWSLocal, e2e.WithTemplate(e2e.WriteTemplate(t, e2e.WithRuleName("StepFunctionsGetEventsForCodeBuildRule"), e2e.WithScheduleStartExecution())))
+		e2e.ExpectRefusals(t, w, "/kiln-builds-execution is not authorized to perform: events:PutTargets")
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -33,6 +34,7 @@ func TestAWSLocalIAM(t *testing.T) {
 			edits = append(edits, e2e.WithoutAction("task", "dynamodb:"+a))
 		}
 		w := e2e.NewWorld(t, e2e.AWSLocal, e2e.WithTemplate(e2e.WriteTemplate(t, edits...)))
+		e2e.ExpectRefusals(t, w, "/task is not authorized to perform: dynamodb:")
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -47,6 +49,7 @@ func TestAWSLocalIAM(t *testing.T) {
 		// build starts: without ssm:GetParameters the build fails before the host runs.
 		w := e2e.NewWorld(t, e2e.AWSLocal, e2e.WithTemplate(e2e.WriteTemplate(t, e2e.WithRuleName("StepFunctionsGetEventForCodeBuildStartBuildRule"), e2e.WithScheduleStartExecution(),
 			e2e.WithoutAction("hosts", "ssm:GetParameters"))))
+		e2e.ExpectRefusals(t, w, "/AWSCodeBuild-local is not authorized to perform: ssm:GetParameters")
 		pid := w.AddShooter(t)
 		sid := w.AddSetting(t, pid, nil)["id"].(string)
 		id := w.Trigger(t, pid, sid, "")
@@ -66,6 +69,9 @@ func TestAWSLocalIAM(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := e2e.NewWorld(t, e2e.AWSLocal, e2e.ToTheNextMinute, e2e.WithTemplate(e2e.WriteTemplate(t, edits...)))
+			if !granted {
+				e2e.ExpectRefusals(t, w, "/schedule is not authorized to perform: states:StartExecution")
+			}
 			pid := w.AddShooter(t)
 			sid := w.AddSetting(t, pid, map[string]any{"trigger": "scheduled", "schedule": "* * * * *"})["id"].(string)
 			deadline := time.Now().Add(90 * time.Second)

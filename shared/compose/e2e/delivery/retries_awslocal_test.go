@@ -38,6 +38,9 @@ func TestDeliveryRetriesGoThroughSQS(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := e2e.NewWorld(t, e2e.AWSLocal, retriesThroughSQS, e2e.WithTick(time.Hour), e2e.WithTemplate(e2e.WriteTemplate(t, tc.edits...)))
+			if tc.wantRequests == 0 {
+				e2e.ExpectRefusals(t, w.Server, "/deliver is not authorized to perform: sqs:SendMessage")
+			}
 			rc := e2e.NewReceiver(t, func(n int) int {
 				if n <= 3 {
 					return http.StatusInternalServerError

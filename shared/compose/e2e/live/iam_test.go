@@ -18,6 +18,7 @@ func TestLiveEventsNeedTheirGrants(t *testing.T) {
 	t.Run("LiveWithoutManageConnections", func(t *testing.T) {
 		t.Parallel()
 		w := e2e.NewWorld(t, e2e.AWSLocal, e2e.WithTemplate(e2e.WriteTemplate(t, e2e.WithoutAction("live", "execute-api:ManageConnections"))))
+		e2e.ExpectRefusals(t, w, "/live is not authorized to perform: execute-api:ManageConnections")
 		c := e2e.NewLiveClient(t)
 		c.Connect("a", w.URL(), w.Token)
 		c.WaitOne(time.Minute, "connect_error", e2e.Is("a", "connect_error"))
@@ -26,6 +27,7 @@ func TestLiveEventsNeedTheirGrants(t *testing.T) {
 	t.Run("APIWithoutManageConnections", func(t *testing.T) {
 		t.Parallel()
 		w := e2e.NewWorld(t, e2e.AWSLocal, e2e.WithTemplate(e2e.WriteTemplate(t, e2e.WithoutAction("api", "execute-api:ManageConnections"))))
+		e2e.ExpectRefusals(t, w, "/api is not authorized to perform: execute-api:ManageConnections")
 		id := slowBuild(t, w, "FAKE_UAT_SLEEP=1\n")
 		c := e2e.NewLiveClient(t)
 		c.Connect("a", w.URL(), w.Token)
