@@ -59,7 +59,14 @@ func TestDeliveryRetriesGoThroughSQS(t *testing.T) {
 				time.Sleep(12 * time.Second)
 				b = w.Do(t, "GET", "/builds/"+id, w.Token, nil).Body
 			}
-			if b["autoDeployStatus"] != tc.wantStatus || len(rc.Got()) != tc.wantRequests {
+			requestsOK := len(rc.Got()) == tc.wantRequests
+			if tc.wantStatus == "delivering" {
+				// The retry chain is broken: the message is deleted with its failed attempt. A
+				// second sweep of the same build (auto deploy and webhooks each send one) may
+				// still make one more attempt, never the four a success needs.
+				requestsOK = len(rc.Got()) >= tc.wantRequests && len(rc.Got()) < 4
+			}
+			if b["autoDeployStatus"] != tc.wantStatus || !requestsOK {
 				t.Fatalf("auto deploy %v after %d requests, want %s after %d", b["autoDeployStatus"], len(rc.Got()), tc.wantStatus, tc.wantRequests)
 			}
 			if tc.wantStatus == "succeeded" && b["autoDeployAttempts"] != float64(4) {
