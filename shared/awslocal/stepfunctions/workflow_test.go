@@ -72,6 +72,9 @@ type worldOptions struct {
 	slots     sfn.Slots     // the claim's concurrency check (nil: none)
 	hosted    bool          // the deployment runs kiln's hosted Windows hosts
 	linux     []string      // the engine versions kiln's hosted Linux hosts provide
+	// throttledPuts: the first this many PutParameter calls of the claim are throttled, as
+	// Parameter Store answers past the account's rate (after the SDK's own retries).
+	throttledPuts int
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -115,7 +118,11 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(params.Close)
 	paramsClient := awsssm.New(awsssm.Options{BaseEndpoint: aws.String(params.URL), Region: "us-east-1", Credentials: creds})
 	w.params = paramsClient
-	hostCreds := sfn.HostCredentialStore{Params: ssmparam.Store{Client: paramsClient}, Path: "/kiln/hosts"}
+	var credParams sfn.HostCredentials = ssmparam.Store{Client: paramsClient}
+	if o.throttledPuts > 0 {
+		credParams = &throttledParams{HostCredentials: credParams, left: o.throttledPuts}
+	}
+	hostCreds := sfn.HostCredentialStore{Params: credParams, Path: "/kiln/hosts"}
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
 		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, HostedLinuxVersions: o.linux, Logger: logger, Slots: o.slots, Credentials: hostCreds}
 	task := tasks.Handle

@@ -71,6 +71,20 @@ const (
 	startBuildRetryBackoffRate     = 2
 )
 
+// The Retry of a task throttled by AWS (ErrorThrottled, after the SDK's own retries): 3 s, then
+// doubling up to a minute, eight retries, with full jitter; at most 3+6+12+24+48+60+60+60 = 273 s
+// in all (ThrottleRetryWait), well within the time a build waits for its host anyway.
+const (
+	throttleRetryIntervalSeconds = 3
+	throttleRetryMaxAttempts     = 8
+	throttleRetryBackoffRate     = 2
+	throttleRetryMaxDelaySeconds = 60
+)
+
+// ThrottleRetryWait is the longest a task's throttling retries wait in all (TestThrottledTasksRetry
+// computes it from the definition).
+const ThrottleRetryWait = 273 * time.Second
+
 // StartBuildRetryWait is the longest RunOnCodeBuild's Retry waits in all before its last attempt
 // (30 + 60 + 120 + 240 + 480 s; TestStartBuildRetry computes it from the definition).
 const StartBuildRetryWait = 930 * time.Second
@@ -109,14 +123,22 @@ type obj = map[string]any
 //	                ├─ wait (no slot of the plan free) ─> WaitForSlot (20 s) ─> Claim
 //	                └─ otherwise ─> Unsupported ─> Done
 //
-// Every Lambda task retries Lambda's transient errors and otherwise goes to GiveUp, which fails
+// Every Lambda task retries Lambda's transient errors and its own throttled AWS calls
+// (ErrorThrottled) and otherwise goes to GiveUp, which fails
 // the execution; the execution-ended rule then fails the build (see EndedEvent), so a build never
 // stays running after its execution ended. It uses no JSONata and no Assign.
 func Definition() string {
-	// Lambda's transient errors, which every Lambda task retries.
+	// Lambda's transient errors, and the task's own calls throttled by AWS (ErrorThrottled),
+	// which every Lambda task retries.
 	lambdaRetry := []obj{{
 		"ErrorEquals":     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
 		"IntervalSeconds": 2, "MaxAttempts": 4, "BackoffRate": 2,
+	}, {
+		"ErrorEquals":     []string{ErrorThrottled},
+		"IntervalSeconds": throttleRetryIntervalSeconds, "MaxAttempts": throttleRetryMaxAttempts,
+		"BackoffRate": throttleRetryBackoffRate, "MaxDelaySeconds": throttleRetryMaxDelaySeconds,
+		// Full jitter: tasks throttled together (a burst) do not all come back at once.
+		"JitterStrategy": "FULL",
 	}}
 	lambdaTask := func(task, next string, extra obj) obj {
 		params := obj{"task": task, "organizationId.$": "$.organizationId", "buildId.$": "$.buildId", "execution.$": "$$.Execution.Name"}

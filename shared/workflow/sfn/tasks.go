@@ -82,7 +82,14 @@ type Slots interface {
 }
 
 // Handle runs one task. Only the claim answers (where the build runs); the others answer nil.
+// An error AWS throttling caused is a ThrottledError (ErrorThrottled), which the definition
+// retries with a backoff.
 func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
+	out, err := t.handle(ctx, in)
+	return out, asThrottled(err)
+}
+
+func (t *Tasks) handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if in.OrganizationID == "" || in.BuildID == "" {
 		return nil, fmt.Errorf("task %q: the input names no build", in.Task)
 	}
