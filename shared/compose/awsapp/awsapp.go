@@ -236,5 +236,5 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	// API Gateway holds whole answers, up to Lambda's 6 MB and its own 30 s: logs are paged.
 	apiCfg.BufferedAnswers = true
 	api := httpapi.New(withGitHub(apiCfg, gh))
-	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, logger), nil
+	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, cfg.Workflow.BuildTimeLimit, logger), nil
 }

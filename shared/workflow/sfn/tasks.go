@@ -14,10 +14,11 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// HostStartGrace is how long after its claim a CodeBuild host may stay silent before its first
-// report: RunOnCodeBuild's retries of a refused StartBuild, CodeBuild's queue (its queued timeout
-// ends a longer wait) and the host's start (the image pull). Only from the host's first report
-// on does its silence count by kiln.HeartbeatTimeout (the schedule tick).
+// HostStartGrace is how long after its claim a CodeBuild host may take to start: RunOnCodeBuild's
+// retries of a refused StartBuild, CodeBuild's queue (its queued timeout ends a longer wait) and
+// the host's start (the image pull). The build stays pending meanwhile (ReserveHost); CodeBuild's
+// timeout for the host adds it to the build's time limit (HostTimeoutMinutes). From the host's
+// start on, its silence counts by kiln.HeartbeatTimeout (the schedule tick).
 const HostStartGrace = StartBuildRetryWait + HostQueuedTimeoutMinutes*time.Minute + hostImagePull
 
 // CodeBuild's bounds on a build's timeout, in minutes.
@@ -109,9 +110,9 @@ func (t *Tasks) handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) 
 	return nil, fmt.Errorf("task %q is not a task of the build's workflow", in.Task)
 }
 
-// claim decides where the build runs and, for CodeBuild, claims it for the host with a new
+// claim decides where the build runs and, for CodeBuild, reserves it for the host with a new
 // credential the host gets in its environment: the credential goes to a parameter, the answer
-// (the execution's data) names the parameter only.
+// (the execution's data) names the parameter only. The build stays pending until its host starts.
 func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
 	if err != nil {
@@ -163,13 +164,15 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
-	// Stored before the claim: a claimed build whose host cannot get its credential would wait
-	// for its host until HostStartGrace.
+	// Stored before the reservation: a reserved build's host that cannot get its credential
+	// fails at once (CodeBuild fails its build), and the build with it.
 	param, err := t.Credentials.put(ctx, b.ID, credential)
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
-	claimed, err := t.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash, HostStartGrace)
+	// The build stays pending while it waits for its host (CodeBuild's queue, the account's
+	// quota, the image pull): the host's start makes it running (agentapi's start).
+	claimed, err := t.Lifecycle.ReserveHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash)
 	if err != nil {
 		t.Credentials.removeName(ctx, b.ID, param, t.log()) // no host gets it
 	}
