@@ -87,7 +87,7 @@ func (l *Lifecycle) StartOnHost(ctx context.Context, orgID, id, host, runs strin
 	if host == "" {
 		return nil, kiln.Errorf(kiln.EValidation, "start build %s: no host named", id)
 	}
-	now := cmp.Or(runs, host)
+	runsOn := cmp.Or(runs, host)
 	b, _, started, err := l.apply(ctx, orgID, id, change{
 		from: []kiln.BuildStatus{kiln.StatusPending}, to: kiln.StatusRunning,
 		allow: func(b *kiln.Build) error {
@@ -96,14 +96,16 @@ func (l *Lifecycle) StartOnHost(ctx context.Context, orgID, id, host, runs strin
 			}
 			return nil
 		},
-		edit:   func(b *kiln.Build) { at := *b.StartedAt; b.HeartbeatAt, b.Host = &at, now },
-		repeat: func(b *kiln.Build) bool { return b.Status == kiln.StatusRunning && (b.Host == now || b.Host == host) },
+		edit: func(b *kiln.Build) { at := *b.StartedAt; b.HeartbeatAt, b.Host = &at, runsOn },
+		repeat: func(b *kiln.Build) bool {
+			return b.Status == kiln.StatusRunning && (b.Host == runsOn || b.Host == host)
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	if started {
-		l.log().InfoContext(ctx, "build started on its host", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", now))
+		l.log().InfoContext(ctx, "build started on its host", slog.String("build_id", id), slog.String("org_id", orgID), slog.String("host", runsOn))
 	}
 	return b, nil
 }

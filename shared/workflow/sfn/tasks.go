@@ -75,6 +75,15 @@ type Tasks struct {
 	Slots Slots
 	// Credentials keeps a CodeBuild host's credential; the claim answers only its name.
 	Credentials HostCredentialStore
+	// Capacity says whether a build may take a CodeBuild host now: the account's quota of
+	// concurrent CodeBuild builds, shared between organizations by turns (*Capacity); nil:
+	// always. A build without one waits pending (HostWait) and claims again.
+	Capacity Slots
+	// SlotWait is how long a build pending for so long waits for a slot before its next claim
+	// (nil: SlotWait; tests shorten it). At least a second.
+	SlotWait func(pendingFor time.Duration) time.Duration
+	// Now is the clock (nil: the time now).
+	Now func() time.Time
 }
 
 // Slots tells whether a pending build may start now under its organization's concurrency limit.
@@ -152,6 +161,9 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
 		return wait, err
 	}
+	if wait, err := t.waitFor(ctx, b, t.Capacity); wait != nil || err != nil {
+		return wait, err // the account's CodeBuild builds are at its quota: its turn comes
+	}
 	limit := t.TimeLimit
 	setting, err := t.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
 	switch {
@@ -187,25 +199,40 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	minutes := HostTimeoutMinutes(limit)
 	return &ClaimOutput{
 		Kind: HostCodeBuild, Image: image,
-		TimeoutMinutes: minutes,
-		HostURL:        t.HostURL, CredentialParameter: param, BuildID: claimed.ID,
+		TimeoutMinutes: minutes, WaitSeconds: t.slotWaitSeconds(b), // if CodeBuild refuses it for its quota
+		HostURL: t.HostURL, CredentialParameter: param, BuildID: claimed.ID,
 	}, nil
 }
 
 // waitForSlot answers HostWait while the build's organization has no free slot of running builds
 // on the service's own hosts (CodeBuild and kiln's hosted Windows and Linux hosts), nil when it may take one.
 func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
-	if t.Slots == nil {
+	return t.waitFor(ctx, b, t.Slots)
+}
+
+// waitFor answers HostWait, with how long to wait, while slots says the build may not start
+// (nil slots: it may).
+func (t *Tasks) waitFor(ctx context.Context, b *kiln.Build, slots Slots) (*ClaimOutput, error) {
+	if slots == nil {
 		return nil, nil
 	}
-	ok, err := t.Slots.MayRun(ctx, b)
+	ok, err := slots.MayRun(ctx, b)
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
 	if !ok {
-		return &ClaimOutput{Kind: HostWait}, nil // its organization's builds fill its plan's slots
+		return &ClaimOutput{Kind: HostWait, WaitSeconds: t.slotWaitSeconds(b)}, nil
 	}
 	return nil, nil
+}
+
+// slotWaitSeconds is how long the build waits before its next claim (SlotWait), in whole seconds.
+func (t *Tasks) slotWaitSeconds(b *kiln.Build) int {
+	slotWait := SlotWait
+	if t.SlotWait != nil {
+		slotWait = t.SlotWait
+	}
+	return max(int(slotWait(kiln.Now(t.Now).Sub(b.CreatedAt))/time.Second), 1)
 }
 
 // hostedLinux reports whether kiln's own Linux hosts provide the engine version ("5.4.2" runs
