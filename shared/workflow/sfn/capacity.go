@@ -76,20 +76,28 @@ func (c *Capacity) MayRun(ctx context.Context, b *kiln.Build) (bool, error) {
 }
 
 // nextInTurn answers the ids of the free builds of waiting (oldest first by id) whose turn comes
-// first: an organization's k-th waiting build has the turn held[org]+k; ties go to the older build.
+// first: an organization's k-th waiting build has the turn held[org]+k; between equal turns the
+// organization with fewer builds waiting goes first (a one-build organization before another's
+// backlog), then the older build.
 func nextInTurn(waiting []*kiln.Build, held map[string]int, free int) []string {
 	type turn struct {
-		n  int
-		id string
+		n, backlog int
+		id         string
 	}
 	slices.SortFunc(waiting, func(a, b *kiln.Build) int { return cmp.Compare(a.ID, b.ID) })
+	backlog := map[string]int{}
+	for _, w := range waiting {
+		backlog[w.OrganizationID]++
+	}
 	seen := map[string]int{}
 	turns := make([]turn, 0, len(waiting))
 	for _, w := range waiting {
-		turns = append(turns, turn{held[w.OrganizationID] + seen[w.OrganizationID], w.ID})
+		turns = append(turns, turn{held[w.OrganizationID] + seen[w.OrganizationID], backlog[w.OrganizationID], w.ID})
 		seen[w.OrganizationID]++
 	}
-	slices.SortFunc(turns, func(a, b turn) int { return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.id, b.id)) })
+	slices.SortFunc(turns, func(a, b turn) int {
+		return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.backlog, b.backlog), cmp.Compare(a.id, b.id))
+	})
 	var ids []string
 	for _, t := range turns[:min(free, len(turns))] {
 		ids = append(ids, t.id)

@@ -12,7 +12,8 @@ import (
 
 // TestCapacityTakesTurnsByOrganization: with the account's CodeBuild quota full, no build may
 // take a host; with room, the builds whose turn comes first may: an organization holding fewer
-// hosts goes before another's backlog, and within an organization the oldest goes first. A build
+// hosts goes before another's backlog, between equal turns the organization with fewer builds
+// waiting, and within an organization the oldest goes first. A build
 // holding its host already (claimed again after CodeBuild refused it) keeps it.
 func TestCapacityTakesTurnsByOrganization(t *testing.T) {
 	for _, tt := range []struct {
@@ -28,7 +29,7 @@ func TestCapacityTakesTurnsByOrganization(t *testing.T) {
 		{"TheOtherOrganizationFirst", 3, map[string]int{"a": 2}, map[string]int{"a": 3, "b": 1},
 			map[string][]bool{"a": {false, false, false}, "b": {true}}},
 		{"TurnsAcross", 4, map[string]int{}, map[string]int{"a": 3, "b": 2, "c": 1},
-			map[string][]bool{"a": {true, true, false}, "b": {true, false}, "c": {true}}},
+			map[string][]bool{"a": {true, false, false}, "b": {true, true}, "c": {true}}}, // between equal turns, the smaller backlog first
 		{"OldestFirstWithinOne", 2, map[string]int{}, map[string]int{"a": 3}, map[string][]bool{"a": {true, true, false}}},
 		{"NoQuota", 0, map[string]int{"a": 5}, map[string]int{"a": 2}, map[string][]bool{"a": {true, true}}},
 	} {
