@@ -34,6 +34,9 @@ func awsLocal(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	if s.CodeBuildQuota, err = settings.CodeBuildQuota.Read(getenv); err != nil {
+		return err
+	}
 	l, err := awslocalapp.Start(ctx, s, awslocalapp.Options{HostCommand: []string{self, "agent", "run"}, EC2HostCommand: []string{self, "agent", "--ec2-host"},
 		LambdaAddr: settings.LambdaAddr.Get(getenv)}, stdout, logger)
 	if err != nil {

@@ -20,7 +20,8 @@
 // Settings (environment): KILN_SFN_MODULE (path of aws-local-stepfunctions' main.node.esm.js),
 // KILN_SFN_DEFINITION (file of the ASL, placeholders filled), KILN_SFN_STATE_MACHINE_ARN,
 // KILN_SFN_LAMBDA_ENDPOINT, KILN_SFN_CODEBUILD_ENDPOINT, KILN_SFN_ENDED_FUNCTION,
-// KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_HEARTBEAT_MS (for tests:
+// KILN_SFN_POLL_MS (BatchGetBuilds interval, default 1000), KILN_SFN_MAX_HISTORY (an execution's
+// history quota, default 25000), KILN_SFN_HEARTBEAT_MS (for tests:
 // replaces the HeartbeatSeconds of every state that has one), KILN_SFN_ACCESS_KEY_ID (the state machine role's key:
 // its Lambda and CodeBuild calls carry it in a SigV4 Authorization header's Credential, so that
 // aws-local checks them against the role) and KILN_SFN_EVENTS_ACCESS_KEY_ID (EventBridge's, for
@@ -57,6 +58,8 @@ const codebuildEndpoint = env('KILN_SFN_CODEBUILD_ENDPOINT');
 const endedFunction = env('KILN_SFN_ENDED_FUNCTION');
 const pollMs = Number(env('KILN_SFN_POLL_MS', '1000'));
 const heartbeatOverrideMs = Number(env('KILN_SFN_HEARTBEAT_MS', '0'));
+// Step Functions' quota of history events per execution: past it the execution fails.
+const maxHistory = Number(env('KILN_SFN_MAX_HISTORY', '25000'));
 const accessKeyId = process.env.KILN_SFN_ACCESS_KEY_ID || '';
 const eventsAccessKeyId = process.env.KILN_SFN_EVENTS_ACCESS_KEY_ID || '';
 const [, , , region, account, , machineName] = stateMachineArn.split(':');
@@ -235,10 +238,21 @@ function recorded(execution, resource, run) {
   };
 }
 
-// record appends an event to the execution's history, as GetExecutionHistory answers it.
+// record appends an event to the execution's history, as GetExecutionHistory answers it. An
+// execution whose history reaches the quota (maxHistory, Step Functions' 25,000 events) fails,
+// as in AWS: "If the execution history reaches this quota, the execution fails"
+// (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html).
 function record(execution, type, details) {
   const id = execution.history.length + 1;
   execution.history.push({ id, previousEventId: id - 1, timestamp: epoch(new Date()), type, ...details });
+  if (execution.history.length >= maxHistory && execution.status === 'RUNNING' && !execution.overQuota) {
+    execution.overQuota = true;
+    execution.run.abort();
+    end(execution, 'FAILED', {
+      error: 'States.Runtime',
+      cause: `The execution reached the maximum number of history events (${maxHistory}).`,
+    }).catch((e) => console.error(`stepfunctions: end ${execution.name}: ${e.message}`));
+  }
 }
 
 // recordStates keeps an execution's history (GetExecutionHistory) from its event log, the only

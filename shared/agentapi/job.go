@@ -17,19 +17,34 @@ import (
 const hostRunPrefix = "codebuild:"
 
 // start records what runs the build and answers the job, with source credentials minted now. A
+// build reserved for its host (a CodeBuild host, see builds.Lifecycle.ReserveHost) waited
+// pending until now: the host's start makes it running, and its startedAt is this moment. A
 // host may ask again (a retried call): it gets new credentials, and its run id cannot change.
 func (s *Server) start(w http.ResponseWriter, r *http.Request, b *kiln.Build) error {
-	if err := running(b); err != nil {
-		return err
+	if b.Status != kiln.StatusPending || b.Host == "" {
+		if err := running(b); err != nil {
+			return err
+		}
 	}
 	var in StartRequest
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if in.HostRunID != "" {
-		if !validRunID(in.HostRunID) {
-			return invalid("hostRunId", "must be the CodeBuild build id: up to 255 of A-Z a-z 0-9 : . _ -")
+	if in.HostRunID != "" && !validRunID(in.HostRunID) {
+		return invalid("hostRunId", "must be the CodeBuild build id: up to 255 of A-Z a-z 0-9 : . _ -")
+	}
+	if b.Status == kiln.StatusPending {
+		runs := ""
+		if in.HostRunID != "" {
+			runs = hostRunPrefix + in.HostRunID
 		}
+		started, err := s.Lifecycle.StartOnHost(r.Context(), b.OrganizationID, b.ID, b.Host, runs)
+		if err != nil {
+			return err
+		}
+		b = started
+	}
+	if in.HostRunID != "" {
 		host := hostRunPrefix + in.HostRunID
 		switch {
 		case b.Host == host:

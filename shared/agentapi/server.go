@@ -26,6 +26,8 @@ type Store interface {
 
 // Lifecycle is what the host API changes of a build (builds.Lifecycle).
 type Lifecycle interface {
+	// StartOnHost starts a pending build reserved for host: its host runs it from now on.
+	StartOnHost(ctx context.Context, orgID, id, host, runs string) (*kiln.Build, error)
 	Heartbeat(ctx context.Context, orgID, id, host string) error
 	Progress(ctx context.Context, orgID, id string, edit func(b *kiln.Build)) (*kiln.Build, error)
 	Complete(ctx context.Context, a *kiln.Artifact) (*kiln.Build, error)

@@ -212,7 +212,7 @@ func (s *Service) supersede(ctx context.Context, b *kiln.Build) error {
 				if err != nil {
 					return err
 				}
-				if was == kiln.StatusRunning {
+				if was == kiln.StatusRunning || e.Host != "" {
 					if err := s.Workflow.Stop(ctx, e); err != nil {
 						s.log().WarnContext(ctx, "stop superseded build", slog.String("build_id", e.ID), slog.String("error", err.Error()))
 					}
@@ -234,7 +234,7 @@ func (s *Service) Cancel(ctx context.Context, orgID, buildID string) (*kiln.Buil
 	if err != nil {
 		return nil, err
 	}
-	if was == kiln.StatusRunning {
+	if was == kiln.StatusRunning || b.Host != "" { // running, or pending with a host started for it
 		if err := s.Workflow.Stop(ctx, b); err != nil {
 			s.log().WarnContext(ctx, "stop cancelled build", slog.String("build_id", b.ID), slog.String("error", err.Error()))
 		}

@@ -12,7 +12,8 @@ import (
 // without a concurrency limit; with one, only while the organization's running builds and its
 // pending builds queued before b (on the service's hosts, not its agents') leave room, so an
 // organization's builds start oldest first as slots free. A build waiting in kiln's hosted pool
-// passed this check already and holds its slot until a host claims it, whatever its age. The
+// passed this check already and holds its slot until a host claims it, whatever its age, as
+// does a build reserved for a CodeBuild host that has not started yet (pending, its Host set). The
 // in-process workflow chooses with pick instead; this is the AWS claim's check.
 func (p *Plans) MayRun(ctx context.Context, b *kiln.Build) (bool, error) {
 	limit, err := p.ConcurrentBuilds(ctx, b.OrganizationID)
@@ -34,7 +35,7 @@ func (p *Plans) MayRun(ctx context.Context, b *kiln.Build) (bool, error) {
 			return false, fmt.Errorf("plan check: list pending builds: %w", err)
 		}
 		for _, q := range items {
-			if q.ID != b.ID && (kiln.ReservedPool(q.AgentPool) || q.ID < b.ID && q.AgentPool == "") {
+			if q.ID != b.ID && (kiln.ReservedPool(q.AgentPool) || q.Host != "" && q.AgentPool == "" || q.ID < b.ID && q.AgentPool == "") {
 				ahead++
 			}
 		}

@@ -28,9 +28,10 @@ var (
 	SFNEventsAccessKeyID = Row{"KILN_SFN_EVENTS_ACCESS_KEY_ID", "", "EventBridge's access key id", KindText, Child}
 	SFNPollMS            = Row{"KILN_SFN_POLL_MS", "", "how often the script polls CodeBuild, in milliseconds", KindText, Child}
 	SFNHeartbeatMS       = Row{"KILN_SFN_HEARTBEAT_MS", "", "the task heartbeat timeout, in milliseconds", KindText, Child}
+	SFNMaxHistory        = Row{"KILN_SFN_MAX_HISTORY", "", "an execution's history quota, in events (Step Functions': 25000)", KindText, Child}
 )
 
 var childRows = []Row{
 	AWSLocalLifeline, NetNS, SFNModule, SFNDefinition, SFNStateMachineARN, SFNLambdaEndpoint, SFNCodeBuildEndpoint,
-	SFNEndedFunction, SFNAccessKeyID, SFNEventsAccessKeyID, SFNPollMS, SFNHeartbeatMS,
+	SFNEndedFunction, SFNAccessKeyID, SFNEventsAccessKeyID, SFNPollMS, SFNHeartbeatMS, SFNMaxHistory,
 }

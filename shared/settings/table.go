@@ -63,6 +63,10 @@ var (
 	GitHubWebURL = Setting[string]{Row{"KILN_GITHUB_WEB_URL", "https://github.com/",
 		"GitHub web base URL (the install page, sign-in and the OAuth token exchange)",
 		KindHTTPBase, Serve | Lambdas}, ParseHTTPBase}
+	CodeBuildQuota = Setting[int]{Row{"KILN_CODEBUILD_QUOTA", "20",
+		"builds that may hold a CodeBuild build host at once (the account's concurrent-builds quota); more wait pending, " +
+			"organizations taking turns (kiln aws-local: its CodeBuild stand-in refuses StartBuild past it too)",
+		KindCount, Lambdas | AWSLocal}, ParseCount}
 	GitHubAppID = Setting[int64]{Row{"KILN_GITHUB_APP_ID", "",
 		"the GitHub App's id",
 		KindAppID, Serve | Lambdas}, ParseAppID}
@@ -77,7 +81,7 @@ var Table = concat(
 	[]Row{
 		PublicURL.Row, RateLimit.Row, Artifacts.Row, SMTPURL.Row, SMTPFrom.Row, OutboundAllow.Row, Plans.Row,
 		ArtifactRetention.Row, DeliveryAttempts.Row, DeliveryBackoff.Row, BuildTimeout.Row, GitHubAPIURL.Row, GitHubAppID.Row,
-		CacheMaxPerOrg.Row, SignUp.Row, GitHubClientID.Row, GitHubWebURL.Row,
+		CacheMaxPerOrg.Row, SignUp.Row, GitHubClientID.Row, GitHubWebURL.Row, CodeBuildQuota.Row,
 	},
 	serveRows, lambdaRows, agentRows, awsLocalRows, childRows, cliRows,
 )

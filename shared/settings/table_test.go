@@ -17,7 +17,7 @@ var typed = []struct {
 	{GitHubAppID.Row, discard(GitHubAppID)}, {CacheMaxPerOrg.Row, discard(CacheMaxPerOrg)}, {SignUp.Row, discard(SignUp)},
 	{GitHubClientID.Row, discard(GitHubClientID)}, {GitHubWebURL.Row, discard(GitHubWebURL)},
 	{Workers.Row, discard(Workers)}, {AgentWait.Row, discard(AgentWait)}, {LogMaxLines.Row, discard(LogMaxLines)},
-	{ArtifactMax.Row, discard(ArtifactMax)},
+	{ArtifactMax.Row, discard(ArtifactMax)}, {CodeBuildQuota.Row, discard(CodeBuildQuota)},
 }
 
 // TestTableRows: every row of the registry is named once, says what it means and who reads it;

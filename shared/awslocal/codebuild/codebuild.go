@@ -54,6 +54,14 @@ type Config struct {
 	// MaxRunning is how many builds run at once (CodeBuild's concurrency limit); more wait in
 	// the QUEUED phase. 0: no limit.
 	MaxRunning int
+	// Quota is the account's concurrent-builds quota: while Quota builds are in progress
+	// (running or queued), StartBuild is refused with AccountLimitExceededException ("An AWS
+	// service limit was exceeded for the calling AWS account", HTTP 400), the error CodeBuild's
+	// StartBuild answers past the account's limits
+	// (https://docs.aws.amazon.com/codebuild/latest/APIReference/API_StartBuild.html; the quotas:
+	// https://docs.aws.amazon.com/codebuild/latest/userguide/limits.html). 0: no quota.
+	// SetQuota changes it.
+	Quota int
 	// Lifeline ends the builds' processes when the stand-in's process ends, however it ends
 	// (nil: none).
 	Lifeline *lifeline.Lifeline
@@ -78,6 +86,22 @@ type Server struct {
 	// oldest first, as CodeBuild starts queued builds in order.
 	running int
 	queue   []*build
+	// refused counts the StartBuilds refused for the quota.
+	refused int
+}
+
+// SetQuota sets the account's concurrent-builds quota (Config.Quota; 0: none).
+func (s *Server) SetQuota(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Quota = n
+}
+
+// Refused is how many StartBuilds the quota refused.
+func (s *Server) Refused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }
 
 // build is one build and its process.
@@ -190,6 +214,14 @@ func (s *Server) start(in startBuildInput) (Build, error) {
 		cmd: cmd, tree: proctree.New(cmd, proctree.Options{}), done: make(chan struct{}), admitted: make(chan struct{}), dequeued: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if inProgress := s.running + len(s.queue); s.cfg.Quota > 0 && inProgress >= s.cfg.Quota {
+		logFile.Close()
+		os.Remove(logPath)
+		os.Remove(work)
+		s.refused++
+		return Build{}, &apiError{status: http.StatusBadRequest, Type: "AccountLimitExceededException",
+			Message: fmt.Sprintf("Cannot have more than %d builds in queue for the account", s.cfg.Quota)}
+	}
 	s.builds[id] = b
 	if s.cfg.MaxRunning <= 0 || s.running < s.cfg.MaxRunning {
 		s.running++

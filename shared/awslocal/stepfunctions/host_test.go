@@ -69,8 +69,8 @@ func runHost() int {
 		return 3
 	}
 	lc := &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st}
-	report := func() error { // the host tells the API its CodeBuild build, so a stop reaches it
-		_, err := lc.Progress(ctx, orgID, buildID, func(b *kiln.Build) { b.Host = sfn.HostPrefix + os.Getenv("CODEBUILD_BUILD_ID") })
+	report := func() error { // the host starts the build and tells its CodeBuild build, so a stop reaches it (the host API's start)
+		_, err := lc.StartOnHost(ctx, orgID, buildID, sfn.HostCodeBuild, sfn.HostPrefix+os.Getenv("CODEBUILD_BUILD_ID"))
 		return err
 	}
 	client := &hostclient.Client{BaseURL: os.Getenv(agentapi.EnvHostURL), Credential: credential}
@@ -86,6 +86,10 @@ func runHost() int {
 	}
 	switch string(mode) {
 	case hostBeatLong:
+		if err := report(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
 		beatFor, _ := time.ParseDuration(os.Getenv("KILN_TEST_BEAT_FOR"))
 		if every <= 0 {
 			fmt.Fprintln(os.Stderr, "host: KILN_TEST_BEAT_EVERY is not set")
@@ -97,9 +101,11 @@ func runHost() int {
 		}
 		fallthrough
 	case hostComplete:
-		if err := report(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 3
+		if string(mode) == hostComplete {
+			if err := report(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 3
+			}
 		}
 		_, err := lc.Complete(ctx, &kiln.Artifact{BuildID: b.ID, OrganizationID: b.OrganizationID, ProjectID: b.ProjectID,
 			BuildSettingID: b.BuildSettingID, Platform: b.Platform, BuildType: b.BuildType, UEVersion: b.UEVersion, Branch: b.Branch,
@@ -110,6 +116,10 @@ func runHost() int {
 		}
 		return 0
 	case hostFail:
+		if err := report(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
 		if _, err := lc.Fail(ctx, orgID, buildID, hostReason); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 3

@@ -2,22 +2,12 @@ package stepfunctions
 
 import (
 	"context"
-	"regexp"
-	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kilnbuild/kiln/shared/kiln"
-	"github.com/kilnbuild/kiln/shared/workflow/sfn"
 )
-
-// slotWaitRe finds the WaitForSlot state's wait in the (indented) definition.
-var slotWaitRe = regexp.MustCompile(`"Seconds":\s*` + strconv.Itoa(sfn.SlotWaitSeconds) + `\b`)
-
-// shortSlotWait makes the WaitForSlot state wait one second instead of SlotWaitSeconds.
-func shortSlotWait(definition string) string {
-	return slotWaitRe.ReplaceAllString(definition, `"Seconds": 1`)
-}
 
 // slotsAfter answers that a build may run from its n-th claim on, counting the claims.
 type slotsAfter struct {
@@ -37,9 +27,6 @@ func (s *slotsAfter) MayRun(_ context.Context, b *kiln.Build) (bool, error) {
 // the claim answers wait, the execution waits (WaitForSlot) and claims again, the build stays
 // pending meanwhile; once a slot frees it runs to the end.
 func TestABuildOverTheConcurrencyLimitWaitsPending(t *testing.T) {
-	if !slotWaitRe.MatchString(sfn.Definition()) {
-		t.Fatal("the definition's WaitForSlot state was not found to shorten")
-	}
 	slots := &slotsAfter{n: 3, claims: map[string]int{}}
 	w := newWorld(t, worldOptions{slots: slots})
 	b := w.trigger(t, w.setting(t, kiln.PlatformLinux, "5.3", 0), hostComplete)
@@ -77,5 +64,25 @@ func TestAHostedWindowsBuildTakesASlotFirst(t *testing.T) {
 	defer slots.mu.Unlock()
 	if slots.claims[b.ID] != 2 {
 		t.Errorf("slots checked %d times before the hosted pool, want 2 (one wait)", slots.claims[b.ID])
+	}
+}
+
+// TestAnExecutionPastTheHistoryQuotaFails: the stand-in holds an execution to Step Functions'
+// history quota (set low here): a build that waits for a slot longer than its history allows
+// fails with States.Runtime, as AWS fails it, and the ended function fails the build.
+func TestAnExecutionPastTheHistoryQuotaFails(t *testing.T) {
+	slots := &slotsAfter{n: 1 << 30, claims: map[string]int{}}
+	w := newWorld(t, worldOptions{slots: slots, maxHistory: 40})
+	b := w.trigger(t, w.setting(t, kiln.PlatformLinux, "5.3", 0), hostComplete)
+	if got := w.execution(t, b.ID); got != "FAILED" {
+		t.Fatalf("execution ended %s, want FAILED past its history quota", got)
+	}
+	out := w.describe(t, b.ID)
+	if out.error != "States.Runtime" || !strings.Contains(out.cause, "history") {
+		t.Errorf("execution failed with %q: %q, want States.Runtime naming the history quota", out.error, out.cause)
+	}
+	got := w.waitFor(t, b.ID, "failed", func(b *kiln.Build) bool { return b.Status.Terminal() })
+	if got.Status != kiln.StatusFailed {
+		t.Errorf("build %s, want failed by the ended function", got.Status)
 	}
 }

@@ -2,7 +2,8 @@
 // process (aws-local-stepfunctions running the builds' state machine) that answers the Step
 // Functions API on 127.0.0.1 (StartExecution, StopExecution, DescribeExecution,
 // GetExecutionHistory, SendTaskHeartbeat, SendTaskSuccess, SendTaskFailure; every execution has a
-// task token, and a task state with HeartbeatSeconds is held to it), calls its Lambda tasks
+// task token, a task state with HeartbeatSeconds is held to it, and an execution to the history
+// quota), calls its Lambda tasks
 // through the Lambda stand-in and its CodeBuild task through the CodeBuild stand-in.
 package stepfunctions
 
@@ -49,6 +50,9 @@ type Options struct {
 	// HeartbeatTimeout, for tests, replaces the HeartbeatSeconds of every state of the
 	// definition; 0 keeps the definition's.
 	HeartbeatTimeout time.Duration
+	// MaxHistoryEvents is an execution's history quota: an execution whose history reaches it
+	// fails with States.Runtime, as in AWS (0: Step Functions' 25,000, DefaultMaxHistoryEvents).
+	MaxHistoryEvents int
 	// Dir holds the script and the definition while it runs.
 	Dir string
 	// Log gets the process's error output; nil discards it.
@@ -59,6 +63,13 @@ type Options struct {
 	// entered, retries included) once the execution ends.
 	Transitions func(executionARN string, transitions int)
 }
+
+// DefaultMaxHistoryEvents is Step Functions' quota of events in one execution's history:
+// "Execution history: 25,000 events in a single state machine execution history. If the
+// execution history reaches this quota, the execution fails"
+// (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html, quotas related to
+// state machine executions).
+const DefaultMaxHistoryEvents = 25_000
 
 // Server is the running stand-in.
 type Server struct {
@@ -105,7 +116,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		"KILN_SFN_LAMBDA_ENDPOINT="+o.LambdaEndpoint, "KILN_SFN_CODEBUILD_ENDPOINT="+o.CodeBuildEndpoint,
 		"KILN_SFN_ENDED_FUNCTION="+o.EndedFunction, "KILN_SFN_ACCESS_KEY_ID="+o.AccessKeyID, "KILN_SFN_EVENTS_ACCESS_KEY_ID="+o.EventsAccessKeyID,
 		"KILN_SFN_POLL_MS="+strconv.FormatInt(cmp.Or(o.PollInterval, time.Second).Milliseconds(), 10),
-		"KILN_SFN_HEARTBEAT_MS="+strconv.FormatInt(o.HeartbeatTimeout.Milliseconds(), 10))
+		"KILN_SFN_HEARTBEAT_MS="+strconv.FormatInt(o.HeartbeatTimeout.Milliseconds(), 10),
+		"KILN_SFN_MAX_HISTORY="+strconv.Itoa(cmp.Or(o.MaxHistoryEvents, DefaultMaxHistoryEvents)))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -72,6 +72,11 @@ type worldOptions struct {
 	slots     sfn.Slots     // the claim's concurrency check (nil: none)
 	hosted    bool          // the deployment runs kiln's hosted Windows hosts
 	linux     []string      // the engine versions kiln's hosted Linux hosts provide
+	// throttledPuts: the first this many PutParameter calls of the claim are throttled, as
+	// Parameter Store answers past the account's rate (after the SDK's own retries).
+	throttledPuts int
+	maxHistory    int // the history quota of an execution (0: Step Functions' 25,000)
+	quota         int // the CodeBuild stand-in's concurrent-builds quota (0: none)
 }
 
 func newWorld(t *testing.T, o worldOptions) *world {
@@ -115,9 +120,14 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(params.Close)
 	paramsClient := awsssm.New(awsssm.Options{BaseEndpoint: aws.String(params.URL), Region: "us-east-1", Credentials: creds})
 	w.params = paramsClient
-	hostCreds := sfn.HostCredentialStore{Params: ssmparam.Store{Client: paramsClient}, Path: "/kiln/hosts"}
+	var credParams sfn.HostCredentials = ssmparam.Store{Client: paramsClient}
+	if o.throttledPuts > 0 {
+		credParams = &throttledParams{HostCredentials: credParams, left: o.throttledPuts}
+	}
+	hostCreds := sfn.HostCredentialStore{Params: credParams, Path: "/kiln/hosts"}
 	tasks := &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: map[string]string{"5.3": "kiln-engine:5.3"},
-		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, HostedLinuxVersions: o.linux, Logger: logger, Slots: o.slots, Credentials: hostCreds}
+		HostURL: api.URL, TimeLimit: 4 * time.Hour, HostedWindows: o.hosted, HostedLinuxVersions: o.linux, Logger: logger, Slots: o.slots, Credentials: hostCreds,
+		SlotWait: func(time.Duration) time.Duration { return time.Second }}
 	task := tasks.Handle
 	if o.failClaim {
 		task = func(ctx context.Context, in sfn.TaskInput) (*sfn.ClaimOutput, error) {
@@ -129,7 +139,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	}
 	fns := httptest.NewServer(lambdas.New(map[string]any{"task": task, "ended": (&sfn.Ended{Lifecycle: lifecycle, Logger: logger, Credentials: hostCreds}).Handle}, logger))
 	t.Cleanup(fns.Close)
-	w.hosts, err = codebuild.New(codebuild.Config{Project: hostProject, Command: []string{os.Args[0]}, Dir: w.hostDir, Minute: o.minute,
+	w.hosts, err = codebuild.New(codebuild.Config{Project: hostProject, Command: []string{os.Args[0]}, Dir: w.hostDir, Minute: o.minute, Quota: o.quota,
 		Env: []string{"PATH=" + os.Getenv("PATH"), "KILN_TEST_HOST=1", "KILN_TEST_DB=" + dbPath, "KILN_TEST_MODES=" + w.modes,
 			"KILN_TEST_BEAT_EVERY=" + (o.heartbeat / 10).String(), "KILN_TEST_BEAT_FOR=" + (3 * o.heartbeat).String()}, Logger: logger,
 		Parameters: func(ctx context.Context, names []string) (map[string]string, error) {
@@ -150,10 +160,10 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	t.Cleanup(hostAPI.Close)
 	t.Cleanup(func() { w.hosts.Close() })
 	sm, err := Start(ctx, Options{Prefix: prefix, StateMachineARN: stateMachineARN, Dir: filepath.Join(dir, "sfn"),
-		Definition: Fill(shortSlotWait(sfn.Definition()), map[string]string{
+		Definition: Fill(sfn.Definition(), map[string]string{
 			sfn.PlaceholderTaskFunction: "arn:aws:lambda:local:000000000000:function:task", sfn.PlaceholderHostProject: hostProject}),
 		LambdaEndpoint: fns.URL, CodeBuildEndpoint: hostAPI.URL, EndedFunction: "ended", PollInterval: 20 * time.Millisecond,
-		HeartbeatTimeout: o.heartbeat, Log: testLog{t}})
+		HeartbeatTimeout: o.heartbeat, MaxHistoryEvents: o.maxHistory, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +330,21 @@ func (w *world) noCredentialLeft(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// described is an ended execution's error and cause.
+type described struct{ error, cause string }
+
+// describe answers the build's execution's error and cause.
+func (w *world) describe(t *testing.T, id string) described {
+	t.Helper()
+	arn, err := sfn.ExecutionARN(stateMachineARN, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.sfn.DescribeExecution(context.Background(), &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return described{aws.ToString(out.Error), aws.ToString(out.Cause)}
 }

@@ -243,5 +243,5 @@ func newAPI(cfg AWSConfig, st store.Store, logs buildLogs, arts artifacts.Store,
 	if v, ok := p4.(*perforce.Verifier); ok && v != nil {
 		renew = &perforce.Connector{Verifier: v, Open: keys.Sealer().Open, Store: st, Seal: keys.Sealer().Seal, Logger: logger}
 	}
-	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, renew, logger), nil
+	return withHostAPI(api, st, c, logs, arts, keys, gh, beats, hosted, cfg.PublicURL, renew, cfg.Workflow.BuildTimeLimit, logger), nil
 }

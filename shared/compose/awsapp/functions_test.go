@@ -45,7 +45,8 @@ func TestWorkflowSampleEvents(t *testing.T) {
 				env[agentapi.EnvHostURL] != "https://kiln.example" || env[agentapi.EnvBuildID] != b.ID {
 				t.Errorf("claim answered %s", out)
 			}
-			if b.Status != kiln.StatusRunning || b.Host != sfn.HostCodeBuild || !hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash) {
+			// Reserved for its host, the build waits pending until the host starts it.
+			if b.Status != kiln.StatusPending || b.StartedAt != nil || b.Host != sfn.HostCodeBuild || !hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash) {
 				t.Errorf("after the claim the build is %s on %q, its credential matching: %v", b.Status, b.Host, hostcred.Matches(env[agentapi.EnvHostCredential], b.HostCredentialHash))
 			}
 		}},

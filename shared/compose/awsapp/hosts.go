@@ -35,10 +35,12 @@ func NewAPIFromParts(cfg AWSConfig, p Parts) (http.Handler, error) {
 // build caches through it when the core keeps them (S3: presigned).
 func withHostAPI(api http.Handler, st store.Store, c *core.Core, logs builds.LogWriter, arts artifacts.Store,
 	keys *keyring.Keyring, gh *GitHubApp, beats agentapi.TaskHeartbeats, hosted agentapi.HostedAuthenticator, publicURL string,
-	renew *perforce.Connector, logger *slog.Logger) http.Handler {
+	renew *perforce.Connector, timeLimit time.Duration, logger *slog.Logger) http.Handler {
 	lifecycle := c.Lifecycle
+	// timeLimit (KILN_BUILD_TIMEOUT) goes to every host in its job, as on kiln serve: the host
+	// stops the build at it, to the second, and fails it with "time limit".
 	hosts := &agentapi.Server{Store: st, Lifecycle: lifecycle, Logs: c.RunnerLogs(logs), OpenSealed: keys.Sealer().Open, TaskHeartbeats: beats, Logger: logger,
-		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg, RenewPerforce: renew}
+		Caches: c.Caches, CacheMaxPerOrg: c.CacheMaxPerOrg, RenewPerforce: renew, TimeLimit: timeLimit}
 	if up, ok := arts.(agentapi.Uploads); ok {
 		hosts.Uploads = up
 	}

@@ -62,7 +62,7 @@ func newFunctions(cfg AWSConfig, st store.Store, logs buildLogs, keys *keyring.K
 		Task: &sfn.Tasks{Store: st, Lifecycle: lifecycle, Images: cfg.Workflow.HostImages, HostURL: cfg.PublicURL,
 			TimeLimit: cfg.Workflow.BuildTimeLimit, HostedWindows: cfg.HostedHosts.Windows.Group != "",
 			HostedLinuxVersions: cfg.HostedHosts.linuxVersions(), Logger: logger, Slots: c.Plans,
-			Credentials: creds},
+			Capacity: &sfn.Capacity{Store: st, Quota: cfg.Workflow.CodeBuildQuota}, Credentials: creds},
 		Ended: &sfn.Ended{Lifecycle: lifecycle, Logger: logger, Credentials: creds},
 	}, nil
 }

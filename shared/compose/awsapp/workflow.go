@@ -34,6 +34,10 @@ type WorkflowConfig struct {
 	// (KILN_HOST_CREDENTIAL_PATH, "/<stack>/hosts"): the claim puts each under it, the hosts'
 	// CodeBuild role may read it. Empty: a CodeBuild claim fails.
 	HostCredentialPath string
+	// CodeBuildQuota is how many builds may hold a CodeBuild host at once (KILN_CODEBUILD_QUOTA,
+	// default 20): the account's concurrent-builds quota, shared between organizations by turns
+	// (sfn.Capacity).
+	CodeBuildQuota int
 }
 
 // load reads the workflow's settings.
@@ -61,6 +65,9 @@ func (w *WorkflowConfig) load(getenv func(string) string) error {
 		}
 	}
 	var err error
+	if w.CodeBuildQuota, err = settings.CodeBuildQuota.Read(getenv); err != nil {
+		return err
+	}
 	w.BuildTimeLimit, err = settings.BuildTimeout.Read(getenv)
 	return err
 }

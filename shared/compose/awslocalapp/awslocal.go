@@ -208,7 +208,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 		Table: l.backend.table, RateLimit: cfg.RateLimit, Engines: engines.Versions(versions), Artifacts: artifactsURL(l.backend.bucket),
 		SMTPURL: cfg.SMTPURL, SMTPFrom: cfg.SMTPFrom, PublicURL: cfg.PublicURL, OutboundAllow: cfg.OutboundAllow, DeliveryQueueURL: queueURL + "/" + awsLocalAccount + "/kiln-deliveries",
 		Workflow: awsapp.WorkflowConfig{StateMachineARN: StateMachineARN, HostProject: awsLocalHostProject, HostImages: images,
-			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath},
+			BuildTimeLimit: cfg.BuildTimeout, HostCredentialPath: HostCredentialPath, CodeBuildQuota: codeBuildQuota(cfg)},
 		Plans: cfg.Plans, CacheMaxPerOrg: cfg.CacheMaxPerOrg, LiveEndpoint: liveURL + "/" + liveStage,
 	}
 	templatePath, err := awsLocalTemplatePath(o)
@@ -348,7 +348,7 @@ func Start(ctx context.Context, cfg Settings, o Options, out io.Writer, logger *
 	}
 	if l.hosts, err = codebuild.New(codebuild.Config{Project: awsLocalHostProject, Command: o.HostCommand, RunAs: runAs,
 		Env: append(hostEnvironment(cfg), l.iam.hostAWSEnv(iam.CodeBuildPrincipal, map[string]string{"SFN": machineURL, "SQS": queueURL, "CODEBUILD": codebuildURL, "SSM": ssmURL})...),
-		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers, Parameters: codeBuildParameters(ssmURL),
+		Dir: filepath.Join(localDir, "codebuild"), MaxRunning: cfg.Workers, Quota: codeBuildQuota(cfg), Parameters: codeBuildParameters(ssmURL),
 		DefaultTimeoutMinutes: 60, Logger: logger, Lifeline: l.lifeline}); err != nil {
 		return nil, err
 	}

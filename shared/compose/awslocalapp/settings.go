@@ -8,6 +8,7 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 	"github.com/kilnbuild/kiln/shared/perforce"
 	"github.com/kilnbuild/kiln/shared/sandbox"
+	"github.com/kilnbuild/kiln/shared/settings"
 )
 
 // Settings are the settings of kiln serve that kiln aws-local reads: it runs with kiln serve's
@@ -56,4 +57,16 @@ type Settings struct {
 	DeliveryBackoff  time.Duration
 	// CacheMaxPerOrg caps the bytes of one organization's build caches (KILN_CACHE_MAX_PER_ORG).
 	CacheMaxPerOrg int64
+	// CodeBuildQuota is the CodeBuild stand-in's concurrent-builds quota, which the task function
+	// shares between organizations too (KILN_CODEBUILD_QUOTA); 0: its default, 20.
+	CodeBuildQuota int
+}
+
+// codeBuildQuota is cfg's CodeBuild quota, or KILN_CODEBUILD_QUOTA's default.
+func codeBuildQuota(cfg Settings) int {
+	if cfg.CodeBuildQuota > 0 {
+		return cfg.CodeBuildQuota
+	}
+	n, _ := settings.CodeBuildQuota.Read(func(string) string { return "" })
+	return n
 }

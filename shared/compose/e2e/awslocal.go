@@ -24,6 +24,16 @@ func WithTemplate(path string) func(*serve.Config) {
 	return func(c *serve.Config) { templates.Store(c.Data, path) }
 }
 
+// codeBuildQuotas are the CodeBuild quotas tests gave their aws-local (WithCodeBuildQuota), by
+// data directory.
+var codeBuildQuotas sync.Map
+
+// WithCodeBuildQuota sets the world's aws-local CodeBuild quota (KILN_CODEBUILD_QUOTA): the
+// stand-in's concurrent builds, and what the task function shares between organizations.
+func WithCodeBuildQuota(n int) func(*serve.Config) {
+	return func(c *serve.Config) { codeBuildQuotas.Store(c.Data, n) }
+}
+
 // startAWSLocal starts kiln aws-local on cfg (the same settings kiln serve got), with its hosts
 // running the kiln binary built for the tests, enforcing the IAM policies of
 // $KILN_AWSLOCAL_TEMPLATE, else of the stack's synthesized template as synthesized
@@ -38,7 +48,11 @@ func startAWSLocal(t testing.TB, ts *Server, logger *slog.Logger) *Server {
 	if template == "" {
 		template = StackTemplateFile(t)
 	}
-	l, err := awslocalapp.Start(context.Background(), awsLocalSettings(t, ts.Config), awslocalapp.Options{HostCommand: []string{KilnBinary(t), "agent", "run"}, EC2HostCommand: []string{KilnBinary(t), "agent", "--ec2-host"},
+	s := awsLocalSettings(t, ts.Config)
+	if n, ok := codeBuildQuotas.Load(ts.Config.Data); ok {
+		s.CodeBuildQuota = n.(int)
+	}
+	l, err := awslocalapp.Start(context.Background(), s, awslocalapp.Options{HostCommand: []string{KilnBinary(t), "agent", "run"}, EC2HostCommand: []string{KilnBinary(t), "agent", "--ec2-host"},
 		TickEvery: tickOf(ts.Config.Data), Template: template, Backends: backendsFor(t, ts.Config.Data), Clock: ts.Config.SchedulerClock}, ts.Out, logger)
 	if err != nil {
 		t.Fatalf("start kiln aws-local: %v\nlog:\n%s", err, ts.Logs.String())

@@ -22,7 +22,7 @@ func AWSLocalLambdaClient(ts *Server) *awslambda.Client {
 
 // bootstrapOrgOnAWSLocal makes another organization as an operator does on AWS: the admin
 // function's forced bootstrap, through the Lambda Invoke API.
-func bootstrapOrgOnAWSLocal(t *testing.T, ts *Server, name string) Tenant {
+func bootstrapOrgOnAWSLocal(t testing.TB, ts *Server, name string) Tenant {
 	t.Helper()
 	payload, err := json.Marshal(map[string]any{"command": "bootstrap", "force": true, "organization": name,
 		"email": "owner@" + kiln.Slugify(name) + ".example", "name": "Owner"})

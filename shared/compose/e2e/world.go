@@ -161,7 +161,7 @@ type Tenant struct {
 	OrgID, Token string
 }
 
-func BootstrapOrg(t *testing.T, ts *Server, name string) Tenant {
+func BootstrapOrg(t testing.TB, ts *Server, name string) Tenant {
 	t.Helper()
 	if ts.AWS != nil {
 		return bootstrapOrgOnAWSLocal(t, ts, name)

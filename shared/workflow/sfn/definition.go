@@ -31,6 +31,9 @@ const (
 	StateGiveUp      = "GiveUp"
 	StateDone        = "Done"
 	StateWaitForSlot = "WaitForSlot"
+	// StateWaitForCapacity: CodeBuild refused the host for the account's quota; the build stays
+	// pending, waits and is claimed again (its turn among the organizations' builds).
+	StateWaitForCapacity = "WaitForCapacity"
 )
 
 // Host kinds the claim answers with: where the build runs.
@@ -42,13 +45,38 @@ const (
 	// HostBuildEnded: the build ended before its claim (cancelled, superseded); nothing runs.
 	HostBuildEnded = "ended"
 	// HostWait: the organization's plan allows no more running builds now; the build stays
-	// pending, waits SlotWaitSeconds and is claimed again.
+	// pending, waits the answer's WaitSeconds (SlotWait) and is claimed again.
 	HostWait = "wait"
 )
 
-// SlotWaitSeconds is how long a build over its organization's concurrency limit waits before its
-// claim is tried again.
-const SlotWaitSeconds = 20
+// SlotWaitSeconds is how long a build over its organization's concurrency limit first waits
+// before its claim is tried again; SlotWaitMaxSeconds the longest it ever waits (see SlotWait).
+const (
+	SlotWaitSeconds    = 20
+	SlotWaitMaxSeconds = 300
+)
+
+// SlotWait is how long a build that has been pending for pendingFor waits for a slot before its
+// next claim: SlotWaitSeconds at first, then an eighth of its wait so far, at most
+// SlotWaitMaxSeconds. So a build's waits grow with its wait, and its execution's history stays
+// bounded for its whole MaxExecutionSeconds (Step Functions fails an execution at 25,000 history
+// events, https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html): one wait is
+// about SlotLoopEvents events, so 25 h of waiting is at most SlotWaitWorstEvents events
+// (TestSlotWaitHistoryIsBounded computes it), where a fixed 20 s wait reached the quota in
+// about 15 h.
+func SlotWait(pendingFor time.Duration) time.Duration {
+	return min(max(pendingFor/8, SlotWaitSeconds*time.Second), SlotWaitMaxSeconds*time.Second)
+}
+
+// SlotLoopEvents is the history events of one Claim → Route → WaitForSlot loop in AWS: the
+// claim task's TaskStateEntered, TaskScheduled, TaskStarted, TaskSucceeded and TaskStateExited,
+// Route's ChoiceStateEntered and ChoiceStateExited, WaitForSlot's WaitStateEntered and
+// WaitStateExited.
+const SlotLoopEvents = 9
+
+// SlotWaitWorstEvents bounds the history of an execution that waits for a slot for its whole
+// MaxExecutionSeconds: 323 loops of SlotLoopEvents events, plus the execution's own few.
+const SlotWaitWorstEvents = 323*SlotLoopEvents + 30
 
 // MaxExecutionSeconds bounds an execution: the longest build time limit a setting can have
 // (24 h) plus an hour for the host to start and report.
@@ -62,7 +90,13 @@ const MaxExecutionSeconds = 25 * 3600
 // executions show it, CodeBuild.AWSCodeBuildException). An AccessDeniedException (the role
 // lacks a permission) is not retried: it fails at once. A build that ran and failed is
 // States.TaskFailed, never retried: its host already reported.
-var CodeBuildTransientErrors = []string{"CodeBuild.AWSCodeBuildException", "CodeBuild.AccountLimitExceededException", "CodeBuild.ThrottlingException"}
+var CodeBuildTransientErrors = []string{"CodeBuild.AWSCodeBuildException", "CodeBuild.ThrottlingException"}
+
+// CodeBuildQuotaError is CodeBuild refusing StartBuild for the account's limits
+// (AccountLimitExceededException: its concurrent builds and their queue are full). It is not
+// retried in place: the build waits pending (WaitForCapacity, SlotWait) and claims again, so it
+// takes its turn among the organizations' builds (Capacity) and never fails for the quota.
+const CodeBuildQuotaError = "CodeBuild.AccountLimitExceededException"
 
 // The RunOnCodeBuild Retry's backoff: 30 s, then doubling, five retries.
 const (
@@ -70,6 +104,20 @@ const (
 	startBuildRetryMaxAttempts     = 5
 	startBuildRetryBackoffRate     = 2
 )
+
+// The Retry of a task throttled by AWS (ErrorThrottled, after the SDK's own retries): 3 s, then
+// doubling up to a minute, eight retries, with full jitter; at most 3+6+12+24+48+60+60+60 = 273 s
+// in all (ThrottleRetryWait), well within the time a build waits for its host anyway.
+const (
+	throttleRetryIntervalSeconds = 3
+	throttleRetryMaxAttempts     = 8
+	throttleRetryBackoffRate     = 2
+	throttleRetryMaxDelaySeconds = 60
+)
+
+// ThrottleRetryWait is the longest a task's throttling retries wait in all (TestThrottledTasksRetry
+// computes it from the definition).
+const ThrottleRetryWait = 273 * time.Second
 
 // StartBuildRetryWait is the longest RunOnCodeBuild's Retry waits in all before its last attempt
 // (30 + 60 + 120 + 240 + 480 s; TestStartBuildRetry computes it from the definition).
@@ -101,22 +149,31 @@ type obj = map[string]any
 // Definition is the state machine of one build, as ASL JSON with ${TaskFunctionArn} and
 // ${HostProjectName} left for the deployment to fill:
 //
-//	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync, retries CodeBuild's refusals) ─> Finish ─> Done
-//	                │                      └─ any error ─> HostEnded ─> Done
+//	Claim ─> Route ─┬─ codebuild ─> RunOnCodeBuild (.sync, retries CodeBuild's throttling) ─> Finish ─> Done
+//	                │                      ├─ the account's quota ─> WaitForCapacity (SlotWait) ─> Claim
+//	                │                      └─ any other error ─> HostEnded ─> Done
 //	                ├─ agent ─> WaitForAgent (.waitForTaskToken) ─> Finish ─> Done
 //	                │                      └─ any error ─> HostEnded ─> Done
 //	                ├─ ended (before its claim) ─> Done
-//	                ├─ wait (no slot of the plan free) ─> WaitForSlot (20 s) ─> Claim
+//	                ├─ wait (no slot of the plan free) ─> WaitForSlot (20 s to 5 min, SlotWait) ─> Claim
 //	                └─ otherwise ─> Unsupported ─> Done
 //
-// Every Lambda task retries Lambda's transient errors and otherwise goes to GiveUp, which fails
+// Every Lambda task retries Lambda's transient errors and its own throttled AWS calls
+// (ErrorThrottled) and otherwise goes to GiveUp, which fails
 // the execution; the execution-ended rule then fails the build (see EndedEvent), so a build never
 // stays running after its execution ended. It uses no JSONata and no Assign.
 func Definition() string {
-	// Lambda's transient errors, which every Lambda task retries.
+	// Lambda's transient errors, and the task's own calls throttled by AWS (ErrorThrottled),
+	// which every Lambda task retries.
 	lambdaRetry := []obj{{
 		"ErrorEquals":     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
 		"IntervalSeconds": 2, "MaxAttempts": 4, "BackoffRate": 2,
+	}, {
+		"ErrorEquals":     []string{ErrorThrottled},
+		"IntervalSeconds": throttleRetryIntervalSeconds, "MaxAttempts": throttleRetryMaxAttempts,
+		"BackoffRate": throttleRetryBackoffRate, "MaxDelaySeconds": throttleRetryMaxDelaySeconds,
+		// Full jitter: tasks throttled together (a burst) do not all come back at once.
+		"JitterStrategy": "FULL",
 	}}
 	lambdaTask := func(task, next string, extra obj) obj {
 		params := obj{"task": task, "organizationId.$": "$.organizationId", "buildId.$": "$.buildId", "execution.$": "$$.Execution.Name"}
@@ -150,8 +207,9 @@ func Definition() string {
 		"StartAt":        StateClaim,
 		"TimeoutSeconds": MaxExecutionSeconds,
 		"States": obj{
-			StateClaim:       claim,
-			StateWaitForSlot: obj{"Type": "Wait", "Seconds": SlotWaitSeconds, "Next": StateClaim},
+			StateClaim:           claim,
+			StateWaitForSlot:     obj{"Type": "Wait", "SecondsPath": "$.host.waitSeconds", "Next": StateClaim},
+			StateWaitForCapacity: obj{"Type": "Wait", "SecondsPath": "$.host.waitSeconds", "Next": StateClaim},
 			StateRoute: obj{
 				"Type": "Choice",
 				"Choices": []obj{
@@ -197,8 +255,11 @@ func Definition() string {
 					"BackoffRate": startBuildRetryBackoffRate,
 				}},
 				"ResultPath": nil, // CodeBuild's answer is large and says nothing the build needs
-				"Catch":      []obj{{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded}},
-				"Next":       StateFinish,
+				"Catch": []obj{
+					{"ErrorEquals": []string{CodeBuildQuotaError}, "ResultPath": "$.refused", "Next": StateWaitForCapacity},
+					{"ErrorEquals": []string{"States.ALL"}, "ResultPath": "$.error", "Next": StateHostEnded},
+				},
+				"Next": StateFinish,
 			},
 			// The await task stores the state's task token on the build and returns; the state
 			// then waits until the API, hearing the build end, sends SendTaskSuccess (complete)

@@ -1,6 +1,7 @@
 package sfn
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -8,6 +9,9 @@ import (
 	"time"
 
 	"github.com/kilnbuild/kiln/shared/agentapi"
+	"github.com/kilnbuild/kiln/shared/builds"
+	"github.com/kilnbuild/kiln/shared/kiln"
+	"github.com/kilnbuild/kiln/shared/storefixture"
 )
 
 // TestDefinitionIsPlainASL: the definition is JSON, every state is reachable and leads somewhere
@@ -137,10 +141,13 @@ func TestStartBuildRetry(t *testing.T) {
 		t.Fatalf("%s: %d retriers, want 1", StateStartHost, len(retry))
 	}
 	r := retry[0]
-	for _, want := range []string{"CodeBuild.AccountLimitExceededException", "CodeBuild.AWSCodeBuildException"} {
+	for _, want := range []string{"CodeBuild.ThrottlingException", "CodeBuild.AWSCodeBuildException"} {
 		if !slices.Contains(r.ErrorEquals, want) {
 			t.Errorf("Retry does not take %s: %v", want, r.ErrorEquals)
 		}
+	}
+	if slices.Contains(r.ErrorEquals, CodeBuildQuotaError) {
+		t.Errorf("Retry takes %s: a build refused for the quota waits its turn (WaitForCapacity)", CodeBuildQuotaError)
 	}
 	for _, e := range r.ErrorEquals {
 		if strings.HasPrefix(e, "States.") {
@@ -160,5 +167,94 @@ func TestStartBuildRetry(t *testing.T) {
 	}
 	if min := StartBuildRetryWait + HostQueuedTimeoutMinutes*time.Minute + 10*time.Minute; HostStartGrace < min {
 		t.Errorf("HostStartGrace %v does not cover the retries, the queue and the image pull (%v)", HostStartGrace, min)
+	}
+}
+
+// TestSlotWaitHistoryIsBounded: a build that waits for a slot for the execution's whole
+// MaxExecutionSeconds loops Claim → Route → WaitForSlot with SlotWait's growing waits; its
+// history stays within SlotWaitWorstEvents, well under Step Functions' 25,000-event quota (a fixed
+// 20 s wait reached it after about 15 h). WaitForSlot waits what the claim answers.
+func TestSlotWaitHistoryIsBounded(t *testing.T) {
+	const historyQuota = 25_000
+	loops := 0
+	for waited := time.Duration(0); waited < MaxExecutionSeconds*time.Second; loops++ {
+		wait := SlotWait(waited)
+		if wait < SlotWaitSeconds*time.Second || wait > SlotWaitMaxSeconds*time.Second {
+			t.Fatalf("SlotWait(%v) = %v, want %d s to %d s", waited, wait, SlotWaitSeconds, SlotWaitMaxSeconds)
+		}
+		waited += wait
+	}
+	events := loops*SlotLoopEvents + 30
+	t.Logf("25 h of waiting for a slot: %d loops, about %d history events", loops, events)
+	if events > SlotWaitWorstEvents || SlotWaitWorstEvents >= historyQuota {
+		t.Errorf("%d loops make %d events; SlotWaitWorstEvents says %d (quota %d)", loops, events, SlotWaitWorstEvents, historyQuota)
+	}
+	if fixed := MaxExecutionSeconds / SlotWaitSeconds * SlotLoopEvents; fixed < historyQuota {
+		t.Errorf("a fixed %d s wait would make only %d events: the test's premise is wrong", SlotWaitSeconds, fixed)
+	}
+	var def struct {
+		States map[string]map[string]any
+	}
+	if err := json.Unmarshal([]byte(Definition()), &def); err != nil {
+		t.Fatal(err)
+	}
+	if w := def.States[StateWaitForSlot]; w["SecondsPath"] != "$.host.waitSeconds" {
+		t.Errorf("%s: %v, want it to wait the claim's waitSeconds", StateWaitForSlot, w)
+	}
+}
+
+// TestTheClaimAnswersAGrowingSlotWait: a build over its organization's limit is answered
+// HostWait with SlotWait of how long it has been pending.
+func TestTheClaimAnswersAGrowingSlotWait(t *testing.T) {
+	for _, tt := range []struct {
+		pending time.Duration
+		want    int
+	}{{0, SlotWaitSeconds}, {10 * time.Minute, 75}, {3 * time.Hour, SlotWaitMaxSeconds}} {
+		t.Run(tt.pending.String(), func(t *testing.T) {
+			ctx := context.Background()
+			st := storefixture.SQLite(t)
+			now := time.Now().UTC().Truncate(time.Millisecond)
+			org, _ := storefixture.Org(t, st, "", now)
+			b := storefixture.Build(t, st, org.ID, kiln.StatusPending, now.Add(-tt.pending))
+			tasks := &Tasks{Store: st, Lifecycle: &builds.Lifecycle{Builds: st, Projects: st, Artifacts: st}, Images: map[string]string{"5.3": "kiln-engine:5.3"},
+				Slots: noSlot{}, Now: func() time.Time { return now }}
+			out, err := tasks.Handle(ctx, TaskInput{Task: TaskClaim, OrganizationID: b.OrganizationID, BuildID: b.ID, Execution: b.ID})
+			if err != nil || out.Kind != HostWait || out.WaitSeconds != tt.want {
+				t.Fatalf("claim: %+v, %v; want to wait %d s", out, err, tt.want)
+			}
+		})
+	}
+}
+
+// noSlot never has a free slot.
+type noSlot struct{}
+
+func (noSlot) MayRun(context.Context, *kiln.Build) (bool, error) { return false, nil }
+
+// TestAQuotaRefusalWaitsForCapacity: CodeBuild refusing the host for the account's quota is
+// caught before any other error and leads, through WaitForCapacity (the claim's waitSeconds),
+// back to the claim: the build waits its turn and never fails for the quota.
+func TestAQuotaRefusalWaitsForCapacity(t *testing.T) {
+	var def struct {
+		States map[string]struct {
+			Type        string
+			SecondsPath string
+			Next        string
+			Catch       []struct {
+				ErrorEquals []string
+				Next        string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(Definition()), &def); err != nil {
+		t.Fatal(err)
+	}
+	catch := def.States[StateStartHost].Catch
+	if len(catch) < 2 || !slices.Equal(catch[0].ErrorEquals, []string{CodeBuildQuotaError}) || catch[0].Next != StateWaitForCapacity {
+		t.Fatalf("%s's first Catch: %+v, want %s to %s", StateStartHost, catch, CodeBuildQuotaError, StateWaitForCapacity)
+	}
+	w := def.States[StateWaitForCapacity]
+	if w.Type != "Wait" || w.SecondsPath != "$.host.waitSeconds" || w.Next != StateClaim {
+		t.Errorf("%s: %+v, want a Wait of $.host.waitSeconds back to %s", StateWaitForCapacity, w, StateClaim)
 	}
 }

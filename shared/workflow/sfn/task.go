@@ -40,6 +40,8 @@ type ClaimOutput struct {
 	Kind string `json:"kind"`
 	// Reason says why the build cannot run here (HostUnsupported).
 	Reason string `json:"reason,omitempty"`
+	// WaitSeconds is how long the build waits before its next claim (HostWait; see SlotWait).
+	WaitSeconds int `json:"waitSeconds,omitempty"`
 	// Image is the build host's container image (the engine version's).
 	Image string `json:"image,omitempty"`
 	// TimeoutMinutes is CodeBuild's limit for the host (see HostTimeoutMinutes).

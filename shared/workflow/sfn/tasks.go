@@ -14,10 +14,11 @@ import (
 	"github.com/kilnbuild/kiln/shared/kiln"
 )
 
-// HostStartGrace is how long after its claim a CodeBuild host may stay silent before its first
-// report: RunOnCodeBuild's retries of a refused StartBuild, CodeBuild's queue (its queued timeout
-// ends a longer wait) and the host's start (the image pull). Only from the host's first report
-// on does its silence count by kiln.HeartbeatTimeout (the schedule tick).
+// HostStartGrace is how long after its claim a CodeBuild host may take to start: RunOnCodeBuild's
+// retries of a refused StartBuild, CodeBuild's queue (its queued timeout ends a longer wait) and
+// the host's start (the image pull). The build stays pending meanwhile (ReserveHost); CodeBuild's
+// timeout for the host adds it to the build's time limit (HostTimeoutMinutes). From the host's
+// start on, its silence counts by kiln.HeartbeatTimeout (the schedule tick).
 const HostStartGrace = StartBuildRetryWait + HostQueuedTimeoutMinutes*time.Minute + hostImagePull
 
 // CodeBuild's bounds on a build's timeout, in minutes.
@@ -74,6 +75,15 @@ type Tasks struct {
 	Slots Slots
 	// Credentials keeps a CodeBuild host's credential; the claim answers only its name.
 	Credentials HostCredentialStore
+	// Capacity says whether a build may take a CodeBuild host now: the account's quota of
+	// concurrent CodeBuild builds, shared between organizations by turns (*Capacity); nil:
+	// always. A build without one waits pending (HostWait) and claims again.
+	Capacity Slots
+	// SlotWait is how long a build pending for so long waits for a slot before its next claim
+	// (nil: SlotWait; tests shorten it). At least a second.
+	SlotWait func(pendingFor time.Duration) time.Duration
+	// Now is the clock (nil: the time now).
+	Now func() time.Time
 }
 
 // Slots tells whether a pending build may start now under its organization's concurrency limit.
@@ -82,7 +92,14 @@ type Slots interface {
 }
 
 // Handle runs one task. Only the claim answers (where the build runs); the others answer nil.
+// An error AWS throttling caused is a ThrottledError (ErrorThrottled), which the definition
+// retries with a backoff.
 func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
+	out, err := t.handle(ctx, in)
+	return out, asThrottled(err)
+}
+
+func (t *Tasks) handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if in.OrganizationID == "" || in.BuildID == "" {
 		return nil, fmt.Errorf("task %q: the input names no build", in.Task)
 	}
@@ -102,9 +119,9 @@ func (t *Tasks) Handle(ctx context.Context, in TaskInput) (*ClaimOutput, error) 
 	return nil, fmt.Errorf("task %q is not a task of the build's workflow", in.Task)
 }
 
-// claim decides where the build runs and, for CodeBuild, claims it for the host with a new
+// claim decides where the build runs and, for CodeBuild, reserves it for the host with a new
 // credential the host gets in its environment: the credential goes to a parameter, the answer
-// (the execution's data) names the parameter only.
+// (the execution's data) names the parameter only. The build stays pending until its host starts.
 func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	b, err := t.Store.GetBuild(ctx, in.OrganizationID, in.BuildID)
 	if err != nil {
@@ -144,6 +161,9 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if wait, err := t.waitForSlot(ctx, b); wait != nil || err != nil {
 		return wait, err
 	}
+	if wait, err := t.waitFor(ctx, b, t.Capacity); wait != nil || err != nil {
+		return wait, err // the account's CodeBuild builds are at its quota: its turn comes
+	}
 	limit := t.TimeLimit
 	setting, err := t.Store.GetBuildSetting(ctx, b.OrganizationID, b.ProjectID, b.BuildSettingID)
 	switch {
@@ -156,13 +176,15 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
-	// Stored before the claim: a claimed build whose host cannot get its credential would wait
-	// for its host until HostStartGrace.
+	// Stored before the reservation: a reserved build's host that cannot get its credential
+	// fails at once (CodeBuild fails its build), and the build with it.
 	param, err := t.Credentials.put(ctx, b.ID, credential)
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
-	claimed, err := t.Lifecycle.ClaimHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash, HostStartGrace)
+	// The build stays pending while it waits for its host (CodeBuild's queue, the account's
+	// quota, the image pull): the host's start makes it running (agentapi's start).
+	claimed, err := t.Lifecycle.ReserveHost(ctx, b.OrganizationID, b.ID, HostCodeBuild, hash)
 	if err != nil {
 		t.Credentials.removeName(ctx, b.ID, param, t.log()) // no host gets it
 	}
@@ -177,25 +199,40 @@ func (t *Tasks) claim(ctx context.Context, in TaskInput) (*ClaimOutput, error) {
 	minutes := HostTimeoutMinutes(limit)
 	return &ClaimOutput{
 		Kind: HostCodeBuild, Image: image,
-		TimeoutMinutes: minutes,
-		HostURL:        t.HostURL, CredentialParameter: param, BuildID: claimed.ID,
+		TimeoutMinutes: minutes, WaitSeconds: t.slotWaitSeconds(b), // if CodeBuild refuses it for its quota
+		HostURL: t.HostURL, CredentialParameter: param, BuildID: claimed.ID,
 	}, nil
 }
 
 // waitForSlot answers HostWait while the build's organization has no free slot of running builds
 // on the service's own hosts (CodeBuild and kiln's hosted Windows and Linux hosts), nil when it may take one.
 func (t *Tasks) waitForSlot(ctx context.Context, b *kiln.Build) (*ClaimOutput, error) {
-	if t.Slots == nil {
+	return t.waitFor(ctx, b, t.Slots)
+}
+
+// waitFor answers HostWait, with how long to wait, while slots says the build may not start
+// (nil slots: it may).
+func (t *Tasks) waitFor(ctx context.Context, b *kiln.Build, slots Slots) (*ClaimOutput, error) {
+	if slots == nil {
 		return nil, nil
 	}
-	ok, err := t.Slots.MayRun(ctx, b)
+	ok, err := slots.MayRun(ctx, b)
 	if err != nil {
 		return nil, fmt.Errorf("claim build %s: %w", b.ID, err)
 	}
 	if !ok {
-		return &ClaimOutput{Kind: HostWait}, nil // its organization's builds fill its plan's slots
+		return &ClaimOutput{Kind: HostWait, WaitSeconds: t.slotWaitSeconds(b)}, nil
 	}
 	return nil, nil
+}
+
+// slotWaitSeconds is how long the build waits before its next claim (SlotWait), in whole seconds.
+func (t *Tasks) slotWaitSeconds(b *kiln.Build) int {
+	slotWait := SlotWait
+	if t.SlotWait != nil {
+		slotWait = t.SlotWait
+	}
+	return max(int(slotWait(kiln.Now(t.Now).Sub(b.CreatedAt))/time.Second), 1)
 }
 
 // hostedLinux reports whether kiln's own Linux hosts provide the engine version ("5.4.2" runs
