@@ -49,6 +49,9 @@ func TestAWSLocalSettingsCarryKilnServesSettings(t *testing.T) {
 	}
 	v := reflect.ValueOf(s)
 	for i := range v.NumField() {
+		if v.Type().Field(i).Name == "CodeBuildQuota" {
+			continue // aws-local's own setting (KILN_CODEBUILD_QUOTA), not kiln serve's: read beside them
+		}
 		if v.Field(i).IsZero() {
 			t.Errorf("awslocalapp.Settings.%s is not set from kiln serve's settings", v.Type().Field(i).Name)
 		}

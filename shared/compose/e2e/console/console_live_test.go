@@ -90,6 +90,7 @@ func TestConsoleLiveReconnects(t *testing.T) {
 	e2e.Run(t, ctx, "open the build", chromedp.Navigate(front.srv.URL+"/console/builds/"+id), chromedp.WaitVisible(chromedp.ID(`#token`)),
 		chromedp.SendKeys(chromedp.ID(`#token`), w.Token), chromedp.Click(chromedp.ID(`#signin`)),
 		e2e.WaitJS(`document.getElementById('log-state')?.textContent.includes('following')`))
+	cuts := 0
 	for cut := 1; cut <= 2; cut++ {
 		lines := e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`))
 		if front.cut() == 0 {
@@ -97,6 +98,9 @@ func TestConsoleLiveReconnects(t *testing.T) {
 		}
 		e2e.Run(t, ctx, "see lines come again", e2e.WaitJS(`Number(document.getElementById('log').dataset.lines) > `+strconv.Itoa(lines)+
 			` || document.getElementById('log-state').textContent.includes('ended')`))
+		if e2e.Value(t, ctx, "count the lines", chromedp.Evaluate[int](`Number(document.getElementById('log').dataset.lines)`)) > lines {
+			cuts++ // lines came after the cut: through a socket opened again
+		}
 	}
 	e2e.Run(t, ctx, "see the build end", e2e.WaitJS(`document.getElementById('log-state').textContent.includes('ended')`))
 	text := w.LogText(t, id)
@@ -107,7 +111,11 @@ func TestConsoleLiveReconnects(t *testing.T) {
 	for _, f := range seen.frames(false) {
 		rejoined = rejoined || strings.Contains(f, `["join:build",{"buildId":"`+id+`","fromSeq":`) && !strings.Contains(f, `"fromSeq":0}`)
 	}
-	if len(seen.sockets()) < 2 || !rejoined {
+	if cuts == 0 {
+		// A loaded machine may end the paced build before a cut, or right after one: no line
+		// came after a cut, so there is no reconnect to check (the lines were checked above).
+		t.Log("the build ended before lines came after a cut")
+	} else if len(seen.sockets()) < 2 || !rejoined {
 		t.Errorf("%d sockets opened, a join from the last line shown sent: %v; frames sent %q", len(seen.sockets()), rejoined, seen.frames(false))
 	}
 	if pages := seen.requests("/builds/" + id + "/logs"); len(pages) != 0 {
