@@ -214,8 +214,9 @@ func linkGitHubInConsole(t *testing.T, ctx context.Context, w *e2e.World, code s
 	}
 	callback := w.URL() + "/integrations/github/callback?" + url.Values{"state": {u.Query().Get("state")}, "code": {code},
 		"installation_id": {w.Installation}, "setup_action": {"install"}}.Encode()
-	e2e.Run(t, ctx, "come back from GitHub", chromedp.Navigate(callback),
-		e2e.WaitJS(`document.querySelector('h1')?.textContent === 'GitHub is linked' && document.querySelector('main a')?.getAttribute('href') === '/console/organization'`))
+	e2e.Run(t, ctx, "come back from GitHub", chromedp.Navigate(callback))
+	// The page may still be navigating (GitHub's page, the redirect): wait through them.
+	waitThroughNavigations(t, ctx, "see the page after the install", `document.querySelector('h1')?.textContent === 'GitHub is linked' && document.querySelector('main a')?.getAttribute('href') === '/console/organization'`)
 	e2e.Run(t, ctx, "back to the console", chromedp.Click(chromedp.CSS(`main a`)))
 	waitThroughNavigations(t, ctx, "see GitHub linked", `document.getElementById('github-state')?.textContent === 'Linked to the GitHub account studio (installation `+w.Installation+`).'`)
 }
