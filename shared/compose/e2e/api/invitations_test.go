@@ -72,6 +72,13 @@ func invitations(t *testing.T, dep e2e.Deployment) {
 	if d := expires.Sub(created); d != 7*24*time.Hour {
 		t.Fatalf("valid for %v, want 7 days", d)
 	}
+	// The accept page's preview names what the invitation is, by its secret alone; a wrong
+	// secret is not_found.
+	if p := ts.Do(t, "POST", "/invitations/preview", "", map[string]any{"secret": secret}); p.Status != http.StatusOK ||
+		e2e.Field(t, p.Body, "email") != "Ada@Example.com" || e2e.Field(t, p.Body, "role") != "member" || strings.Contains(p.Raw, secret) {
+		t.Fatalf("preview: %d %s", p.Status, p.Raw)
+	}
+	e2e.WantError(t, ts.Do(t, "POST", "/invitations/preview", "", map[string]any{"secret": secret[:len(secret)-1] + "x"}), 404, "not_found")
 	list := ts.Do(t, "GET", path, ts.Token, nil)
 	if got := e2e.Items(t, list); len(got) != 1 || got[0]["id"] != invID || got[0]["link"] != nil || strings.Contains(list.Raw, secret) {
 		t.Fatalf("pending invitations: %s", list.Raw)
