@@ -6,3 +6,6 @@
 // The package holds data only: no HTTP, no domain types, no rendering (httpapi turns domain
 // values into these bodies). Field order is the order of the JSON the API answers.
 package api
+
+// TimeFormat is how the API writes times: RFC 3339 in UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"

@@ -9,7 +9,7 @@ import (
 )
 
 // timeFormat is RFC 3339 in UTC with milliseconds, as docs/api.md asks.
-const timeFormat = "2006-01-02T15:04:05.000Z"
+const timeFormat = api.TimeFormat
 
 // timestamp renders a time for the API.
 func timestamp(t time.Time) string { return t.UTC().Format(timeFormat) }

@@ -186,8 +186,8 @@ func before(a, b kiln.BuildStatus) bool {
 	return rank(a) < rank(b)
 }
 
-// timeFormat is the API's: RFC 3339 in UTC with milliseconds.
-const timeFormat = "2006-01-02T15:04:05.000Z"
+// timeFormat is the API's.
+const timeFormat = api.TimeFormat
 
 func logEvent(buildID string, seq int64, l kiln.LogLine) api.LiveLogLine {
 	return api.LiveLogLine{BuildID: buildID, NumberedLogLine: api.NumberedLogLine{Seq: seq, LogLine: api.LogLine{

@@ -57,7 +57,7 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request, id string) {
 			page := api.LogPage{Items: []api.NumberedLogLine{}, BuildStatus: string(b.Status)}
 			for _, l := range lines {
 				page.Items = append(page.Items, api.NumberedLogLine{Seq: l.Seq, LogLine: api.LogLine{
-					Timestamp: l.Time.UTC().Format("2006-01-02T15:04:05.000Z"), Level: string(l.Level), Message: l.Message}})
+					Timestamp: l.Time.UTC().Format(api.TimeFormat), Level: string(l.Level), Message: l.Message}})
 			}
 			next := from + int64(len(lines))
 			if len(lines) == limit || !b.Status.Terminal() || next <= total || !builds.LogComplete(&b, last, time.Now()) {

@@ -35,59 +35,57 @@ func BenchmarkAWSLocalBuildCost(b *testing.B) {
 }
 
 func buildCost(b *testing.B, watchers int) {
-	{
-		w := e2e.NewWorld(b, e2e.AWSLocal)
-		pid := w.AddShooter(b)
-		sid := w.AddSetting(b, pid, nil)["id"].(string)
-		var c *e2e.LiveClient
-		if watchers > 0 {
-			c = e2e.NewLiveClient(b)
-		}
-		before, endedBefore := w.AWS.MeterReading(), w.AWS.ExecutionsEnded()
-		n := 0
-		for b.Loop() {
-			id := w.Trigger(b, pid, sid, "")
-			for i := range watchers {
-				name := fmt.Sprint(n, "-", i)
-				c.Connect(name, w.URL(), w.Token, map[string]any{"quiet": true})
-				c.Do(map[string]any{"op": "join", "name": name, "buildId": id, "fromSeq": 0})
-			}
-			if got := waitStored(b, w, id); got.Status != kiln.StatusComplete {
-				b.Fatalf("build %d ended %s: %s", n, got.Status, got.FailureReason)
-			}
-			n++
-		}
-		if watchers > 0 {
-			// Every watcher heard its build's end; then they close (their minutes are counted).
-			c.Wait(time.Minute, n*watchers, "every watcher's last status", func(e e2e.LiveEvent) bool {
-				return e.Ev == "build:status" && e.Field("status") == "complete"
-			})
-			for i := range n * watchers {
-				c.Do(map[string]any{"op": "close", "name": fmt.Sprint(i/watchers, "-", i%watchers)})
-			}
-			c.Wait(time.Minute, n*watchers, "every watcher closed", func(e e2e.LiveEvent) bool { return e.Ev == "disconnect" })
-			time.Sleep(500 * time.Millisecond) // their $disconnect
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for w.AWS.ExecutionsEnded() < endedBefore+n && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond) // the executions' transitions come at their ends
-		}
-		if got := w.AWS.ExecutionsEnded() - endedBefore; got != n {
-			b.Fatalf("%d executions reported their transitions, want %d", got, n)
-		}
-		delta := w.AWS.MeterReading().Sub(before)
-		per := delta.Without(awslocalapp.BackgroundPrincipals...).Scale(1 / float64(n))
-		cost := awscost.USEast1.Cost(per.Total())
-		spenders := per.Spenders(awscost.USEast1)
-		b.ReportMetric(cost.Total, "usd/build")
-		if len(spenders) > 0 && cost.Total > 0 {
-			b.ReportMetric(spenders[0].Cost.Total/cost.Total, "top-share")
-		}
-		b.ReportMetric(per.Total().StateTransitions, "transitions/build")
-		b.ReportMetric(delta[meter.HostPrincipal].Usage.HostSeconds/60/float64(n), "host-min/build")
-		b.ReportMetric(0, "ns/op")
-		printCostReport(fmt.Sprintf("%d builds, %d watchers each", n, watchers), cost, spenders, per, delta["schedule"])
+	w := e2e.NewWorld(b, e2e.AWSLocal)
+	pid := w.AddShooter(b)
+	sid := w.AddSetting(b, pid, nil)["id"].(string)
+	var c *e2e.LiveClient
+	if watchers > 0 {
+		c = e2e.NewLiveClient(b)
 	}
+	before, endedBefore := w.AWS.MeterReading(), w.AWS.ExecutionsEnded()
+	n := 0
+	for b.Loop() {
+		id := w.Trigger(b, pid, sid, "")
+		for i := range watchers {
+			name := fmt.Sprint(n, "-", i)
+			c.Connect(name, w.URL(), w.Token, map[string]any{"quiet": true})
+			c.Do(map[string]any{"op": "join", "name": name, "buildId": id, "fromSeq": 0})
+		}
+		if got := waitStored(b, w, id); got.Status != kiln.StatusComplete {
+			b.Fatalf("build %d ended %s: %s", n, got.Status, got.FailureReason)
+		}
+		n++
+	}
+	if watchers > 0 {
+		// Every watcher heard its build's end; then they close (their minutes are counted).
+		c.Wait(time.Minute, n*watchers, "every watcher's last status", func(e e2e.LiveEvent) bool {
+			return e.Ev == "build:status" && e.Field("status") == "complete"
+		})
+		for i := range n * watchers {
+			c.Do(map[string]any{"op": "close", "name": fmt.Sprint(i/watchers, "-", i%watchers)})
+		}
+		c.Wait(time.Minute, n*watchers, "every watcher closed", func(e e2e.LiveEvent) bool { return e.Ev == "disconnect" })
+		time.Sleep(500 * time.Millisecond) // their $disconnect
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for w.AWS.ExecutionsEnded() < endedBefore+n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond) // the executions' transitions come at their ends
+	}
+	if got := w.AWS.ExecutionsEnded() - endedBefore; got != n {
+		b.Fatalf("%d executions reported their transitions, want %d", got, n)
+	}
+	delta := w.AWS.MeterReading().Sub(before)
+	per := delta.Without(awslocalapp.BackgroundPrincipals...).Scale(1 / float64(n))
+	cost := awscost.USEast1.Cost(per.Total())
+	spenders := per.Spenders(awscost.USEast1)
+	b.ReportMetric(cost.Total, "usd/build")
+	if len(spenders) > 0 && cost.Total > 0 {
+		b.ReportMetric(spenders[0].Cost.Total/cost.Total, "top-share")
+	}
+	b.ReportMetric(per.Total().StateTransitions, "transitions/build")
+	b.ReportMetric(delta[meter.HostPrincipal].Usage.HostSeconds/60/float64(n), "host-min/build")
+	b.ReportMetric(0, "ns/op")
+	printCostReport(fmt.Sprintf("%d builds, %d watchers each", n, watchers), cost, spenders, per, delta["schedule"])
 }
 
 // waitStored waits for a build to end, reading the store directly (no AWS call is metered).
